@@ -1,0 +1,1 @@
+"""The Textual browser. Widgets receive model data; they never parse documents."""

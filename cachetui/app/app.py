@@ -1,0 +1,68 @@
+"""The cachetui Textual application: loads a corpus in a worker and hosts the browser."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding
+from textual.worker import Worker, WorkerState
+
+from cachetui.app.clipboard import copy_text
+from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
+from cachetui.app.screens.browser import BrowserScreen
+from cachetui.app.styles import stylesheet
+from cachetui.core.corpus import load_corpus
+from cachetui.core.loader import DEFAULT_MAX_BYTES
+from cachetui.core.model import Corpus
+from cachetui.present.inert import inert
+
+
+class CacheTuiApp(App[None]):
+    TITLE = "cachetui"
+    CSS_PATH = [stylesheet("app.tcss")]
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="app.quit-ctrl-c"),
+    ]
+    COMMANDS = App.COMMANDS | {PackageCommands, FacetCommands, ActionCommands}
+
+    def __init__(
+        self,
+        paths: Sequence[str | os.PathLike[str]],
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        system_clipboard: bool = True,
+    ) -> None:
+        super().__init__()
+        self.paths = list(paths)
+        self.max_bytes = max_bytes
+        self.system_clipboard = system_clipboard
+        self.browser = BrowserScreen()
+
+    def on_mount(self) -> None:
+        self.push_screen(self.browser)
+        self.load_documents()
+
+    @work(thread=True, exclusive=True, group="load", name="load documents")
+    def load_documents(self) -> Corpus:
+        def progress(done: int, total: int) -> None:
+            self.call_from_thread(self.browser.show_progress, done, total)
+
+        corpus = load_corpus(self.paths, max_bytes=self.max_bytes, progress=progress)
+        self.call_from_thread(setattr, self.browser, "corpus", corpus)
+        return corpus
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            error = event.worker.error
+            message = f"{event.worker.name} failed: {type(error).__name__}: {error}"
+            self.notify(inert(message), title="Error", severity="error", markup=False, timeout=30)
+
+    def copy_text(self, text: str, what: str) -> None:
+        """Copy through OSC 52 (and the local clipboard if reachable); always say what was copied."""
+        channels = copy_text(self, text, local=self.system_clipboard)
+        self.notify(inert(text), title=inert(f"Copied {what} ({' + '.join(channels)})"), markup=False)

@@ -1,0 +1,99 @@
+"""Command palette (ctrl+p): jump to any package, run any action."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from rich.text import Text
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from cachetui.app.widgets.facet_panel import FACET_TITLES
+from cachetui.app.widgets.spec_table import COLUMNS
+from cachetui.core.query import all_facet_counts
+from cachetui.core.search import search_packages
+from cachetui.present.inert import inert
+
+MAX_PACKAGE_HITS = 50
+
+
+def _browser(provider: Provider):  # noqa: ANN202 - BrowserScreen | None, imported lazily to avoid a cycle
+    from cachetui.app.screens.browser import BrowserScreen
+
+    screens = [s for s in provider.app.screen_stack if isinstance(s, BrowserScreen)]
+    return screens[0] if screens else None
+
+
+class PackageCommands(Provider):
+    """Open a package by (fuzzy) name."""
+
+    async def search(self, query: str) -> Hits:
+        browser = _browser(self)
+        if browser is None or browser.corpus is None:
+            return
+        for match in search_packages(query, browser.corpus.packages, limit=MAX_PACKAGE_HITS):
+            display = Text(inert(match.name))
+            if display.plain == match.name:
+                for position in match.positions:
+                    display.stylize("bold underline", position, position + 1)
+            yield Hit(match.score / 100, display, partial(browser.open_package, match.name), text=match.name,
+                      help="open package")
+
+
+class FacetCommands(Provider):
+    """Filter by any facet value in view: type `gcc@13`, `aarch64`, `+mpi`..."""
+
+    async def search(self, query: str) -> Hits:
+        browser = _browser(self)
+        if browser is None or browser.corpus is None:
+            return
+        matcher = self.matcher(query)
+        chosen = browser.spec_query.filters
+        for facet, counts in all_facet_counts(browser.corpus, browser.spec_query).items():
+            for value, count in counts.items():
+                score = matcher.match(value)
+                if score <= 0:
+                    continue
+                verb = "remove filter" if value in chosen.get(facet, ()) else "filter"
+                display = Text.assemble(f"{verb} {FACET_TITLES[facet].lower()}: ", (inert(value), "bold"))
+                toggle = partial(browser.toggle_filter, facet, value)
+                yield Hit(score, display, toggle, text=f"{facet}={value}", help=f"{count} specs")
+
+
+def _actions(browser) -> list[tuple[str, str, Callable[[], object]]]:  # noqa: ANN001
+    actions = [
+        ("Show all packages", "every spec of the corpus in the table", partial(browser.open_package, None)),
+        ("Clear all filters", "remove every facet filter (x)", browser.action_clear_filters),
+        ("Choose tag", "show one cache tag, or all (t)", browser.action_choose_tag),
+        ("Toggle facets", "show or hide the facets pane (f)", browser.action_toggle_facets),
+        ("Copy hash", "copy the selected spec's full hash (y)", browser.action_copy_hash),
+        ("Copy…", "hash, /short hash, install or mirror command (c)", browser.action_copy_menu),
+        ("Show problems", "files that could not be loaded, and warnings (p)", browser.action_problems),
+        ("Search packages", "focus the package search (/)", browser.action_focus_search),
+        ("Help", "keys and how to use cachetui (?)", browser.action_help),
+    ]
+    for column in COLUMNS:
+        sort = partial(browser.sort_by, column.key)
+        actions.append((f"Sort by {column.title}", "sort the spec table; again to reverse", sort))
+    return actions
+
+
+class ActionCommands(Provider):
+    """Every action of the browser, by name."""
+
+    async def discover(self) -> Hits:
+        browser = _browser(self)
+        if browser is None:
+            return
+        for title, help_text, run in _actions(browser):
+            yield DiscoveryHit(title, run, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        browser = _browser(self)
+        if browser is None:
+            return
+        matcher = self.matcher(query)
+        for title, help_text, run in _actions(browser):
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), run, help=help_text)

@@ -1,0 +1,49 @@
+"""A small modal list of choices; the base of the copy menu and the tag picker."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Generic, TypeVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList
+from textual.widgets.option_list import Option
+
+from cachetui.app.widgets.key_option_list import KeyOptionList
+
+T = TypeVar("T")
+
+
+class ChoiceDialog(ModalScreen[T | None], Generic[T]):
+    """Dismisses with the chosen value, or None on escape."""
+
+    BINDINGS = [Binding("escape,q", "cancel", "Cancel", id="dialog.cancel")]
+
+    def __init__(self, title: str, choices: Sequence[tuple[Text, T]], *, highlighted: int = 0) -> None:
+        super().__init__()
+        self._title = title
+        self._choices = list(choices)
+        self._highlighted = highlighted
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(Text(self._title, style="bold"), classes="dialog-title")
+            yield KeyOptionList(*(Option(prompt) for prompt, _ in self._choices), classes="dialog-options")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        options.highlighted = min(self._highlighted, max(len(self._choices) - 1, 0))
+        options.focus()
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(self._choices[event.option_index][1])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

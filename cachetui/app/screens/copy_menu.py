@@ -1,0 +1,37 @@
+"""`c`: copy the selected spec's hash, short hash, install command, or its tag's mirror command."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.binding import Binding
+
+from cachetui.app.screens.choice_dialog import ChoiceDialog
+from cachetui.core.hashes import short_hash
+from cachetui.core.model import SpecView
+from cachetui.core.spack_commands import install_command, mirror_add_command
+from cachetui.present.inert import inert
+
+
+def copy_choices(spec: SpecView) -> list[tuple[str, str]]:
+    """(what, exact text) pairs offered by the copy menu."""
+    return [
+        ("full hash", spec.hash),
+        ("short hash", "/" + short_hash(spec.hash)),
+        ("install command", install_command(spec.hash)),
+        (f"mirror for tag {spec.tag}", mirror_add_command(spec.tag)),
+    ]
+
+
+class CopyMenu(ChoiceDialog[tuple[str, str]]):
+    BINDINGS = [Binding(str(n), f"pick({n - 1})", show=False, id=f"copy.{n}") for n in range(1, 5)]
+
+    def __init__(self, spec: SpecView) -> None:
+        choices = copy_choices(spec)
+        prompts = [
+            (Text.assemble((f"{n}  {what}\n", "bold"), ("   " + inert(text), "cyan")), (what, text))
+            for n, (what, text) in enumerate(choices, 1)
+        ]
+        super().__init__("Copy to clipboard", prompts)
+
+    def action_pick(self, index: int) -> None:
+        self.dismiss(self._choices[index][1])

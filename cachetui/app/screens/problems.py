@@ -1,0 +1,45 @@
+"""`p`: every load problem, with file, line and reason."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Label
+
+from cachetui.core.problems import LoadReport, Severity
+from cachetui.present.inert import inert
+
+MAX_ROWS = 10_000
+
+
+class ProblemsScreen(Screen[None]):
+    BINDINGS = [Binding("escape,p,q", "app.pop_screen", "Back", id="problems.back")]
+
+    def __init__(self, report: LoadReport) -> None:
+        super().__init__()
+        self._report = report
+
+    def compose(self) -> ComposeResult:
+        report = self._report
+        shown = report.problems[:MAX_ROWS]
+        title = f"Problems: {len(report.errors)} errors, {len(report.warnings)} warnings"
+        if len(shown) < len(report.problems):
+            title += f" (first {len(shown)} shown)"
+        yield Label(Text(title, style="bold"), id="problems-title")
+        table: DataTable[Text] = DataTable(id="problems-table", cursor_type="row", zebra_stripes=True)
+        table.add_columns("severity", "file", "line", "reason")
+        table.add_rows(
+            (
+                Text(p.severity.value, style="bold red" if p.severity is Severity.ERROR else "yellow"),
+                Text(inert(p.path)),
+                Text(str(p.line) if p.line else ""),
+                Text(inert(p.reason)),
+            )
+            for p in shown
+        )
+        if not shown:
+            yield Label(Text("No problems: every file loaded cleanly."), id="problems-none")
+        yield table
+        yield Footer()

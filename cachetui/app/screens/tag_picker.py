@@ -1,0 +1,20 @@
+"""`t`: choose one cache tag, or all of them."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from cachetui.app.screens.choice_dialog import ChoiceDialog
+from cachetui.present.inert import inert
+
+ALL_TAGS = ""
+
+
+class TagPicker(ChoiceDialog[str]):
+    """Dismisses with a tag, ALL_TAGS, or None when cancelled."""
+
+    def __init__(self, tags: list[str], counts: dict[str, int], current: str | None) -> None:
+        choices = [(Text.assemble(("All tags", "bold"), f"  {sum(counts.values())}"), ALL_TAGS)]
+        choices += [(Text.assemble(inert(tag), (f"  {counts.get(tag, 0)}", "dim")), tag) for tag in tags]
+        current_index = tags.index(current) + 1 if current in tags else 0
+        super().__init__("Cache tag", choices, highlighted=current_index)

@@ -1,0 +1,1 @@
+"""Widgets of the browser screen; each receives model data and posts messages up."""

@@ -1,0 +1,1 @@
+"""Command-line entry points: `cachetui [PATH...]`, `cachetui check`, `cachetui query`."""

@@ -1,0 +1,57 @@
+"""`cachetui check PATH... [--json]`: the load report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS, add_load_options, load_or_exit
+from cachetui.core.model import Corpus
+from cachetui.core.problems import Problem
+from cachetui.present.inert import inert
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("check", help="load documents and report problems")
+    parser.add_argument("paths", nargs="+", metavar="PATH")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_load_options(parser)
+    parser.set_defaults(run=run)
+
+
+def summary(corpus: Corpus) -> dict[str, Any]:
+    report = corpus.report
+    return {
+        "files": report.files_seen,
+        "documents": len(corpus.documents),
+        "packages": len(corpus.packages),
+        "tags": len(corpus.tags),
+        "specs": corpus.n_specs,
+        "unique_hashes": corpus.unique_hashes,
+        "errors": [p.as_dict() for p in report.errors],
+        "warnings": [p.as_dict() for p in report.warnings],
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    corpus = load_or_exit(args.paths, args)
+    data = summary(corpus)
+    if args.json:
+        json.dump(data, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        _print_text(data, corpus.report.problems)
+    return EXIT_PROBLEMS if data["errors"] else EXIT_OK
+
+
+def _print_text(data: dict[str, Any], problems: list[Problem]) -> None:
+    print(
+        f"{data['documents']} documents, {data['packages']} packages, {data['tags']} tags, "
+        f"{data['specs']} specs ({data['unique_hashes']} unique hashes) from {data['files']} files"
+    )
+    for problem in problems:
+        where = inert(problem.path) + (f":{problem.line}" if problem.line else "")
+        print(f"{where}: {problem.severity.value}: {inert(problem.reason)}")
+    print(f"{len(data['errors'])} errors, {len(data['warnings'])} warnings")

@@ -1,0 +1,56 @@
+"""`cachetui`: open the browser, or run a headless command (`check`, `query`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from cachetui import __version__
+from cachetui.cli import check, query
+from cachetui.cli.options import EXIT_OK, add_load_options, fail_usage, guarded
+
+COMMANDS = ("check", "query")
+
+
+def _browse_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cachetui",
+        description="Browse Spack build-cache listings. Commands: 'check PATH...' and 'query PATH...' "
+        "(see 'cachetui check --help'). With no PATH, opens the bundled sample corpus.",
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="documents or directories to load")
+    parser.add_argument("--version", action="version", version=f"cachetui {__version__}")
+    add_load_options(parser)
+    return parser
+
+
+def _command_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cachetui")
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    check.add_parser(subparsers)
+    query.add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in COMMANDS:
+        args = _command_parser().parse_args(argv)
+        return guarded(lambda: args.run(args), args.debug)
+    args = _browse_parser().parse_args(argv)
+    return guarded(lambda: _browse(args), args.debug)
+
+
+def _browse(args: argparse.Namespace) -> int:
+    import os
+
+    from cachetui.app.app import CacheTuiApp  # Textual loads only when the browser opens
+    from cachetui.core.sample import sample_path
+
+    missing = [p for p in args.paths if not os.path.lexists(p)]
+    if missing:
+        fail_usage(f"no such file or directory: {missing[0]}")
+    paths = args.paths or [str(sample_path())]
+    CacheTuiApp(paths, max_bytes=args.max_file_size).run()
+    return EXIT_OK

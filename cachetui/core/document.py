@@ -1,0 +1,267 @@
+"""Interpret a parsed front matter as one listing document, whatever the site generation.
+
+Generations seen on the public build-cache site:
+- current: `categories: [package, <tag>]`, JSON `meta` and `spec_details`;
+- older: the same with `tarball` in each entry, or an `architecture`/`arch` triple
+  instead of platform/os/target, bare variant names, numeric sizes, `arches` in `meta`,
+  plus `spec_files`/`spec_names` lists;
+- oldest: `category: package`, no `spec_details`; the binaries are described by
+  Spack spec JSON files (`spec-N.json`) named in `spec_files`, beside the document.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import PurePath
+from typing import Any
+
+from cachetui.core.compilers import compiler_text, normalise_compiler
+from cachetui.core.hashes import is_valid_hash
+from cachetui.core.problems import Problem, Severity
+from cachetui.core.records import UNKNOWN_SIZE, ParsedDocument, RawSpec
+from cachetui.core.specjson import SpecFileReader, spec_from_spec_json
+
+class UnsupportedDocument(ValueError):
+    """A front matter that no known generation of the site wrote."""
+
+
+def interpret(data: dict[str, Any], path: str, key_lines: dict[str, int], reader: SpecFileReader) -> ParsedDocument:
+    """Build a ParsedDocument from front-matter data; raise UnsupportedDocument if unusable."""
+    title = data.get("title")
+    doc = ParsedDocument(
+        path=path,
+        package=_package(title, path),
+        tag=_tag(data, path),
+        title=title if isinstance(title, str) else "",
+        generation="current",
+    )
+    warn = _Warner(doc, key_lines)
+    details = data.get("spec_details")
+    if details is not None:
+        if not isinstance(details, list):
+            raise UnsupportedDocument(f"'spec_details' is a {type(details).__name__}, not a list")
+        doc.generation = "current" if "spec_names" not in data else "spec_names"
+        doc.specs = _specs_from_details(details, warn)
+    elif data.get("spec_files"):
+        doc.generation = "spec_files"
+        doc.specs = _specs_from_files(data["spec_files"], reader, warn)
+    else:
+        raise UnsupportedDocument("no 'spec_details' and no 'spec_files': not a build-cache listing")
+    doc.specs = _drop_duplicate_hashes(doc.specs, warn)
+    _check_meta(data.get("meta"), doc.specs, warn)
+    warn.flush()
+    return doc
+
+
+def _package(title: Any, path: str) -> str:
+    if isinstance(title, str) and title.strip():
+        return title.strip()
+    parts = PurePath(path).parts
+    return parts[-2] if len(parts) >= 2 else PurePath(path).stem
+
+
+def _tag(data: dict[str, Any], path: str) -> str:
+    for key in ("categories", "category"):
+        value = data.get(key)
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if isinstance(item, str) and item.strip() and item.strip() != "package":
+                return item.strip()
+    parts = PurePath(path).parts
+    if "_cache" in parts:
+        rest = parts[parts.index("_cache") + 1 :]
+        if len(rest) >= 3:  # _cache/<tag>/<package>/specs.md
+            return rest[0]
+    return "unknown"
+
+
+class _Warner:
+    """Collects per-entry complaints and reports each reason once per document, with a count."""
+
+    def __init__(self, doc: ParsedDocument, key_lines: dict[str, int]) -> None:
+        self.doc = doc
+        self.key_lines = key_lines
+        self.counts: Counter[tuple[str, str]] = Counter()
+
+    def entry(self, key: str, reason: str) -> None:
+        self.counts[(key, reason)] += 1
+
+    def now(self, key: str, reason: str) -> None:
+        self.doc.problems.append(Problem(self.doc.path, reason, Severity.WARNING, self.key_lines.get(key)))
+
+    def flush(self) -> None:
+        for (key, reason), count in self.counts.items():
+            prefix = f"{count} spec entries: " if count > 1 else "1 spec entry: "
+            self.now(key, prefix + reason)
+        self.counts.clear()
+
+
+def _specs_from_details(details: list[Any], warn: _Warner) -> list[RawSpec]:
+    specs = []
+    for entry in details:
+        spec = _spec_from_entry(entry, warn)
+        if spec is not None:
+            specs.append(spec)
+    return specs
+
+
+def _spec_from_entry(entry: Any, warn: _Warner) -> RawSpec | None:
+    key = "spec_details"
+    if not isinstance(entry, dict):
+        warn.entry(key, f"is a {type(entry).__name__}, not a mapping; skipped")
+        return None
+    hash_ = entry.get("hash")
+    if not isinstance(hash_, str) or not hash_.strip():
+        warn.entry(key, "has no hash (or it is not a string); skipped")
+        return None
+    if not is_valid_hash(hash_):
+        warn.entry(key, "hash is not 32 characters of lowercase base32")
+    platform, os_, target = _arch(entry, warn)
+    return RawSpec(
+        hash=hash_,
+        version=_version(entry.get("versions", entry.get("version")), warn),
+        compiler=_compiler(entry.get("compiler"), warn),
+        platform=platform,
+        os=os_,
+        target=target,
+        variants=_strings(entry.get("variants"), "variants", warn),
+        stacks=_strings(entry.get("stacks"), "stacks", warn),
+        size=_size(entry.get("size"), warn),
+    )
+
+
+def _version(value: Any, warn: _Warner) -> str:
+    if isinstance(value, list) and value and isinstance(value[0], str):
+        return value[0]
+    if isinstance(value, str) and value:
+        warn.entry("spec_details", "'versions' is a string, not a list; used as the version")
+        return value
+    warn.entry("spec_details", "has no usable 'versions'")
+    return ""
+
+
+def _compiler(value: Any, warn: _Warner) -> str:
+    text = compiler_text(value)
+    if text is None:
+        warn.entry("spec_details", "has no usable 'compiler'")
+        return ""
+    return normalise_compiler(text)
+
+
+def _arch(entry: dict[str, Any], warn: _Warner) -> tuple[str, str, str]:
+    fields = [entry.get(k) for k in ("platform", "os", "target")]
+    if all(isinstance(f, str) for f in fields):
+        return fields[0], fields[1], fields[2]
+    triple = entry.get("architecture", entry.get("arch"))
+    if isinstance(triple, str) and triple.count("-") >= 2:
+        platform, os_, target = triple.split("-", 2)
+        return platform, os_, target
+    warn.entry("spec_details", "has no usable platform/os/target")
+    return tuple(f if isinstance(f, str) else "" for f in fields)  # type: ignore[return-value]
+
+
+def _strings(value: Any, name: str, warn: _Warner) -> tuple[str, ...]:
+    if value is None:
+        warn.entry("spec_details", f"'{name}' is missing or null")
+        return ()
+    if isinstance(value, str):
+        warn.entry("spec_details", f"'{name}' is a string, not a list")
+        return tuple(value.split())
+    if not isinstance(value, list):
+        warn.entry("spec_details", f"'{name}' is a {type(value).__name__}, not a list; ignored")
+        return ()
+    kept = tuple(v for v in value if isinstance(v, str))
+    if len(kept) != len(value):
+        warn.entry("spec_details", f"'{name}' holds items that are not strings; dropped")
+    return kept
+
+
+def _size(value: Any, warn: _Warner) -> int:
+    if value is None or value == "-":
+        return UNKNOWN_SIZE
+    if isinstance(value, bool):
+        warn.entry("spec_details", "'size' is a boolean; treated as unknown")
+        return UNKNOWN_SIZE
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and value >= 0:
+        return value
+    warn.entry("spec_details", f"'size' is not a byte count ({str(value)[:40]!r}); treated as unknown")
+    return UNKNOWN_SIZE
+
+
+def _specs_from_files(files: Any, reader: SpecFileReader, warn: _Warner) -> list[RawSpec]:
+    names = _spec_file_names(files)
+    if not names:
+        raise UnsupportedDocument("'spec_files' lists no usable file names")
+    specs = []
+    for name in names:
+        spec, reason = spec_from_spec_json(reader, name)
+        if spec is None:
+            warn.now("spec_files", f"{name}: {reason}")
+        else:
+            specs.append(spec)
+    if not specs:
+        raise UnsupportedDocument("older format: none of the spec files named in 'spec_files' could be read")
+    return specs
+
+
+def _spec_file_names(files: Any) -> list[str]:
+    """`spec_files` is a list of names, or of one-key mappings `{spec string: name}`."""
+    names: list[str] = []
+    for item in files if isinstance(files, list) else []:
+        if isinstance(item, str):
+            names.append(item)
+        elif isinstance(item, dict):
+            names.extend(v for v in item.values() if isinstance(v, str))
+    return names
+
+
+def _drop_duplicate_hashes(specs: list[RawSpec], warn: _Warner) -> list[RawSpec]:
+    seen: set[str] = set()
+    kept = []
+    for spec in specs:
+        if spec.hash in seen:
+            warn.entry("spec_details", "repeats a hash already listed in this document; kept the first")
+            continue
+        seen.add(spec.hash)
+        kept.append(spec)
+    return kept
+
+
+def _check_meta(meta: Any, specs: list[RawSpec], warn: _Warner) -> None:
+    """Warn where a document's summary disagrees with its own spec list."""
+    if not isinstance(meta, dict):
+        return
+    num = meta.get("num_specs")
+    if isinstance(num, int) and num != len(specs):
+        warn.now("meta", f"meta.num_specs says {num}, the document lists {len(specs)} specs")
+    by_stack = meta.get("num_specs_by_stack")
+    if isinstance(by_stack, dict):
+        counted = Counter(stack for spec in specs for stack in spec.stacks)
+        wrong = sorted(s for s in set(by_stack) | set(counted) if by_stack.get(s, 0) != counted.get(s, 0))
+        if wrong:
+            warn.now("meta", f"meta.num_specs_by_stack disagrees with the specs for: {', '.join(wrong[:5])}")
+    _check_listed(meta, "versions", {s.version for s in specs}, str, warn)
+    _check_listed(meta, "compilers", {s.compiler for s in specs}, normalise_compiler, warn)
+
+
+def _check_listed(meta: dict[str, Any], key: str, seen: set[str], norm: Any, warn: _Warner) -> None:
+    listed = meta.get(key)
+    if not isinstance(listed, list):
+        return
+    listed_set = {norm(v) for v in listed if isinstance(v, str)}
+    seen.discard("")
+    if listed_set != seen:
+        missing, extra = sorted(seen - listed_set), sorted(listed_set - seen)
+        detail = "; ".join(
+            part
+            for part in (
+                f"not listed: {', '.join(missing[:5])}" if missing else "",
+                f"listed but unused: {', '.join(extra[:5])}" if extra else "",
+            )
+            if part
+        )
+        warn.now("meta", f"meta.{key} disagrees with the specs ({detail})")

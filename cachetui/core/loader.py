@@ -1,0 +1,189 @@
+"""Find and read listing documents; every failure becomes a Problem, and the rest keeps loading.
+
+The loader only ever opens files for reading: nothing is written into the input tree.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cachetui.core.document import UnsupportedDocument, interpret
+from cachetui.core.frontmatter import FrontMatterError, has_front_matter, split_front_matter
+from cachetui.core.parse import parse_front_matter
+from cachetui.core.problems import LoadReport, Problem, Severity
+from cachetui.core.records import ParsedDocument
+
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024  # the largest real document is well under 1 MB
+LISTING_NAMES = frozenset({"specs.md", "index.md"})
+_HEAD_BYTES = 8
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(slots=True)
+class FileResult:
+    """What loading one file gave: a document, problems, or a quiet skip (not a document)."""
+
+    document: ParsedDocument | None = None
+    problems: list[Problem] = field(default_factory=list)
+    skipped: bool = False
+
+
+@dataclass(slots=True)
+class Candidate:
+    path: str
+    explicit: bool  # named on the command line, or a site listing name: must be a document
+
+
+class PathNotFound(FileNotFoundError):
+    """A path given by the user does not exist (a usage error, not a load problem)."""
+
+
+def find_candidates(paths: Sequence[str | os.PathLike[str]], report: LoadReport) -> list[Candidate]:
+    """Expand files and directories (recursively, symlink loops detected) into candidate files."""
+    for raw in paths:
+        if not os.path.lexists(raw):
+            raise PathNotFound(str(raw))
+    found: list[Candidate] = []
+    for raw in paths:
+        path = str(raw)
+        if os.path.isdir(path):
+            found.extend(_walk(path, report, visited=set()))
+        else:
+            found.append(Candidate(path, explicit=True))
+    return found
+
+
+def _walk(top: str, report: LoadReport, visited: set[tuple[int, int]]) -> Iterator[Candidate]:
+    try:
+        info = os.stat(top)
+    except OSError as exc:
+        report.add(Problem(top, f"cannot read directory: {exc.strerror or exc}"))
+        return
+    key = (info.st_dev, info.st_ino)
+    if key in visited:
+        report.add(Problem(top, "symlink loop: directory already visited; not followed", Severity.WARNING))
+        return
+    visited.add(key)
+    try:
+        entries = sorted(os.scandir(top), key=lambda e: e.name)
+    except OSError as exc:
+        report.add(Problem(top, f"cannot read directory: {exc.strerror or exc}"))
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue  # .git, editor droppings: never site content
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            yield from _walk(entry.path, report, visited)
+        else:
+            yield Candidate(entry.path, explicit=entry.name in LISTING_NAMES)
+
+
+def load_file(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
+    """Load one file; never raises for anything the file contains."""
+    path = candidate.path
+    try:
+        data = _read_document(path, max_bytes, must_be_document=candidate.explicit)
+    except _Unreadable as exc:
+        return FileResult(problems=[Problem(path, exc.reason)])
+    if data is None:
+        return FileResult(skipped=True)
+    text, problems = _decode(path, data)
+    try:
+        lines = split_front_matter(text)
+        parsed, key_lines = parse_front_matter(lines)
+        document = interpret(parsed, path, key_lines, _sibling_reader(path, max_bytes))
+    except FrontMatterError as exc:
+        return FileResult(problems=problems + [Problem(path, exc.reason, Severity.ERROR, exc.line)])
+    except UnsupportedDocument as exc:
+        return FileResult(problems=problems + [Problem(path, f"unsupported format: {exc}")])
+    document.problems[:0] = problems
+    return FileResult(document=document, problems=document.problems)
+
+
+class _Unreadable(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _read_document(path: str, max_bytes: int, *, must_be_document: bool) -> bytes | None:
+    """The file's bytes; None for a file that is quietly not a document (one small read)."""
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise _Unreadable("not a regular file")
+            head = handle.read(_HEAD_BYTES)
+            if not must_be_document and not has_front_matter(head):
+                return None
+            if info.st_size > max_bytes:
+                size, cap = info.st_size / 1e6, max_bytes / 1e6
+                raise _Unreadable(f"file is {size:.1f} MB, over the {cap:.1f} MB cap; skipped")
+            return head + handle.read(max_bytes + 1 - len(head))
+    except PermissionError:
+        raise _Unreadable("permission denied") from None
+    except OSError as exc:
+        raise _Unreadable(f"cannot read: {exc.strerror or exc}") from None
+
+
+def _decode(path: str, data: bytes) -> tuple[str, list[Problem]]:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        reason = f"not valid UTF-8 (byte {exc.start}); undecodable bytes shown as U+FFFD"
+        return data.decode("utf-8", errors="replace"), [Problem(path, reason, Severity.WARNING, line)]
+
+
+def _sibling_reader(path: str, max_bytes: int) -> Callable[[str], tuple[str | None, str]]:
+    """Read spec files named by a document, only from its own directory."""
+    folder = Path(path).parent
+
+    def read(name: str) -> tuple[str | None, str]:
+        if "/" in name or "\\" in name or name in ("", ".", ".."):
+            return None, "spec file name is not a plain file name; refused"
+        try:
+            data = _read_document(str(folder / name), max_bytes, must_be_document=True)
+            return (data or b"").decode("utf-8", errors="replace"), ""
+        except _Unreadable as exc:
+            return None, exc.reason
+
+    return read
+
+
+@dataclass(slots=True)
+class LoadResult:
+    documents: list[ParsedDocument]
+    report: LoadReport
+
+
+def load_paths(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    progress: Progress | None = None,
+) -> LoadResult:
+    """Load every document under `paths`. Raises PathNotFound only for a missing path."""
+    report = LoadReport()
+    candidates = find_candidates(paths, report)
+    documents: list[ParsedDocument] = []
+    for done, candidate in enumerate(candidates, 1):
+        result = load_file(candidate, max_bytes)
+        report.files_seen += 1
+        report.extend(result.problems)
+        if result.document is not None:
+            documents.append(result.document)
+        if progress is not None and (done % 256 == 0 or done == len(candidates)):
+            progress(done, len(candidates))
+    return LoadResult(documents, report)

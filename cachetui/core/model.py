@@ -1,0 +1,168 @@
+"""The corpus model: packages -> one document per tag -> specs, stored by column.
+
+A whole site is ~500k specs, so specs are not objects: each facet is a column of
+small integers into a vocabulary of interned strings (numpy arrays), and the two
+multi-valued facets (stack, variant) are CSR lists. Specs are ordered by package,
+then tag, then document order, so one package's specs are one contiguous slice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import NamedTuple
+
+import numpy as np
+
+from cachetui.core.problems import LoadReport
+from cachetui.core.records import UNKNOWN_SIZE
+
+# Facets in the order a user reads them.
+FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os", "target", "stack", "variant")
+SINGLE_FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os", "target")
+MULTI_FACETS = ("stack", "variant")
+
+
+class Vocabulary:
+    """Interned strings of one facet: id <-> value."""
+
+    __slots__ = ("values", "ids")
+
+    def __init__(self) -> None:
+        self.values: list[str] = []
+        self.ids: dict[str, int] = {}
+
+    def intern(self, value: str) -> int:
+        found = self.ids.get(value)
+        if found is None:
+            found = self.ids[value] = len(self.values)
+            self.values.append(value)
+        return found
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+@dataclass(slots=True)
+class MultiColumn:
+    """A multi-valued facet in CSR form: spec i owns flat[offsets[i]:offsets[i+1]]."""
+
+    offsets: np.ndarray  # int64, n_specs + 1
+    flat: np.ndarray  # int32 value ids
+    owner: np.ndarray  # int32 spec index of each flat entry
+
+    def of(self, spec: int) -> np.ndarray:
+        return self.flat[self.offsets[spec] : self.offsets[spec + 1]]
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    path: str
+    package: str
+    tag: str
+    title: str
+    generation: str
+    start: int  # spec slice in the corpus
+    stop: int
+
+
+class SpecView(NamedTuple):
+    """One spec resolved to strings, for the detail pane and the CLI."""
+
+    index: int
+    package: str
+    tag: str
+    hash: str
+    version: str
+    compiler: str
+    compiler_name: str
+    platform: str
+    os: str
+    target: str
+    variants: tuple[str, ...]  # facet atoms: `+mpi`, `cuda_arch=80`, `cuda_arch=90`
+    raw_variants: tuple[str, ...]  # as the document wrote them
+    stacks: tuple[str, ...]
+    size: int | None
+    path: str
+
+
+@dataclass
+class Corpus:
+    packages: list[str]
+    package_ranges: list[tuple[int, int]]
+    documents: list[Document]
+    tags: list[str]  # display order
+    hashes: list[str]
+    raw_variants: list[tuple[str, ...]]
+    vocab: dict[str, Vocabulary]
+    single: dict[str, np.ndarray]
+    multi: dict[str, MultiColumn]
+    package_of: np.ndarray
+    document_of: np.ndarray
+    size: np.ndarray
+    report: LoadReport = field(default_factory=LoadReport)
+    memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def n_specs(self) -> int:
+        return len(self.hashes)
+
+    @cached_property
+    def package_index(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self.packages)}
+
+    def package_slice(self, package: str | None) -> slice:
+        if package is None:
+            return slice(0, self.n_specs)
+        start, stop = self.package_ranges[self.package_index[package]]
+        return slice(start, stop)
+
+    def value(self, facet: str, value_id: int) -> str:
+        return self.vocab[facet].values[value_id]
+
+    def spec(self, i: int) -> SpecView:
+        def single(facet: str) -> str:
+            return self.vocab[facet].values[self.single[facet][i]]
+
+        def multi(facet: str) -> tuple[str, ...]:
+            values = self.vocab[facet].values
+            return tuple(values[v] for v in self.multi[facet].of(i))
+
+        size = int(self.size[i])
+        return SpecView(
+            index=i,
+            package=self.packages[self.package_of[i]],
+            tag=single("tag"),
+            hash=self.hashes[i],
+            version=single("version"),
+            compiler=single("compiler"),
+            compiler_name=single("compiler_name"),
+            platform=single("platform"),
+            os=single("os"),
+            target=single("target"),
+            variants=multi("variant"),
+            raw_variants=self.raw_variants[i],
+            stacks=multi("stack"),
+            size=None if size == UNKNOWN_SIZE else size,
+            path=self.documents[self.document_of[i]].path,
+        )
+
+    @cached_property
+    def _hash_occurrences(self) -> dict[str, list[int]]:
+        found: dict[str, list[int]] = {}
+        for i, h in enumerate(self.hashes):
+            found.setdefault(h, []).append(i)
+        return found
+
+    def occurrences(self, hash_: str) -> list[int]:
+        """Every spec index carrying this hash: one binary seen in several snapshots."""
+        return self._hash_occurrences.get(hash_, [])
+
+    def tags_of_hash(self, hash_: str) -> list[str]:
+        """The tags in which a hash appears, in tag display order."""
+        seen = {self.value("tag", self.single["tag"][i]) for i in self.occurrences(hash_)}
+        return [t for t in self.tags if t in seen]
+
+    @property
+    def unique_hashes(self) -> int:
+        return len(self._hash_occurrences)

@@ -1,0 +1,46 @@
+"""Load problems: every failure to use a file becomes a record, never an exception."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+
+
+class Severity(str, Enum):
+    ERROR = "error"  # the file (or part of it) could not be used
+    WARNING = "warning"  # loaded, but something about it is off
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    path: str
+    reason: str
+    severity: Severity = Severity.ERROR
+    line: int | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        data = asdict(self)
+        data["severity"] = self.severity.value
+        return data
+
+
+@dataclass(slots=True)
+class LoadReport:
+    """What a load saw: files looked at, and every problem met on the way."""
+
+    files_seen: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    def add(self, problem: Problem) -> None:
+        self.problems.append(problem)
+
+    def extend(self, problems: list[Problem]) -> None:
+        self.problems.extend(problems)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity is Severity.WARNING]

@@ -1,0 +1,51 @@
+"""Human-readable renderings of model values (plain strings)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from cachetui.core.variants import Variant, VariantKind, parse_variants
+
+_UNITS = ("B", "kB", "MB", "GB", "TB", "PB")
+
+
+def human_size(size: int | None) -> str:
+    """Decimal units, as `ls -h --si` and most download pages show them; `-` when unknown."""
+    if size is None or size < 0:
+        return "-"
+    value = float(size)
+    for unit in _UNITS:
+        if value < 1000 or unit == _UNITS[-1]:
+            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000
+    raise AssertionError("unreachable")
+
+
+def triple(platform: str, os: str, target: str) -> str:
+    return "-".join((platform or "?", os or "?", target or "?"))
+
+
+def condensed_variants(raw_variants: Iterable[str]) -> str:
+    """One line for a table cell: patches and other long lists shortened."""
+    return " ".join(_condensed(v) for text in raw_variants for v in parse_variants(text))
+
+
+def _condensed(variant: Variant) -> str:
+    if variant.name == "patches" and variant.values:
+        return f"patches({len(variant.values)})"
+    if variant.kind is VariantKind.MULTI and len(",".join(variant.values)) > 24:
+        return f"{variant.name}={variant.values[0]},…(+{len(variant.values) - 1})"
+    return str(variant)
+
+
+def describe_variant(variant: Variant) -> tuple[str, str]:
+    """(state, text) for the detail pane: `on`/`off`/`=`/`[n]`/`listed` and the variant's own text."""
+    if variant.kind is VariantKind.ON:
+        return "on", variant.name
+    if variant.kind is VariantKind.OFF:
+        return "off", variant.name
+    if variant.kind is VariantKind.BARE:
+        return "listed", variant.name
+    if variant.kind is VariantKind.MULTI:
+        return f"[{len(variant.values)}]", f"{variant.name} = {', '.join(variant.values)}"
+    return "=", f"{variant.name} = {variant.values[0] if variant.values else ''}"
