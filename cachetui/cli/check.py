@@ -10,12 +10,13 @@ from typing import Any
 from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS, add_load_options, load_or_exit
 from cachetui.core.model import Corpus
 from cachetui.core.problems import Problem
+from cachetui.core.sample import sample_path
 from cachetui.present.inert import inert
 
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("check", help="load documents and report problems")
-    parser.add_argument("paths", nargs="+", metavar="PATH")
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="default: the bundled sample corpus")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_load_options(parser)
     parser.set_defaults(run=run)
@@ -36,7 +37,7 @@ def summary(corpus: Corpus) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    corpus = load_or_exit(args.paths, args)
+    corpus = load_or_exit(args.paths or [str(sample_path())], args)
     data = summary(corpus)
     if args.json:
         json.dump(data, sys.stdout, indent=2)

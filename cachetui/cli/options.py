@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from cachetui.core.corpus import load_corpus
 from cachetui.core.loader import DEFAULT_MAX_BYTES, PathNotFound
@@ -43,15 +44,21 @@ def load_or_exit(paths: Sequence[str], args: argparse.Namespace) -> Corpus:
         fail_usage(f"no such file or directory: {exc}")
 
 
-def fail_usage(message: str) -> None:
-    print(f"cachetui: {inert(message)}", file=sys.stderr)
-    raise SystemExit(EXIT_USAGE)
+class UsageError(Exception):
+    """Bad usage (such as a path that does not exist): one line on stderr, exit 2."""
+
+
+def fail_usage(message: str) -> NoReturn:
+    raise UsageError(message)
 
 
 def guarded(run: Callable[[], int], debug: bool) -> int:
     """Run a command; an unexpected exception is one line on stderr, never a traceback (unless --debug)."""
     try:
         return run()
+    except UsageError as exc:
+        print(f"cachetui: {inert(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -13,6 +13,7 @@ from cachetui.cli.output import FORMATS, write_specs
 from cachetui.core.compilers import normalise_compiler
 from cachetui.core.model import Corpus
 from cachetui.core.query import Query, match
+from cachetui.core.sample import sample_path
 from cachetui.core.variants import variant_atoms
 
 # option -> facet; repeated options of one kind are OR, different kinds AND.
@@ -30,7 +31,7 @@ FILTER_OPTIONS = {
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("query", help="print the specs that match filters")
-    parser.add_argument("paths", nargs="+", metavar="PATH")
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="default: the bundled sample corpus")
     parser.add_argument("--package", action="append", default=[], metavar="NAME")
     for option in FILTER_OPTIONS:
         parser.add_argument(f"--{option}", action="append", default=[], metavar=option.upper())
@@ -64,7 +65,7 @@ def _compilers(corpus: Corpus, value: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    corpus = load_or_exit(args.paths, args)
+    corpus = load_or_exit(args.paths or [str(sample_path())], args)
     filters = build_filters(corpus, args)
     packages = [p for p in dict.fromkeys(args.package) if p in corpus.package_index]
     if args.package:

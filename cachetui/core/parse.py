@@ -18,6 +18,7 @@ from cachetui.core.frontmatter import FrontMatterError
 
 SafeLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+JSON_KEYS = frozenset({"meta", "spec_details"})  # the site writes these as JSON
 _KEY_LINE = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+|$)")
 _FIRST_LINE = 2  # front-matter line 0 is line 2 of the file
 
@@ -65,7 +66,7 @@ def _load_yaml(text: str, json_failures: dict[int, tuple[str, str]]) -> dict[str
     try:
         data = yaml.load(text, Loader=SafeLoader)  # noqa: S506 - SafeLoader/CSafeLoader only
     except yaml.MarkedYAMLError as exc:
-        raise _yaml_error(exc, json_failures) from None
+        raise _yaml_error(exc, json_failures, text.count("\n") + 1) from None
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
         raise FrontMatterError(f"invalid YAML: {_one_line(str(exc))}") from None
     if data is None:
@@ -83,18 +84,24 @@ def _refuse_aliases(text: str) -> None:
                 line = event.start_mark.line + _FIRST_LINE if event.start_mark else None
                 raise FrontMatterError("YAML aliases are not allowed (refused, not expanded)", line)
     except yaml.MarkedYAMLError as exc:
-        raise _yaml_error(exc, {}) from None
+        raise _yaml_error(exc, {}, text.count("\n") + 1) from None
     except yaml.YAMLError as exc:
         raise FrontMatterError(f"invalid YAML: {_one_line(str(exc))}") from None
 
 
-def _yaml_error(exc: yaml.MarkedYAMLError, json_failures: dict[int, tuple[str, str]]) -> FrontMatterError:
-    mark = exc.problem_mark or exc.context_mark
+def _yaml_error(
+    exc: yaml.MarkedYAMLError, json_failures: dict[int, tuple[str, str]], n_lines: int
+) -> FrontMatterError:
+    mark = exc.problem_mark
+    if mark is None or (mark.line >= n_lines - 1 and exc.context_mark is not None):
+        mark = exc.context_mark  # "got end of stream": where the unclosed thing began is more useful
     index = mark.line if mark is not None else None
+    problem = exc.problem or exc.context or "invalid YAML"
     if index is not None and index in json_failures:
         key, why = json_failures[index]
-        return FrontMatterError(f"invalid JSON in '{key}': {why}", index + _FIRST_LINE)
-    problem = exc.problem or exc.context or "invalid YAML"
+        if key in JSON_KEYS:
+            return FrontMatterError(f"invalid JSON in '{key}': {why}", index + _FIRST_LINE)
+        return FrontMatterError(f"invalid YAML in '{key}': {_one_line(problem)}", index + _FIRST_LINE)
     line = index + _FIRST_LINE if index is not None else None
     return FrontMatterError(f"invalid YAML: {_one_line(problem)}", line)
 

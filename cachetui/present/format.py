@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 
 from cachetui.core.variants import Variant, VariantKind, parse_variants
@@ -49,3 +50,12 @@ def describe_variant(variant: Variant) -> tuple[str, str]:
     if variant.kind is VariantKind.MULTI:
         return f"[{len(variant.values)}]", f"{variant.name} = {', '.join(variant.values)}"
     return "=", f"{variant.name} = {variant.values[0] if variant.values else ''}"
+
+
+def display_path(path: str) -> str:
+    """Relative to the working directory when under it (shorter, and stable across checkouts)."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return path
+    return path if relative.startswith("..") else relative

@@ -27,9 +27,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog", id="help"):
-            yield Static(self._render(), id="help-body")
+            yield Static(self._help_text(), id="help-body")
 
-    def _render(self) -> Text:
+    def _help_text(self) -> Text:
         text = Text(INTRO)
         for title, bindings in self._sections:
             text.append(f"\n{title}\n", "bold underline")

@@ -13,7 +13,7 @@ from textual.widgets import Static
 from cachetui.core.hashes import is_valid_hash, short_hash
 from cachetui.core.model import SpecView
 from cachetui.core.variants import parse_variants
-from cachetui.present.format import describe_variant, human_size, triple
+from cachetui.present.format import describe_variant, display_path, human_size, triple
 from cachetui.present.inert import inert
 
 LABEL_WIDTH = 9
@@ -46,7 +46,7 @@ def render_detail(detail: SpecDetail | None) -> Text:
     row("tags", ", ".join(detail.tags))
     row("stacks", ", ".join(spec.stacks) or "-")
     row("size", human_size(spec.size))
-    row("source", spec.path, "dim")
+    row("source", display_path(spec.path), "dim")
     text.append("variants\n", "bold")
     variants = [v for raw in spec.raw_variants for v in parse_variants(raw)]
     if not variants:

@@ -1,0 +1,61 @@
+"""Driving the app in tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.command import CommandList
+from textual.pilot import Pilot
+
+from cachetui.app.app import CacheTuiApp
+from cachetui.app.widgets.facet_panel import FacetPanel
+from cachetui.core.sample import sample_path
+
+
+def sample_app() -> CacheTuiApp:
+    return CacheTuiApp([str(sample_path())], system_clipboard=False)
+
+
+async def wait_loaded(pilot: Pilot) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def open_package(pilot: Pilot, typed: str) -> None:
+    await pilot.press("slash", *typed, "enter")
+    await pilot.pause()
+
+
+async def toggle_facet(pilot: Pilot, facet: str, value: str) -> None:
+    """Move the facet cursor onto a value and press Enter, as a user would."""
+    panel = pilot.app.screen.query_one(FacetPanel)
+    panel.focus()
+    target = next(i for i, k in enumerate(panel._keys) if k and (k.facet, k.value, k.active) == (facet, value, False))
+    while panel.highlighted != target:
+        await pilot.press("j" if (panel.highlighted or 0) < target else "k")
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def wait_until(pilot: Pilot, condition: Callable[[], bool], rounds: int = 200) -> None:
+    """Let the app process messages until `condition` holds (bounded, so a bug fails instead of hanging)."""
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause()
+    raise AssertionError("condition never held")
+
+
+async def run_palette(pilot: Pilot, typed: str, first_hit: str) -> None:
+    """Type into the command palette, wait until `first_hit` tops the list, and run it."""
+    await pilot.press("ctrl+p", *typed)
+
+    def top_is_expected() -> bool:
+        lists = pilot.app.screen.query(CommandList)
+        if not lists or lists.first().option_count == 0:
+            return False
+        return first_hit in str(lists.first().get_option_at_index(0).prompt)
+
+    await wait_until(pilot, top_is_expected)
+    await pilot.press("enter")
+    await pilot.pause()

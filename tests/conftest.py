@@ -1,0 +1,86 @@
+"""Shared fixtures: the bundled sample, and a way to write documents into a temporary tree."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cachetui.core.build import build_corpus
+from cachetui.core.loader import load_paths
+from cachetui.core.model import Corpus
+from cachetui.core.sample import sample_path
+
+SEED_FILES = sorted(sample_path().glob("*.txt"))
+
+
+def read_seed_specs(path: Path) -> tuple[str, list[dict[str, Any]]]:
+    """Independent of the loader: the title and the spec_details list, by plain string handling."""
+    title, specs = "", []
+    for line in path.read_text().splitlines():
+        if line.startswith("title:"):
+            title = json.loads(line.partition(":")[2])
+        if line.startswith("spec_details:"):
+            specs = json.loads(line.partition(":")[2])
+    return title, specs
+
+
+@pytest.fixture(scope="session")
+def sample_corpus() -> Corpus:
+    result = load_paths([sample_path()])
+    return build_corpus(result.documents, result.report)
+
+
+def front_matter(**keys: Any) -> str:
+    """A document in the site's current shape; JSON values written on one line like the site does."""
+    lines = ["---"]
+    for key, value in keys.items():
+        lines.append(f"{key}: {value if isinstance(value, str) else json.dumps(value)}")
+    lines.append("---")
+    return "\n".join(lines) + "\n"
+
+
+def spec_entry(hash_: str, **overrides: Any) -> dict[str, Any]:
+    entry = {
+        "compiler": "gcc@13.2.0",
+        "hash": hash_,
+        "os": "ubuntu24.04",
+        "platform": "linux",
+        "size": "-",
+        "stacks": ["e4s", "root"],
+        "target": "x86_64_v3",
+        "variants": ["+mpi", "~cuda", "cuda_arch=80,90"],
+        "versions": ["1.2.3"],
+    }
+    entry.update(overrides)
+    return entry
+
+
+def listing(package: str, tag: str, specs: list[dict[str, Any]]) -> str:
+    return front_matter(
+        title=json.dumps(package),
+        layout="cache",
+        categories=f"[package, {tag}]",
+        meta={"num_specs": len(specs)},
+        spec_details=specs,
+    )
+
+
+WriteDoc = Callable[..., Path]
+
+
+@pytest.fixture
+def write_doc(tmp_path: Path) -> WriteDoc:
+    def write(relative: str, content: str | bytes) -> Path:
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+        return path
+
+    return write

@@ -1,0 +1,94 @@
+"""The headless CLI: `check` and `query`, their exit codes and output formats."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from cachetui.cli.main import main
+from cachetui.core.sample import sample_path
+from tests.conftest import SEED_FILES, WriteDoc, listing, read_seed_specs, spec_entry
+
+SAMPLE = str(sample_path())
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_check_json_reports_the_sample(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", SAMPLE, "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert (data["documents"], data["packages"], data["tags"], data["specs"]) == (5, 4, 2, 362)
+    assert data["unique_hashes"] == 362 and data["errors"] == [] and data["warnings"] == []
+
+
+def test_check_without_paths_checks_the_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check")
+    assert code == 0 and out.startswith("5 documents, 4 packages, 2 tags, 362 specs")
+
+
+def test_check_exits_1_when_a_file_cannot_be_used(capsys: pytest.CaptureFixture[str], write_doc: WriteDoc) -> None:
+    broken = write_doc("_cache/develop/bad/specs.md", "---\ntitle: [unclosed\n---\n")
+    code, out, _ = run(capsys, "check", SAMPLE, str(broken), "--json")
+    data = json.loads(out)
+    assert code == 1
+    assert data["specs"] == 362
+    (error,) = data["errors"]
+    assert error["path"] == str(broken) and error["line"] == 2
+    assert error["reason"].startswith("invalid YAML in 'title'")
+
+
+def test_missing_path_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    for argv in (["check", str(tmp_path / "nope")], ["query", str(tmp_path / "nope")], [str(tmp_path / "nope")]):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and "no such file or directory" in err and "Traceback" not in err
+
+
+def test_query_returns_exactly_the_aarch64_specs_of_mpi4py(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "query", SAMPLE, "--package", "py-mpi4py", "--target", "aarch64", "--format", "json")
+    rows = json.loads(out)
+    seed = next(p for p in SEED_FILES if read_seed_specs(p)[0] == "py-mpi4py")
+    expected = {s["hash"] for s in read_seed_specs(seed)[1] if s["target"] == "aarch64"}
+    assert code == 0
+    assert {r["hash"] for r in rows} == expected and len(rows) == len(expected)
+    assert set(rows[0]) == {"package", "tag", "hash", "version", "compiler", "platform", "os", "target",
+                            "variants", "stacks", "size", "path"}
+
+
+def test_query_compiler_uses_the_normalised_value_and_bare_names(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "query", SAMPLE, "--package", "py-pdm-backend", "--compiler", "gcc@=13.2.0",
+                    "--format", "json")
+    exact = json.loads(out)
+    assert exact and {r["compiler"] for r in exact} == {"gcc@13.2.0"}
+    _, out, _ = run(capsys, "query", SAMPLE, "--compiler", "gcc", "--compiler", "apple-clang", "--format", "json")
+    assert {r["compiler"].split("@")[0] for r in json.loads(out)} == {"gcc", "apple-clang"}
+
+
+def test_query_csv_and_table(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "query", SAMPLE, "--tag", "develop-2025-04-20", "--format", "csv")
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0][:3] == ["package", "tag", "hash"] and len(rows) == 13
+    _, out, _ = run(capsys, "query", SAMPLE, "--tag", "develop-2025-04-20")
+    assert len(out.splitlines()) == 13 and out.splitlines()[0].startswith("package")
+
+
+def test_query_variant_filter(capsys: pytest.CaptureFixture[str], write_doc: WriteDoc) -> None:
+    path = write_doc("d/specs.md", listing("p", "develop", [spec_entry("a" * 32), spec_entry("b" * 32, variants=[])]))
+    _, out, _ = run(capsys, "query", str(path), "--variant", "cuda_arch=90", "--format", "json")
+    assert [r["hash"] for r in json.loads(out)] == ["a" * 32]
+
+
+def test_python_dash_m_entry_point() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "cachetui", "check", SAMPLE], capture_output=True, text=True)
+    assert done.returncode == 0 and "362 specs" in done.stdout
