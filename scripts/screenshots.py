@@ -1,0 +1,70 @@
+"""Regenerate the SVG screenshots in screenshots/ from the bundled sample: `make screenshots`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from cachetui.app.app import CacheTuiApp
+from cachetui.app.widgets.facet_panel import FacetPanel
+from cachetui.app.widgets.spec_table import SpecTable
+from cachetui.core.sample import sample_path
+
+OUT = Path(__file__).resolve().parent.parent / "screenshots"
+Step = Callable[[Pilot], Awaitable[None]]
+
+
+async def _open_mpi4py(pilot: Pilot) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.press("slash", *"mpi4", "enter")
+    await pilot.pause()
+
+
+async def _filter(pilot: Pilot) -> None:
+    await _open_mpi4py(pilot)
+    panel = pilot.app.screen.query_one(FacetPanel)
+    for facet, value in (("compiler", "gcc@13.2.0"), ("target", "aarch64")):
+        panel.highlighted = next(i for i, k in enumerate(panel._keys) if k and (k.facet, k.value) == (facet, value))
+        panel.action_select()
+        await pilot.pause()
+    pilot.app.screen.query_one(SpecTable).focus()
+    await pilot.press("j")
+    await pilot.pause()
+
+
+async def _press(pilot: Pilot, *keys: str) -> None:
+    await _open_mpi4py(pilot)
+    await pilot.press(*keys)
+    await pilot.pause()
+
+
+SHOTS: dict[str, tuple[tuple[int, int], Step]] = {
+    "browser-120x40": ((120, 40), _filter),
+    "browser-80x24": ((80, 24), _open_mpi4py),
+    "facets-80x24": ((80, 24), lambda p: _press(p, "f")),
+    "copy-menu": ((120, 40), lambda p: _press(p, "c")),
+    "tag-picker": ((120, 40), lambda p: _press(p, "t")),
+    "help": ((120, 40), lambda p: _press(p, "question_mark")),
+}
+
+
+async def shoot(name: str, size: tuple[int, int], step: Step) -> None:
+    app = CacheTuiApp([str(sample_path())], system_clipboard=False)
+    async with app.run_test(size=size) as pilot:
+        await step(pilot)
+        app.save_screenshot(str(OUT / f"{name}.svg"))
+
+
+def main() -> None:
+    OUT.mkdir(exist_ok=True)
+    for name, (size, step) in SHOTS.items():
+        asyncio.run(shoot(name, size, step))
+        print(f"screenshots/{name}.svg")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""SVG snapshots of the main screens at 120x40 and 80x24 (pytest-textual-snapshot).
+
+Regenerate after an intended change: `.venv/bin/pytest tests/app/test_snapshots.py --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.pilot import Pilot
+
+from cachetui.app.widgets.spec_table import SpecTable
+from tests.app.helpers import open_package, sample_app, toggle_facet, wait_loaded
+
+SIZES = [(120, 40), (80, 24)]
+
+
+async def _opened(pilot: Pilot) -> None:
+    await wait_loaded(pilot)
+    await open_package(pilot, "mpi4")
+
+
+async def _filtered(pilot: Pilot) -> None:
+    await _opened(pilot)
+    pilot.app.screen.query_one(SpecTable).focus()
+    if not pilot.app.screen.has_class("-narrow"):
+        await toggle_facet(pilot, "compiler", "gcc@13.2.0")
+        await toggle_facet(pilot, "target", "aarch64")
+        pilot.app.screen.query_one(SpecTable).focus()
+    await pilot.press("j")
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_start_screen(snap_compare, size: tuple[int, int]) -> None:  # noqa: ANN001
+    assert snap_compare(sample_app(), terminal_size=size, run_before=wait_loaded)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_package_filtered(snap_compare, size: tuple[int, int]) -> None:  # noqa: ANN001
+    assert snap_compare(sample_app(), terminal_size=size, run_before=_filtered)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_facets_shown_on_narrow_or_hidden_on_wide(snap_compare, size: tuple[int, int]) -> None:  # noqa: ANN001
+    async def run_before(pilot: Pilot) -> None:
+        await _opened(pilot)
+        await pilot.press("f")
+
+    assert snap_compare(sample_app(), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("keys", ["c", "t", "question_mark"], ids=["copy-menu", "tag-picker", "help"])
+def test_dialogs(snap_compare, keys: str) -> None:  # noqa: ANN001
+    async def run_before(pilot: Pilot) -> None:
+        await _opened(pilot)
+        await pilot.press(keys)
+        await pilot.pause()
+
+    assert snap_compare(sample_app(), terminal_size=(120, 40), run_before=run_before)
