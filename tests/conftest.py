@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from cachetui.core.build import build_corpus
 from cachetui.core.loader import load_paths
@@ -84,3 +86,9 @@ def write_doc(tmp_path: Path) -> WriteDoc:
         return path
 
     return write
+
+
+# Hypothesis budgets: "ci" keeps `make test` bounded; `make fuzz` selects the long run.
+settings.register_profile("ci", max_examples=150, deadline=None)
+settings.register_profile("fuzz", max_examples=20_000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -81,18 +81,19 @@ class _Warner:
     def __init__(self, doc: ParsedDocument, key_lines: dict[str, int]) -> None:
         self.doc = doc
         self.key_lines = key_lines
-        self.counts: Counter[tuple[str, str]] = Counter()
+        self.counts: Counter[tuple[str, str, Severity]] = Counter()
 
-    def entry(self, key: str, reason: str) -> None:
-        self.counts[(key, reason)] += 1
+    def entry(self, key: str, reason: str, severity: Severity = Severity.WARNING) -> None:
+        """Count a complaint about one entry; ERROR when the entry could not be used at all."""
+        self.counts[(key, reason, severity)] += 1
 
-    def now(self, key: str, reason: str) -> None:
-        self.doc.problems.append(Problem(self.doc.path, reason, Severity.WARNING, self.key_lines.get(key)))
+    def now(self, key: str, reason: str, severity: Severity = Severity.WARNING) -> None:
+        self.doc.problems.append(Problem(self.doc.path, reason, severity, self.key_lines.get(key)))
 
     def flush(self) -> None:
-        for (key, reason), count in self.counts.items():
+        for (key, reason, severity), count in self.counts.items():
             prefix = f"{count} spec entries: " if count > 1 else "1 spec entry: "
-            self.now(key, prefix + reason)
+            self.now(key, prefix + reason, severity)
         self.counts.clear()
 
 
@@ -108,11 +109,11 @@ def _specs_from_details(details: list[Any], warn: _Warner) -> list[RawSpec]:
 def _spec_from_entry(entry: Any, warn: _Warner) -> RawSpec | None:
     key = "spec_details"
     if not isinstance(entry, dict):
-        warn.entry(key, f"is a {type(entry).__name__}, not a mapping; skipped")
+        warn.entry(key, f"is a {type(entry).__name__}, not a mapping; skipped", Severity.ERROR)
         return None
     hash_ = entry.get("hash")
     if not isinstance(hash_, str) or not hash_.strip():
-        warn.entry(key, "has no hash (or it is not a string); skipped")
+        warn.entry(key, "has no hash (or it is not a string); skipped", Severity.ERROR)
         return None
     if not is_valid_hash(hash_):
         warn.entry(key, "hash is not 32 characters of lowercase base32")
@@ -200,7 +201,7 @@ def _specs_from_files(files: Any, reader: SpecFileReader, warn: _Warner) -> list
     for name in names:
         spec, reason = spec_from_spec_json(reader, name)
         if spec is None:
-            warn.now("spec_files", f"{name}: {reason}")
+            warn.now("spec_files", f"{name}: {reason}", Severity.ERROR)
         else:
             specs.append(spec)
     if not specs:

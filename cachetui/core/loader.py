@@ -96,6 +96,11 @@ def load_file(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) -> FileR
         return FileResult(problems=[Problem(path, exc.reason)])
     if data is None:
         return FileResult(skipped=True)
+    return load_bytes(path, data, max_bytes)
+
+
+def load_bytes(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
+    """Turn a document's bytes into a FileResult; never raises for anything in `data`."""
     text, problems = _decode(path, data)
     try:
         lines = split_front_matter(text)

@@ -30,7 +30,7 @@ def parse_front_matter(lines: list[str]) -> tuple[dict[str, Any], dict[str, int]
     """
     fast: dict[str, Any] = {}
     key_lines: dict[str, int] = {}
-    json_failures: dict[int, tuple[str, str]] = {}
+    json_failures: dict[int, tuple[str, str]] = {}  # line -> (key, why): tried as YAML instead
     rest = list(lines)
     for i, line in enumerate(lines):
         match = _KEY_LINE.match(line)
@@ -43,6 +43,9 @@ def parse_front_matter(lines: list[str]) -> tuple[dict[str, Any], dict[str, int]
         try:
             fast[match.group(1)] = json.loads(value)
         except (ValueError, RecursionError) as exc:
+            if match.group(1) in JSON_KEYS:
+                # The site writes these as JSON; a lenient YAML reading would hide the damage.
+                raise FrontMatterError(f"invalid JSON in '{match.group(1)}': {exc}", i + _FIRST_LINE) from None
             # Could still be a YAML flow collection such as `[package, develop]`.
             json_failures[i] = (match.group(1), str(exc))
             continue
@@ -98,9 +101,7 @@ def _yaml_error(
     index = mark.line if mark is not None else None
     problem = exc.problem or exc.context or "invalid YAML"
     if index is not None and index in json_failures:
-        key, why = json_failures[index]
-        if key in JSON_KEYS:
-            return FrontMatterError(f"invalid JSON in '{key}': {why}", index + _FIRST_LINE)
+        key, _ = json_failures[index]
         return FrontMatterError(f"invalid YAML in '{key}': {_one_line(problem)}", index + _FIRST_LINE)
     line = index + _FIRST_LINE if index is not None else None
     return FrontMatterError(f"invalid YAML: {_one_line(problem)}", line)

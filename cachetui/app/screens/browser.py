@@ -14,7 +14,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Label, ProgressBar
 
-from cachetui.app.screens.copy_menu import CopyMenu
+from cachetui.app.screens.copy_menu import CopyMenu, copy_choices
 from cachetui.app.screens.help import HelpScreen
 from cachetui.app.screens.problems import ProblemsScreen
 from cachetui.app.screens.tag_picker import ALL_TAGS, TagPicker
@@ -179,7 +179,8 @@ class BrowserScreen(Screen[None]):
     def action_copy_hash(self) -> None:
         spec = self._current_spec()
         if spec is not None:
-            self.app.copy_text(spec.hash, "hash")  # type: ignore[attr-defined]
+            what, text = copy_choices(spec)[0]
+            self.app.copy_text(text, what)  # type: ignore[attr-defined]
 
     def action_copy_menu(self) -> None:
         spec = self._current_spec()

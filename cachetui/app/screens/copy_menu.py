@@ -13,12 +13,17 @@ from cachetui.present.inert import inert
 
 
 def copy_choices(spec: SpecView) -> list[tuple[str, str]]:
-    """(what, exact text) pairs offered by the copy menu."""
+    """(what, exact text) pairs offered by the copy menu.
+
+    Built from the inert hash and tag: the clipboard gets exactly what the screen shows,
+    never a control character from a document.
+    """
+    hash_, tag = inert(spec.hash), inert(spec.tag)
     return [
-        ("full hash", spec.hash),
-        ("short hash", "/" + short_hash(spec.hash)),
-        ("install command", install_command(spec.hash)),
-        (f"mirror for tag {spec.tag}", mirror_add_command(spec.tag)),
+        ("full hash", hash_),
+        ("short hash", "/" + short_hash(hash_)),
+        ("install command", install_command(hash_)),
+        (f"mirror for tag {tag}", mirror_add_command(tag)),
     ]
 
 

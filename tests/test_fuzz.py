@@ -1,0 +1,74 @@
+"""Fuzzing the loader: structured documents with arbitrary values, and raw bytes.
+
+Bounded in `make test` (the "ci" hypothesis profile); `make fuzz` runs the long profile.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cachetui.core.build import build_corpus
+from cachetui.core.loader import FileResult, load_bytes
+from cachetui.core.query import Query, all_facet_counts, match
+from cachetui.core.records import RawSpec
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+field_values = {
+    "hash": st.one_of(st.from_regex(r"[a-z2-7]{32}", fullmatch=True), json_values),
+    "versions": st.one_of(st.lists(st.text(max_size=10), max_size=3), json_values),
+    "compiler": st.one_of(st.from_regex(r"[a-z]{2,6}@=?[0-9.]{1,6}", fullmatch=True), json_values),
+    "platform": st.one_of(st.sampled_from(["linux", "darwin"]), json_values),
+    "os": st.one_of(st.text(max_size=12), json_values),
+    "target": st.one_of(st.text(max_size=12), json_values),
+    "variants": st.one_of(st.lists(st.text(max_size=16), max_size=5), json_values),
+    "stacks": st.one_of(st.lists(st.text(max_size=10), max_size=3), json_values),
+    "size": st.one_of(st.just("-"), st.integers(), json_values),
+}
+spec_entries = st.one_of(st.fixed_dictionaries({}, optional=field_values), json_values)
+
+
+def _check(result: FileResult) -> None:
+    if result.document is None:
+        assert result.problems, "a file that yields no document must say why"
+        return
+    for spec in result.document.specs:
+        assert isinstance(spec, RawSpec)
+        assert all(isinstance(v, str) for v in spec[:6])
+        assert all(isinstance(v, str) for v in spec.variants + spec.stacks)
+        assert isinstance(spec.size, int)
+    corpus = build_corpus([result.document])
+    assert len(match(corpus, Query())) == corpus.n_specs
+    all_facet_counts(corpus, Query())
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(
+    title=json_values,
+    categories=json_values,
+    meta=json_values,
+    details=st.one_of(st.lists(spec_entries, max_size=6), json_values),
+)
+def test_structured_documents_never_raise(title, categories, meta, details) -> None:  # noqa: ANN001
+    lines = ["---", f"title: {json.dumps(title)}", f"categories: {json.dumps(categories)}",
+             f"meta: {json.dumps(meta)}", f"spec_details: {json.dumps(details)}", "---"]
+    _check(load_bytes("fuzz.md", "\n".join(lines).encode()))
+
+
+@given(st.binary(max_size=400))
+def test_raw_bytes_after_a_delimiter_never_raise(data: bytes) -> None:
+    _check(load_bytes("fuzz.md", b"---\n" + data + b"\n---\n"))
+
+
+@given(st.lists(st.sampled_from([
+    "---", "title: x", "meta: {", "spec_details: [", "- a", "  b: c", "&a [1]", "*a", "!!python/name:os.system",
+    "categories: [package, develop]", '{"hash": "abc"}', "]", "}", "\t", "\x00", "\ufeff", "key: 'unterminated",
+]), max_size=12))
+def test_yaml_shaped_noise_never_raises(lines: list[str]) -> None:
+    _check(load_bytes("fuzz.md", ("---\n" + "\n".join(lines) + "\n---\n").encode()))
