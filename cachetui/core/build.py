@@ -1,4 +1,10 @@
-"""Assemble loaded documents into the column-stored Corpus."""
+"""Assemble loaded documents into the column-stored Corpus.
+
+Documents stream in (in whatever order the loader finishes them) and are appended
+column by column; `finish` then reorders everything once with numpy, so that each
+package's specs form one contiguous slice. Only one document's Python objects are
+alive at a time, which keeps a whole site's load within a few hundred MB.
+"""
 
 from __future__ import annotations
 
@@ -8,120 +14,163 @@ from collections.abc import Iterable
 import numpy as np
 
 from cachetui.core.compilers import compiler_name
-from cachetui.core.model import MULTI_FACETS, SINGLE_FACETS, Corpus, Document, MultiColumn, Vocabulary
+from cachetui.core.model import MULTI_FACETS, RAW_VARIANTS, SINGLE_FACETS, Corpus, Document, MultiColumn, Vocabulary
 from cachetui.core.problems import LoadReport, Problem, Severity
 from cachetui.core.records import ParsedDocument
 from cachetui.core.tags import sort_tags
 from cachetui.core.variants import variant_atoms
 
+_MULTI = (*MULTI_FACETS, RAW_VARIANTS)
 
-class _Columns:
-    """Growable int columns while building; turned into numpy arrays at the end."""
+
+class CorpusBuilder:
+    """Append documents, then `finish()` into a Corpus."""
 
     def __init__(self) -> None:
-        self.vocab = {facet: Vocabulary() for facet in (*SINGLE_FACETS, *MULTI_FACETS)}
+        self.vocab = {name: Vocabulary() for name in (*SINGLE_FACETS, *_MULTI)}
         self.single = {facet: array("i") for facet in SINGLE_FACETS}
-        self.multi_flat = {facet: array("i") for facet in MULTI_FACETS}
-        self.multi_offsets = {facet: array("q", [0]) for facet in MULTI_FACETS}
-        self.atom_cache: dict[tuple[str, ...], tuple[int, ...]] = {}
-        self.stack_cache: dict[tuple[str, ...], tuple[int, ...]] = {}
+        self.flat = {name: array("i") for name in _MULTI}
+        self.offsets = {name: array("q", [0]) for name in _MULTI}
+        self.hashes: list[str] = []
+        self.sizes = array("q")
+        self.docs: list[Document] = []
+        self._variant_cache: dict[tuple[str, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        self._stack_cache: dict[tuple[str, ...], tuple[int, ...]] = {}
 
-    def add_multi(self, facet: str, ids: tuple[int, ...]) -> None:
-        flat = self.multi_flat[facet]
+    def add(self, doc: ParsedDocument) -> None:
+        start = len(self.hashes)
+        self._add_specs(doc)
+        self.docs.append(Document(doc.path, doc.package, doc.tag, doc.title, doc.generation, start, len(self.hashes)))
+
+    def _add_specs(self, doc: ParsedDocument) -> None:
+        vocab, single = self.vocab, self.single
+        interns = [vocab[f].intern for f in ("version", "compiler", "compiler_name", "platform", "os", "target")]
+        cols = [single[f].append for f in ("version", "compiler", "compiler_name", "platform", "os", "target")]
+        tag_id = vocab["tag"].intern(doc.tag)
+        add_tag = single["tag"].append
+        for spec in doc.specs:
+            self.hashes.append(spec.hash)
+            self.sizes.append(spec.size)
+            add_tag(tag_id)
+            values = (spec.version, spec.compiler, compiler_name(spec.compiler), spec.platform, spec.os, spec.target)
+            for append, intern, value in zip(cols, interns, values):
+                append(intern(value))
+            raw_ids, atom_ids = self._variant_ids(spec.variants)
+            self._append_multi(RAW_VARIANTS, raw_ids)
+            self._append_multi("variant", atom_ids)
+            self._append_multi("stack", self._stack_ids(spec.stacks))
+
+    def _append_multi(self, name: str, ids: tuple[int, ...]) -> None:
+        flat = self.flat[name]
         flat.extend(ids)
-        self.multi_offsets[facet].append(len(flat))
+        self.offsets[name].append(len(flat))
 
-    def variant_ids(self, variants: tuple[str, ...]) -> tuple[int, ...]:
-        ids = self.atom_cache.get(variants)
-        if ids is None:
-            intern = self.vocab["variant"].intern
-            ids = self.atom_cache[variants] = tuple(intern(a) for a in variant_atoms(variants))
-        return ids
+    def _variant_ids(self, variants: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(raw string ids, facet atom ids), cached per variant set: specs of a package share most."""
+        found = self._variant_cache.get(variants)
+        if found is None:
+            raw, atoms = self.vocab[RAW_VARIANTS].intern, self.vocab["variant"].intern
+            found = (tuple(raw(v) for v in variants), tuple(atoms(a) for a in variant_atoms(variants)))
+            self._variant_cache[variants] = found
+        return found
 
-    def stack_ids(self, stacks: tuple[str, ...]) -> tuple[int, ...]:
-        ids = self.stack_cache.get(stacks)
-        if ids is None:
+    def _stack_ids(self, stacks: tuple[str, ...]) -> tuple[int, ...]:
+        found = self._stack_cache.get(stacks)
+        if found is None:
             intern = self.vocab["stack"].intern
-            ids = self.stack_cache[stacks] = tuple(intern(s) for s in stacks)
-        return ids
+            found = self._stack_cache[stacks] = tuple(intern(s) for s in stacks)
+        return found
+
+    def finish(self, report: LoadReport | None = None) -> Corpus:
+        """Reorder by package, tag (display order) and path; build the numpy columns."""
+        report = report if report is not None else LoadReport()
+        tags = sort_tags(self.vocab["tag"].values)
+        tag_rank = {tag: i for i, tag in enumerate(tags)}
+        order = sorted(range(len(self.docs)), key=lambda d: _doc_key(self.docs[d], tag_rank))
+        _warn_duplicate_documents([self.docs[d] for d in order], report)
+        perm = _spec_permutation(self.docs, order)
+        documents, packages, ranges, package_of, document_of = _lay_out(self.docs, order)
+        return Corpus(
+            packages=packages,
+            package_ranges=ranges,
+            documents=documents,
+            tags=tags,
+            hashes=[self.hashes[i] for i in perm],
+            vocab=self.vocab,
+            single={f: _np(self.single[f], np.int32)[perm] for f in SINGLE_FACETS},
+            multi={name: _permuted_multi(self.offsets[name], self.flat[name], perm) for name in _MULTI},
+            package_of=package_of,
+            document_of=document_of,
+            size=_np(self.sizes, np.int64)[perm],
+            report=report,
+        )
 
 
 def build_corpus(documents: Iterable[ParsedDocument], report: LoadReport | None = None) -> Corpus:
-    """Order documents by package and tag, then lay their specs out column by column."""
-    report = report if report is not None else LoadReport()
-    docs = list(documents)
-    tag_order = {tag: i for i, tag in enumerate(sort_tags({d.tag for d in docs}))}
-    docs.sort(key=lambda d: (d.package, tag_order[d.tag], d.path))
-    _warn_duplicate_documents(docs, report)
+    builder = CorpusBuilder()
+    for doc in documents:
+        builder.add(doc)
+    return builder.finish(report)
 
-    cols = _Columns()
+
+def _doc_key(doc: Document, tag_rank: dict[str, int]) -> tuple[str, int, str]:
+    return (doc.package, tag_rank[doc.tag], doc.path)
+
+
+def _np(values: array, dtype: type) -> np.ndarray:
+    return np.frombuffer(values, dtype=dtype) if len(values) else np.zeros(0, dtype=dtype)
+
+
+def _spec_permutation(docs: list[Document], order: list[int]) -> np.ndarray:
+    """New position -> old spec index, document by document in the new order."""
+    starts = np.fromiter((docs[d].start for d in order), dtype=np.int64, count=len(order))
+    lengths = np.fromiter((docs[d].stop - docs[d].start for d in order), dtype=np.int64, count=len(order))
+    return _expand_ranges(starts, lengths)
+
+
+def _expand_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenate range(start, start + length) for each pair, without a Python loop."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    new_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    return np.repeat(starts - new_starts, lengths) + np.arange(total, dtype=np.int64)
+
+
+def _permuted_multi(offsets: array, flat: array, perm: np.ndarray) -> MultiColumn:
+    old_offsets = _np(offsets, np.int64)
+    lengths = (old_offsets[1:] - old_offsets[:-1])[perm]
+    new_offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    new_flat = _np(flat, np.int32)[_expand_ranges(old_offsets[:-1][perm], lengths)]
+    owner = np.repeat(np.arange(len(perm), dtype=np.int32), lengths)
+    return MultiColumn(offsets=new_offsets, flat=new_flat, owner=owner)
+
+
+def _lay_out(
+    docs: list[Document], order: list[int]
+) -> tuple[list[Document], list[str], list[tuple[int, int]], np.ndarray, np.ndarray]:
+    """Documents with their new spec slices, packages with theirs, and per-spec owners."""
+    documents: list[Document] = []
     packages: list[str] = []
-    package_ranges: list[tuple[int, int]] = []
-    documents_out: list[Document] = []
-    hashes: list[str] = []
-    raw_variants: list[tuple[str, ...]] = []
-    package_of, document_of, sizes = array("i"), array("i"), array("q")
-    for doc in docs:
-        if not packages or packages[-1] != doc.package:
-            packages.append(doc.package)
-            package_ranges.append((len(hashes), len(hashes)))
-        start = len(hashes)
-        _add_specs(cols, doc, hashes, raw_variants, sizes)
-        n = len(hashes) - start
-        package_of.extend([len(packages) - 1] * n)
-        document_of.extend([len(documents_out)] * n)
-        documents_out.append(Document(doc.path, doc.package, doc.tag, doc.title, doc.generation, start, len(hashes)))
-        package_ranges[-1] = (package_ranges[-1][0], len(hashes))
-
-    return Corpus(
-        packages=packages,
-        package_ranges=package_ranges,
-        documents=documents_out,
-        tags=sorted(tag_order, key=tag_order.__getitem__),
-        hashes=hashes,
-        raw_variants=raw_variants,
-        vocab=cols.vocab,
-        single={f: np.frombuffer(cols.single[f], dtype=np.int32).copy() for f in SINGLE_FACETS},
-        multi={f: _multi_column(cols, f) for f in MULTI_FACETS},
-        package_of=np.frombuffer(package_of, dtype=np.int32).copy(),
-        document_of=np.frombuffer(document_of, dtype=np.int32).copy(),
-        size=np.frombuffer(sizes, dtype=np.int64).copy(),
-        report=report,
-    )
+    ranges: list[tuple[int, int]] = []
+    position = 0
+    for d in order:
+        old = docs[d]
+        n = old.stop - old.start
+        if not packages or packages[-1] != old.package:
+            packages.append(old.package)
+            ranges.append((position, position))
+        documents.append(Document(old.path, old.package, old.tag, old.title, old.generation, position, position + n))
+        position += n
+        ranges[-1] = (ranges[-1][0], position)
+    doc_lengths = np.fromiter((d.stop - d.start for d in documents), dtype=np.int64, count=len(documents))
+    document_of = np.repeat(np.arange(len(documents), dtype=np.int32), doc_lengths)
+    package_lengths = np.fromiter((stop - start for start, stop in ranges), dtype=np.int64, count=len(ranges))
+    package_of = np.repeat(np.arange(len(packages), dtype=np.int32), package_lengths)
+    return documents, packages, ranges, package_of, document_of
 
 
-def _add_specs(
-    cols: _Columns,
-    doc: ParsedDocument,
-    hashes: list[str],
-    raw_variants: list[tuple[str, ...]],
-    sizes: array,
-) -> None:
-    vocab, single = cols.vocab, cols.single
-    tag_id = vocab["tag"].intern(doc.tag)
-    for spec in doc.specs:
-        hashes.append(spec.hash)
-        raw_variants.append(spec.variants)
-        sizes.append(spec.size)
-        single["tag"].append(tag_id)
-        single["version"].append(vocab["version"].intern(spec.version))
-        single["compiler"].append(vocab["compiler"].intern(spec.compiler))
-        single["compiler_name"].append(vocab["compiler_name"].intern(compiler_name(spec.compiler)))
-        single["platform"].append(vocab["platform"].intern(spec.platform))
-        single["os"].append(vocab["os"].intern(spec.os))
-        single["target"].append(vocab["target"].intern(spec.target))
-        cols.add_multi("variant", cols.variant_ids(spec.variants))
-        cols.add_multi("stack", cols.stack_ids(spec.stacks))
-
-
-def _multi_column(cols: _Columns, facet: str) -> MultiColumn:
-    offsets = np.frombuffer(cols.multi_offsets[facet], dtype=np.int64).copy()
-    flat = np.frombuffer(cols.multi_flat[facet], dtype=np.int32).copy()
-    owner = np.repeat(np.arange(len(offsets) - 1, dtype=np.int32), np.diff(offsets))
-    return MultiColumn(offsets=offsets, flat=flat, owner=owner)
-
-
-def _warn_duplicate_documents(docs: list[ParsedDocument], report: LoadReport) -> None:
+def _warn_duplicate_documents(docs: list[Document], report: LoadReport) -> None:
     first: dict[tuple[str, str], str] = {}
     for doc in docs:
         key = (doc.package, doc.tag)

@@ -21,6 +21,9 @@ from cachetui.core.problems import Problem, Severity
 from cachetui.core.records import UNKNOWN_SIZE, ParsedDocument, RawSpec
 from cachetui.core.specjson import SpecFileReader, spec_from_spec_json
 
+MAX_SIZE = 2**62  # sizes live in an int64 column; anything larger is not a real binary
+
+
 class UnsupportedDocument(ValueError):
     """A front matter that no known generation of the site wrote."""
 
@@ -100,10 +103,39 @@ class _Warner:
 def _specs_from_details(details: list[Any], warn: _Warner) -> list[RawSpec]:
     specs = []
     for entry in details:
-        spec = _spec_from_entry(entry, warn)
+        spec = _well_formed(entry) or _spec_from_entry(entry, warn)
         if spec is not None:
             specs.append(spec)
     return specs
+
+
+def _all_strings(items: list[Any]) -> bool:
+    try:
+        "".join(items)  # C speed; raises on the first non-string
+    except TypeError:
+        return False
+    return True
+
+
+def _well_formed(entry: Any) -> RawSpec | None:
+    """The common case in one pass of type checks; None sends the entry down the careful path."""
+    if type(entry) is not dict:
+        return None
+    get = entry.get
+    hash_, versions, compiler = get("hash"), get("versions"), get("compiler")
+    platform, os_, target = get("platform"), get("os"), get("target")
+    variants, stacks, size = get("variants"), get("stacks"), get("size")
+    if not (
+        type(hash_) is str and type(compiler) is str and type(platform) is str and type(os_) is str
+        and type(target) is str and type(versions) is list and versions and type(versions[0]) is str
+        and type(variants) is list and type(stacks) is list and _all_strings(variants) and _all_strings(stacks)
+        and (size == "-" or (type(size) is int and 0 <= size < MAX_SIZE)) and is_valid_hash(hash_)
+    ):
+        return None
+    return RawSpec(
+        hash_, versions[0], normalise_compiler(compiler), platform, os_, target,
+        tuple(variants), tuple(stacks), UNKNOWN_SIZE if size == "-" else size,
+    )
 
 
 def _spec_from_entry(entry: Any, warn: _Warner) -> RawSpec | None:
@@ -187,7 +219,7 @@ def _size(value: Any, warn: _Warner) -> int:
         value = int(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if isinstance(value, int) and value >= 0:
+    if isinstance(value, int) and 0 <= value < MAX_SIZE:
         return value
     warn.entry("spec_details", f"'size' is not a byte count ({str(value)[:40]!r}); treated as unknown")
     return UNKNOWN_SIZE

@@ -173,22 +173,34 @@ class LoadResult:
     report: LoadReport
 
 
+def iter_documents(
+    candidates: Sequence[Candidate],
+    report: LoadReport,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    progress: Progress | None = None,
+    results: Iterator[FileResult] | None = None,
+) -> Iterator[ParsedDocument]:
+    """Load candidates (or take their `results` from elsewhere), record problems, yield documents."""
+    if results is None:
+        results = (load_file(candidate, max_bytes) for candidate in candidates)
+    for done, result in enumerate(results, 1):
+        report.files_seen += 1
+        report.extend(result.problems)
+        if result.document is not None:
+            yield result.document
+        if progress is not None and (done % 256 == 0 or done == len(candidates)):
+            progress(done, len(candidates))
+
+
 def load_paths(
     paths: Sequence[str | os.PathLike[str]],
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     progress: Progress | None = None,
 ) -> LoadResult:
-    """Load every document under `paths`. Raises PathNotFound only for a missing path."""
+    """Load every document under `paths` into a list. Raises PathNotFound only for a missing path."""
     report = LoadReport()
     candidates = find_candidates(paths, report)
-    documents: list[ParsedDocument] = []
-    for done, candidate in enumerate(candidates, 1):
-        result = load_file(candidate, max_bytes)
-        report.files_seen += 1
-        report.extend(result.problems)
-        if result.document is not None:
-            documents.append(result.document)
-        if progress is not None and (done % 256 == 0 or done == len(candidates)):
-            progress(done, len(candidates))
+    documents = list(iter_documents(candidates, report, max_bytes=max_bytes, progress=progress))
     return LoadResult(documents, report)

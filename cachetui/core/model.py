@@ -21,6 +21,7 @@ from cachetui.core.records import UNKNOWN_SIZE
 FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os", "target", "stack", "variant")
 SINGLE_FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os", "target")
 MULTI_FACETS = ("stack", "variant")
+RAW_VARIANTS = "variant_raw"  # variant strings as documents wrote them; not a facet
 
 
 class Vocabulary:
@@ -93,7 +94,6 @@ class Corpus:
     documents: list[Document]
     tags: list[str]  # display order
     hashes: list[str]
-    raw_variants: list[tuple[str, ...]]
     vocab: dict[str, Vocabulary]
     single: dict[str, np.ndarray]
     multi: dict[str, MultiColumn]
@@ -141,11 +141,16 @@ class Corpus:
             os=single("os"),
             target=single("target"),
             variants=multi("variant"),
-            raw_variants=self.raw_variants[i],
+            raw_variants=self.raw_variants(i),
             stacks=multi("stack"),
             size=None if size == UNKNOWN_SIZE else size,
             path=self.documents[self.document_of[i]].path,
         )
+
+    def raw_variants(self, i: int) -> tuple[str, ...]:
+        """Spec i's variant strings as its document wrote them."""
+        values = self.vocab[RAW_VARIANTS].values
+        return tuple(values[v] for v in self.multi[RAW_VARIANTS].of(i))
 
     @cached_property
     def _hash_occurrences(self) -> dict[str, list[int]]:

@@ -38,7 +38,14 @@ def parse_front_matter(lines: list[str]) -> tuple[dict[str, Any], dict[str, int]
             continue
         key_lines.setdefault(match.group(1), i + _FIRST_LINE)
         value = line[match.end():]
-        if not value.startswith(("{", "[")) or not _is_single_line(lines, i):
+        if not _is_single_line(lines, i):
+            continue
+        simple = _simple_value(value)
+        if simple is not None:
+            fast[match.group(1)] = simple
+            rest[i] = ""
+            continue
+        if not value.startswith(("{", "[")):
             continue
         try:
             fast[match.group(1)] = json.loads(value)
@@ -53,6 +60,27 @@ def parse_front_matter(lines: list[str]) -> tuple[dict[str, Any], dict[str, int]
     data = _load_yaml("\n".join(rest), json_failures)
     data.update(fast)
     return data, key_lines
+
+
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
+_FLOW_OF_PLAIN = re.compile(r"\[\s*([A-Za-z_][A-Za-z0-9_./-]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_./-]*)*)\s*\]")
+# Plain words YAML 1.1 would turn into booleans or null: leave those to the YAML loader.
+_YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "y", "n", "null"})
+
+
+def _simple_value(value: str) -> str | list[str] | None:
+    """`cache`, `"py-x"` and `[package, develop]` without a YAML parser; None when not that simple."""
+    value = value.rstrip()
+    if value.startswith('"') and value.endswith('"') and len(value) >= 2 and "\\" not in value:
+        return value[1:-1] if '"' not in value[1:-1] else None
+    if _PLAIN.fullmatch(value) and value.lower() not in _YAML_WORDS:
+        return value
+    flow = _FLOW_OF_PLAIN.fullmatch(value)
+    if flow:
+        items = [item.strip() for item in flow.group(1).split(",")]
+        if not any(item.lower() in _YAML_WORDS for item in items):
+            return items
+    return None
 
 
 def _is_single_line(lines: list[str], i: int) -> bool:

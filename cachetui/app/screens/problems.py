@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Label
+from textual.widgets import DataTable, Footer, Label, Static
 
 from cachetui.core.problems import LoadReport, Severity
 from cachetui.present.inert import inert
@@ -42,4 +43,12 @@ class ProblemsScreen(Screen[None]):
         if not shown:
             yield Label(Text("No problems: every file loaded cleanly."), id="problems-none")
         yield table
+        yield Static(id="problem-detail")
         yield Footer()
+
+    @on(DataTable.RowHighlighted)
+    def _show_whole(self, event: DataTable.RowHighlighted) -> None:
+        """The table cuts long paths and reasons; show the highlighted one whole."""
+        problem = self._report.problems[event.cursor_row]
+        where = inert(problem.path) + (f":{problem.line}" if problem.line else "")
+        self.query_one("#problem-detail", Static).update(Text.assemble((where, "bold"), "\n", inert(problem.reason)))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual import on
 from textual.message import Message
@@ -13,6 +12,7 @@ from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from cachetui.app.widgets.fit import fit
 from cachetui.app.widgets.key_option_list import KeyOptionList
 from cachetui.core.model import FACETS
 from cachetui.core.query import sort_values
@@ -117,8 +117,7 @@ class FacetPanel(KeyOptionList):
 
     def _one_line(self, text: str, reserved: int) -> str:
         """Cut `text` so one option stays one line (OptionList would wrap it)."""
-        room = max(4, self.scrollable_content_region.width - reserved - 1)
-        return text if cell_len(text) <= room else set_cell_size(text, room - 1) + "…"
+        return fit(text, max(4, self.scrollable_content_region.width - reserved - 1))
 
     def on_resize(self) -> None:
         self.state = self.state  # re-cut the prompts to the new width

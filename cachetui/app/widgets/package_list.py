@@ -12,6 +12,7 @@ from textual.reactive import reactive
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
+from cachetui.app.widgets.fit import fit
 from cachetui.app.widgets.key_option_list import KeyOptionList
 from cachetui.core.search import PackageMatch, search_packages
 from cachetui.present.inert import inert
@@ -76,14 +77,18 @@ class PackageList(Vertical):
             options.highlighted = 0
 
     def _prompt(self, match: PackageMatch) -> Text:
-        shown = inert(match.name)
-        text = Text(shown, no_wrap=True, overflow="ellipsis")
-        if shown == match.name:  # escapes would shift the positions
+        count = f"  {self.counts.get(match.name, 0)}"
+        room = max(4, self.options.scrollable_content_region.width - len(count) - 1)
+        shown = fit(inert(match.name), room)  # one line per package: OptionList would wrap it
+        text = Text(shown)
+        if shown == match.name:  # escapes or a cut would shift the positions
             for position in match.positions:
                 text.stylize("bold underline", position, position + 1)
-        count = self.counts.get(match.name, 0)
-        text.append(f"  {count}", "dim")
+        text.append(count, "dim")
         return text
+
+    def on_resize(self) -> None:
+        self._refill()
 
     @on(Input.Submitted, "#package-search")
     def _submitted(self) -> None:

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -23,6 +22,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from cachetui.app.widgets.fit import fit
 from cachetui.core.hashes import short_hash
 from cachetui.core.model import Corpus
 from cachetui.present.format import condensed_variants, human_size
@@ -79,7 +79,7 @@ def _cell_getters(corpus: Corpus) -> dict[str, Callable[[int], str]]:
         "target": single("target"),
         "tag": single("tag"),
         "stacks": lambda i: ",".join(stack_values[v] for v in stacks.of(i) if stack_values[v] != "root"),
-        "variants": lambda i: condensed_variants(corpus.raw_variants[i]),
+        "variants": lambda i: condensed_variants(corpus.raw_variants(i)),
         "size": lambda i: human_size(int(corpus.size[i]) if corpus.size[i] >= 0 else None),
     }
 
@@ -221,7 +221,7 @@ class SpecTable(ScrollView, can_focus=True):
             is_sorted = data is not None and data.sort_column == column.key
             if is_sorted:
                 title += " ▼" if data.descending else " ▲"
-            text.append(_fit(title, col_width), sorted_style if is_sorted else None)
+            text.append(fit(title, col_width, pad=True), sorted_style if is_sorted else None)
             text.append(" " * GAP)
         return self._strip(text, width, header_style)
 
@@ -230,7 +230,7 @@ class SpecTable(ScrollView, can_focus=True):
         spec = int(self.data.indices[row])
         text = Text(no_wrap=True)
         for column, col_width in self._layout:
-            text.append(_fit(inert(self._getters[column.key](spec)), col_width))
+            text.append(fit(inert(self._getters[column.key](spec)), col_width, pad=True))
             text.append(" " * GAP)
         style = self.rich_style
         if is_cursor:
@@ -319,10 +319,3 @@ class SpecTable(ScrollView, can_focus=True):
                 return column.key
             left += width + GAP
         return None
-
-
-def _fit(text: str, width: int) -> str:
-    """Pad or cut to exactly `width` cells (wide characters count twice), with an ellipsis when cut."""
-    if cell_len(text) <= width:
-        return set_cell_size(text, width)
-    return set_cell_size(text, max(0, width - 1)) + "…"
