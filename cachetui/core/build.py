@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable
+from itertools import accumulate, chain
 
 import numpy as np
 
@@ -36,6 +37,7 @@ class CorpusBuilder:
         self.docs: list[Document] = []
         self._variant_cache: dict[tuple[str, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._stack_cache: dict[tuple[str, ...], tuple[int, ...]] = {}
+        self._compiler_names: dict[int, int] = {}
 
     def add(self, doc: ParsedDocument) -> None:
         start = len(self.hashes)
@@ -43,27 +45,34 @@ class CorpusBuilder:
         self.docs.append(Document(doc.path, doc.package, doc.tag, doc.title, doc.generation, start, len(self.hashes)))
 
     def _add_specs(self, doc: ParsedDocument) -> None:
-        vocab, single = self.vocab, self.single
-        interns = [vocab[f].intern for f in ("version", "compiler", "compiler_name", "platform", "os", "target")]
-        cols = [single[f].append for f in ("version", "compiler", "compiler_name", "platform", "os", "target")]
-        tag_id = vocab["tag"].intern(doc.tag)
-        add_tag = single["tag"].append
-        for spec in doc.specs:
-            self.hashes.append(spec.hash)
-            self.sizes.append(spec.size)
-            add_tag(tag_id)
-            values = (spec.version, spec.compiler, compiler_name(spec.compiler), spec.platform, spec.os, spec.target)
-            for append, intern, value in zip(cols, interns, values):
-                append(intern(value))
-            raw_ids, atom_ids = self._variant_ids(spec.variants)
-            self._append_multi(RAW_VARIANTS, raw_ids)
-            self._append_multi("variant", atom_ids)
-            self._append_multi("stack", self._stack_ids(spec.stacks))
+        columns = doc.columns
+        self.hashes.extend(columns.hashes)
+        self.sizes.extend(columns.sizes)
+        self.single["tag"].extend([self.vocab["tag"].intern(doc.tag)] * len(columns))
+        compiler_ids = self.vocab["compiler"].intern_all(columns.compilers)
+        self.single["compiler"].extend(compiler_ids)
+        self.single["compiler_name"].extend([self._compiler_name_id(c) for c in compiler_ids])
+        for facet, values in (("version", columns.versions), ("platform", columns.platforms),
+                              ("os", columns.oss), ("target", columns.targets)):
+            self.single[facet].extend(self.vocab[facet].intern_all(values))
+        variant_ids = [self._variant_ids(v) for v in columns.variants]
+        self._extend_multi(RAW_VARIANTS, [raw for raw, _ in variant_ids])
+        self._extend_multi("variant", [atoms for _, atoms in variant_ids])
+        self._extend_multi("stack", [self._stack_ids(s) for s in columns.stacks])
 
-    def _append_multi(self, name: str, ids: tuple[int, ...]) -> None:
-        flat = self.flat[name]
-        flat.extend(ids)
-        self.offsets[name].append(len(flat))
+    def _extend_multi(self, name: str, per_spec: list[tuple[int, ...]]) -> None:
+        flat, offsets = self.flat[name], self.offsets[name]
+        flat.extend(chain.from_iterable(per_spec))
+        ends = accumulate(map(len, per_spec), initial=offsets[-1])
+        next(ends)  # `initial` repeats the previous end
+        offsets.extend(ends)
+
+    def _compiler_name_id(self, compiler_id: int) -> int:
+        found = self._compiler_names.get(compiler_id)
+        if found is None:
+            name = compiler_name(self.vocab["compiler"].values[compiler_id])
+            found = self._compiler_names[compiler_id] = self.vocab["compiler_name"].intern(name)
+        return found
 
     def _variant_ids(self, variants: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """(raw string ids, facet atom ids), cached per variant set: specs of a package share most."""

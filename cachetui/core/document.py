@@ -11,14 +11,17 @@ Generations seen on the public build-cache site:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Iterable
+from itertools import chain
 from pathlib import PurePath
 from typing import Any
 
 from cachetui.core.compilers import compiler_text, normalise_compiler
-from cachetui.core.hashes import is_valid_hash
+from cachetui.core.hashes import HASH_LENGTH, is_valid_hash
 from cachetui.core.problems import Problem, Severity
-from cachetui.core.records import UNKNOWN_SIZE, ParsedDocument, RawSpec
+from cachetui.core.records import UNKNOWN_SIZE, ParsedDocument, RawSpec, SpecColumns
 from cachetui.core.specjson import SpecFileReader, spec_from_spec_json
 
 MAX_SIZE = 2**62  # sizes live in an int64 column; anything larger is not a real binary
@@ -44,14 +47,14 @@ def interpret(data: dict[str, Any], path: str, key_lines: dict[str, int], reader
         if not isinstance(details, list):
             raise UnsupportedDocument(f"'spec_details' is a {type(details).__name__}, not a list")
         doc.generation = "current" if "spec_names" not in data else "spec_names"
-        doc.specs = _specs_from_details(details, warn)
+        doc.columns = _columns_at_once(details) or _columns_entry_by_entry(details, warn)
     elif data.get("spec_files"):
         doc.generation = "spec_files"
-        doc.specs = _specs_from_files(data["spec_files"], reader, warn)
+        doc.columns = SpecColumns.from_rows(_specs_from_files(data["spec_files"], reader, warn))
     else:
         raise UnsupportedDocument("no 'spec_details' and no 'spec_files': not a build-cache listing")
-    doc.specs = _drop_duplicate_hashes(doc.specs, warn)
-    _check_meta(data.get("meta"), doc.specs, warn)
+    doc.columns = _drop_duplicate_hashes(doc.columns, warn)
+    _check_meta(data.get("meta"), doc.columns, warn)
     warn.flush()
     return doc
 
@@ -100,42 +103,59 @@ class _Warner:
         self.counts.clear()
 
 
-def _specs_from_details(details: list[Any], warn: _Warner) -> list[RawSpec]:
+def _only(items: list[Any], kind: type) -> bool:
+    return set(map(type, items)) <= {kind}
+
+
+_FIELDS = ("hash", "versions", "compiler", "platform", "os", "target", "variants", "stacks", "size")
+_BASE32 = re.compile(r"[a-z2-7]*")
+
+
+def _columns_at_once(details: list[Any]) -> SpecColumns | None:
+    """The common case checked a column at a time (C-speed set/join/len); None if anything is irregular."""
+    if not details or not _only(details, dict):
+        return None
+    try:
+        hashes, versions, compilers, platforms, oss, targets, variants, stacks, sizes = (
+            [entry[key] for entry in details] for key in _FIELDS
+        )
+    except KeyError:
+        return None
+    if not all(_only(col, str) for col in (hashes, compilers, platforms, oss, targets)):
+        return None
+    if not (_only(versions, list) and all(versions) and _only(variants, list) and _only(stacks, list)):
+        return None
+    firsts = [v[0] for v in versions]
+    if not (_only(firsts, str) and _all_strings(chain.from_iterable(variants))
+            and _all_strings(chain.from_iterable(stacks))):
+        return None
+    numeric = [size for size in sizes if size != "-"]
+    if numeric and not (_only(numeric, int) and min(numeric) >= 0 and max(numeric) < MAX_SIZE):
+        return None
+    sizes = [UNKNOWN_SIZE if size == "-" else size for size in sizes]
+    if set(map(len, hashes)) != {HASH_LENGTH} or not _BASE32.fullmatch("".join(hashes)):
+        return None
+    return SpecColumns(
+        hashes, firsts, [normalise_compiler(c) for c in compilers], platforms, oss, targets,
+        [tuple(v) for v in variants], [tuple(s) for s in stacks], sizes,
+    )
+
+
+def _columns_entry_by_entry(details: list[Any], warn: _Warner) -> SpecColumns:
     specs = []
     for entry in details:
-        spec = _well_formed(entry) or _spec_from_entry(entry, warn)
+        spec = _spec_from_entry(entry, warn)
         if spec is not None:
             specs.append(spec)
-    return specs
+    return SpecColumns.from_rows(specs)
 
 
-def _all_strings(items: list[Any]) -> bool:
+def _all_strings(items: Iterable[Any]) -> bool:
     try:
         "".join(items)  # C speed; raises on the first non-string
     except TypeError:
         return False
     return True
-
-
-def _well_formed(entry: Any) -> RawSpec | None:
-    """The common case in one pass of type checks; None sends the entry down the careful path."""
-    if type(entry) is not dict:
-        return None
-    get = entry.get
-    hash_, versions, compiler = get("hash"), get("versions"), get("compiler")
-    platform, os_, target = get("platform"), get("os"), get("target")
-    variants, stacks, size = get("variants"), get("stacks"), get("size")
-    if not (
-        type(hash_) is str and type(compiler) is str and type(platform) is str and type(os_) is str
-        and type(target) is str and type(versions) is list and versions and type(versions[0]) is str
-        and type(variants) is list and type(stacks) is list and _all_strings(variants) and _all_strings(stacks)
-        and (size == "-" or (type(size) is int and 0 <= size < MAX_SIZE)) and is_valid_hash(hash_)
-    ):
-        return None
-    return RawSpec(
-        hash_, versions[0], normalise_compiler(compiler), platform, os_, target,
-        tuple(variants), tuple(stacks), UNKNOWN_SIZE if size == "-" else size,
-    )
 
 
 def _spec_from_entry(entry: Any, warn: _Warner) -> RawSpec | None:
@@ -252,49 +272,48 @@ def _spec_file_names(files: Any) -> list[str]:
     return names
 
 
-def _drop_duplicate_hashes(specs: list[RawSpec], warn: _Warner) -> list[RawSpec]:
+def _drop_duplicate_hashes(columns: SpecColumns, warn: _Warner) -> SpecColumns:
+    if len(set(columns.hashes)) == len(columns):
+        return columns
     seen: set[str] = set()
     kept = []
-    for spec in specs:
+    for spec in columns.rows():
         if spec.hash in seen:
             warn.entry("spec_details", "repeats a hash already listed in this document; kept the first")
             continue
         seen.add(spec.hash)
         kept.append(spec)
-    return kept
+    return SpecColumns.from_rows(kept)
 
 
-def _check_meta(meta: Any, specs: list[RawSpec], warn: _Warner) -> None:
+def _check_meta(meta: Any, columns: SpecColumns, warn: _Warner) -> None:
     """Warn where a document's summary disagrees with its own spec list."""
     if not isinstance(meta, dict):
         return
     num = meta.get("num_specs")
-    if isinstance(num, int) and num != len(specs):
-        warn.now("meta", f"meta.num_specs says {num}, the document lists {len(specs)} specs")
+    if isinstance(num, int) and num != len(columns):
+        warn.now("meta", f"meta.num_specs says {num}, the document lists {len(columns)} specs")
     by_stack = meta.get("num_specs_by_stack")
     if isinstance(by_stack, dict):
-        counted = Counter(stack for spec in specs for stack in spec.stacks)
-        wrong = sorted(s for s in set(by_stack) | set(counted) if by_stack.get(s, 0) != counted.get(s, 0))
-        if wrong:
-            warn.now("meta", f"meta.num_specs_by_stack disagrees with the specs for: {', '.join(wrong[:5])}")
-    _check_listed(meta, "versions", {s.version for s in specs}, str, warn)
-    _check_listed(meta, "compilers", {s.compiler for s in specs}, normalise_compiler, warn)
+        counted = Counter(chain.from_iterable(columns.stacks))
+        if by_stack != counted:
+            wrong = sorted(str(s) for s in set(by_stack) | set(counted) if by_stack.get(s, 0) != counted.get(s, 0))
+            if wrong:
+                warn.now("meta", f"meta.num_specs_by_stack disagrees with the specs for: {', '.join(wrong[:5])}")
+    _check_listed(meta, "versions", columns.versions, warn)
+    _check_listed(meta, "compilers", columns.compilers, warn)
 
 
-def _check_listed(meta: dict[str, Any], key: str, seen: set[str], norm: Any, warn: _Warner) -> None:
+def _check_listed(meta: dict[str, Any], key: str, used: list[str], warn: _Warner) -> None:
     listed = meta.get(key)
     if not isinstance(listed, list):
         return
-    listed_set = {norm(v) for v in listed if isinstance(v, str)}
+    seen = set(used)
     seen.discard("")
-    if listed_set != seen:
-        missing, extra = sorted(seen - listed_set), sorted(listed_set - seen)
-        detail = "; ".join(
-            part
-            for part in (
-                f"not listed: {', '.join(missing[:5])}" if missing else "",
-                f"listed but unused: {', '.join(extra[:5])}" if extra else "",
-            )
-            if part
-        )
-        warn.now("meta", f"meta.{key} disagrees with the specs ({detail})")
+    listed_set = {normalise_compiler(v) if key == "compilers" else v for v in listed if isinstance(v, str)}
+    if listed_set == seen:
+        return
+    missing, extra = sorted(seen - listed_set), sorted(listed_set - seen)
+    parts = [f"not listed: {', '.join(missing[:5])}" if missing else "",
+             f"listed but unused: {', '.join(extra[:5])}" if extra else ""]
+    warn.now("meta", f"meta.{key} disagrees with the specs ({'; '.join(p for p in parts if p)})")

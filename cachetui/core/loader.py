@@ -9,7 +9,6 @@ import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from cachetui.core.document import UnsupportedDocument, interpret
 from cachetui.core.frontmatter import FrontMatterError, has_front_matter, split_front_matter
@@ -20,6 +19,7 @@ from cachetui.core.records import ParsedDocument
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024  # the largest real document is well under 1 MB
 LISTING_NAMES = frozenset({"specs.md", "index.md"})
 _HEAD_BYTES = 8
+_ONE_READ_BYTES = 256 * 1024  # below this a whole read costs no more than a peek
 
 Progress = Callable[[int, int], None]
 
@@ -127,6 +127,9 @@ def _read_document(path: str, max_bytes: int, *, must_be_document: bool) -> byte
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):
                 raise _Unreadable("not a regular file")
+            if info.st_size <= _ONE_READ_BYTES:  # one syscall for the usual small document
+                data = handle.read(_ONE_READ_BYTES + 1)
+                return data if must_be_document or has_front_matter(data[:_HEAD_BYTES]) else None
             head = handle.read(_HEAD_BYTES)
             if not must_be_document and not has_front_matter(head):
                 return None
@@ -153,13 +156,12 @@ def _decode(path: str, data: bytes) -> tuple[str, list[Problem]]:
 
 def _sibling_reader(path: str, max_bytes: int) -> Callable[[str], tuple[str | None, str]]:
     """Read spec files named by a document, only from its own directory."""
-    folder = Path(path).parent
 
     def read(name: str) -> tuple[str | None, str]:
         if "/" in name or "\\" in name or name in ("", ".", ".."):
             return None, "spec file name is not a plain file name; refused"
         try:
-            data = _read_document(str(folder / name), max_bytes, must_be_document=True)
+            data = _read_document(os.path.join(os.path.dirname(path), name), max_bytes, must_be_document=True)
             return (data or b"").decode("utf-8", errors="replace"), ""
         except _Unreadable as exc:
             return None, exc.reason

@@ -40,6 +40,10 @@ class Vocabulary:
             self.values.append(value)
         return found
 
+    def intern_all(self, values: list[str]) -> list[int]:
+        ids, intern = self.ids, self.intern
+        return [ids[v] if v in ids else intern(v) for v in values]
+
     def __len__(self) -> int:
         return len(self.values)
 

@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from cachetui.core.loader import Candidate, FileResult, load_file
 
 PARALLEL_MIN_FILES = 2000
-PARALLEL_BY_DEFAULT = False  # on 2 cores it did not pay yet: see benchmarks/RESULTS.md
+PARALLEL_BY_DEFAULT = True  # measured in benchmarks/RESULTS.md: pays at M and L on 2 cores
 CHUNK_FILES = 64
 
 
