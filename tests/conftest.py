@@ -30,6 +30,14 @@ def read_seed_specs(path: Path) -> tuple[str, list[dict[str, Any]]]:
     return title, specs
 
 
+@pytest.fixture(autouse=True)
+def private_cache_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Tests never read or write the real user cache."""
+    home = tmp_path_factory.mktemp("xdg-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    return home
+
+
 @pytest.fixture(scope="session")
 def sample_corpus() -> Corpus:
     result = load_paths([sample_path()])

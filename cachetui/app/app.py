@@ -14,6 +14,7 @@ from cachetui.app.clipboard import copy_text
 from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.styles import stylesheet
+from cachetui.core.cache import CorpusCache
 from cachetui.core.corpus import load_corpus
 from cachetui.core.loader import DEFAULT_MAX_BYTES
 from cachetui.core.model import Corpus
@@ -35,10 +36,12 @@ class CacheTuiApp(App[None]):
         *,
         max_bytes: int = DEFAULT_MAX_BYTES,
         system_clipboard: bool = True,
+        use_cache: bool = True,
     ) -> None:
         super().__init__()
         self.paths = list(paths)
         self.max_bytes = max_bytes
+        self.cache = CorpusCache() if use_cache else None
         self.system_clipboard = system_clipboard
         self.browser = BrowserScreen()
 
@@ -51,7 +54,7 @@ class CacheTuiApp(App[None]):
         def progress(done: int, total: int) -> None:
             self.call_from_thread(self.browser.show_progress, done, total)
 
-        corpus = load_corpus(self.paths, max_bytes=self.max_bytes, progress=progress)
+        corpus = load_corpus(self.paths, max_bytes=self.max_bytes, progress=progress, cache=self.cache)
         self.call_from_thread(setattr, self.browser, "corpus", corpus)
         return corpus
 

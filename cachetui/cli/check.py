@@ -31,6 +31,7 @@ def summary(corpus: Corpus) -> dict[str, Any]:
         "tags": len(corpus.tags),
         "specs": corpus.n_specs,
         "unique_hashes": corpus.unique_hashes,
+        "cache": corpus.cache_status,
         "errors": [p.as_dict() for p in report.errors],
         "warnings": [p.as_dict() for p in report.warnings],
     }

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from cachetui.core.cache import CorpusCache
 from cachetui.core.corpus import load_corpus
 from cachetui.core.loader import DEFAULT_MAX_BYTES, PathNotFound
 from cachetui.core.model import Corpus
@@ -22,6 +23,9 @@ def add_load_options(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_MAX_BYTES,
         metavar="MB",
         help=f"skip files larger than this (default {DEFAULT_MAX_BYTES // 2**20} MB)",
+    )
+    parser.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the warm-start cache ($XDG_CACHE_HOME/cachetui)"
     )
     parser.add_argument("--debug", action="store_true", help="show a traceback for internal errors")
 
@@ -39,7 +43,7 @@ def _megabytes(text: str) -> int:
 def load_or_exit(paths: Sequence[str], args: argparse.Namespace) -> Corpus:
     """Load the corpus; a missing path is a usage error (exit 2), with a clear message."""
     try:
-        return load_corpus(paths, max_bytes=args.max_file_size)
+        return load_corpus(paths, max_bytes=args.max_file_size, cache=None if args.no_cache else CorpusCache())
     except PathNotFound as exc:
         fail_usage(f"no such file or directory: {exc}")
 

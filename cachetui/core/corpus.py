@@ -8,10 +8,20 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from cachetui.core.build import CorpusBuilder
-from cachetui.core.loader import DEFAULT_MAX_BYTES, Progress, find_candidates, iter_documents
+from cachetui.core.cache import CorpusCache, Signature, Snapshot, listing_unchanged, signature
+from cachetui.core.loader import (
+    DEFAULT_MAX_BYTES,
+    Candidate,
+    FileResult,
+    Progress,
+    find_candidates,
+    iter_documents,
+    require_paths,
+)
 from cachetui.core.model import Corpus
 from cachetui.core.parallel import default_workers, load_files
-from cachetui.core.problems import LoadReport
+from cachetui.core.problems import LoadReport, Problem
+from cachetui.core.records import ParsedDocument
 
 
 @contextmanager
@@ -32,18 +42,92 @@ def load_corpus(
     max_bytes: int = DEFAULT_MAX_BYTES,
     progress: Progress | None = None,
     workers: int | None = None,
+    cache: CorpusCache | None = None,
 ) -> Corpus:
     """Load every document under `paths` into a Corpus (its `report` holds every problem).
 
     Documents stream straight into the builder, so only a few are held as Python objects at a
-    time. `workers` processes parse the files (default: one per core for large trees).
+    time. `workers` processes parse the files (default: one per core for large trees). With a
+    `cache`, unchanged files are not parsed again (see cachetui.core.cache).
     """
-    report = LoadReport()
+    roots = [str(p) for p in paths]
+    require_paths(roots)
     with _no_cyclic_gc():
-        candidates = find_candidates(paths, report)
-        workers = default_workers(len(candidates)) if workers is None else workers
-        results = load_files(candidates, max_bytes, workers)
-        builder = CorpusBuilder()
-        for document in iter_documents(candidates, report, progress=progress, results=results):
-            builder.add(document)
-        return builder.finish(report)
+        if cache is None:
+            report = LoadReport()
+            candidates = find_candidates(roots, report)
+            corpus, _ = _build(candidates, report, {}, max_bytes, progress, workers)
+            return corpus
+        return _load_with_cache(roots, cache, max_bytes, progress, workers)
+
+
+def _load_with_cache(
+    roots: list[str], cache: CorpusCache, max_bytes: int, progress: Progress | None, workers: int | None
+) -> Corpus:
+    file = cache.file_for(roots, max_bytes)
+    snapshot = cache.read(file)
+    report = LoadReport()
+    if snapshot is not None and listing_unchanged(snapshot):
+        candidates, directories = snapshot.candidates, snapshot.directories
+        report.extend(snapshot.walk_problems)
+    else:
+        directories = {}
+        candidates = find_candidates(roots, report, directories)
+    signatures = {c.path: signature(c.path) for c in candidates}
+    if snapshot is not None and signatures == snapshot.signatures:
+        snapshot.corpus.cache_status = "hit"
+        return snapshot.corpus
+    walk_problems = list(report.problems)
+    reused = _reusable(snapshot, signatures) if snapshot is not None else {}
+    corpus, file_problems = _build(candidates, report, reused, max_bytes, progress, workers)
+    parsed = len(candidates) - len(reused)
+    corpus.cache_status = "miss" if snapshot is None else f"partial: {parsed} of {len(candidates)} files parsed"
+    cache.write(file, Snapshot(candidates, directories, signatures, corpus, walk_problems, file_problems))
+    return corpus
+
+
+def _build(
+    candidates: list[Candidate],
+    report: LoadReport,
+    reused: dict[str, FileResult],
+    max_bytes: int,
+    progress: Progress | None,
+    workers: int | None,
+) -> tuple[Corpus, dict[str, list[Problem]]]:
+    """Parse what is not reused, stream everything into the builder; also return per-file problems."""
+    to_parse = [c for c in candidates if c.path not in reused]
+    workers = default_workers(len(to_parse)) if workers is None else workers
+    parsed = load_files(to_parse, max_bytes, workers)
+    results = (reused[c.path] if c.path in reused else next(parsed) for c in candidates)
+    file_problems: dict[str, list[Problem]] = {}
+
+    def remembered(results: Iterator[FileResult]) -> Iterator[FileResult]:
+        for candidate, result in zip(candidates, results):
+            if result.problems:
+                file_problems[candidate.path] = result.problems
+            yield result
+
+    builder = CorpusBuilder()
+    for document in iter_documents(candidates, report, progress=progress, results=remembered(results)):
+        builder.add(document)
+    return builder.finish(report), file_problems
+
+
+def _reusable(snapshot: Snapshot, signatures: dict[str, Signature | None]) -> dict[str, FileResult]:
+    """Results for files whose signature is unchanged, rebuilt from the cached corpus."""
+    corpus = snapshot.corpus
+    by_path = {doc.path: d for d, doc in enumerate(corpus.documents)}
+    reused: dict[str, FileResult] = {}
+    for path, sig in signatures.items():
+        if sig is None or snapshot.signatures.get(path) != sig:
+            continue
+        problems = list(snapshot.file_problems.get(path, []))
+        d = by_path.get(path)
+        if d is None:
+            reused[path] = FileResult(problems=problems, skipped=not problems)
+            continue
+        doc = corpus.documents[d]
+        document = ParsedDocument(doc.path, doc.package, doc.tag, doc.title, doc.generation,
+                                  corpus.document_columns(d), problems)
+        reused[path] = FileResult(document=document, problems=problems)
+    return reused

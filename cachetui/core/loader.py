@@ -43,22 +43,36 @@ class PathNotFound(FileNotFoundError):
     """A path given by the user does not exist (a usage error, not a load problem)."""
 
 
-def find_candidates(paths: Sequence[str | os.PathLike[str]], report: LoadReport) -> list[Candidate]:
-    """Expand files and directories (recursively, symlink loops detected) into candidate files."""
-    for raw in paths:
-        if not os.path.lexists(raw):
-            raise PathNotFound(str(raw))
+def find_candidates(
+    paths: Sequence[str | os.PathLike[str]],
+    report: LoadReport,
+    directories: dict[str, int] | None = None,
+) -> list[Candidate]:
+    """Expand files and directories (recursively, symlink loops detected) into candidate files.
+
+    `directories`, when given, receives each directory read and its mtime (for the warm-start cache).
+    """
+    require_paths(paths)
     found: list[Candidate] = []
     for raw in paths:
         path = str(raw)
         if os.path.isdir(path):
-            found.extend(_walk(path, report, visited=set()))
+            found.extend(_walk(path, report, set(), {} if directories is None else directories))
         else:
             found.append(Candidate(path, explicit=True))
     return found
 
 
-def _walk(top: str, report: LoadReport, visited: set[tuple[int, int]]) -> Iterator[Candidate]:
+def require_paths(paths: Sequence[str | os.PathLike[str]]) -> None:
+    """Raise PathNotFound for the first path that does not exist."""
+    for raw in paths:
+        if not os.path.lexists(raw):
+            raise PathNotFound(str(raw))
+
+
+def _walk(
+    top: str, report: LoadReport, visited: set[tuple[int, int]], directories: dict[str, int]
+) -> Iterator[Candidate]:
     try:
         info = os.stat(top)
     except OSError as exc:
@@ -69,6 +83,7 @@ def _walk(top: str, report: LoadReport, visited: set[tuple[int, int]]) -> Iterat
         report.add(Problem(top, "symlink loop: directory already visited; not followed", Severity.WARNING))
         return
     visited.add(key)
+    directories[top] = info.st_mtime_ns
     try:
         entries = sorted(os.scandir(top), key=lambda e: e.name)
     except OSError as exc:
@@ -82,7 +97,7 @@ def _walk(top: str, report: LoadReport, visited: set[tuple[int, int]]) -> Iterat
         except OSError:
             is_dir = False
         if is_dir:
-            yield from _walk(entry.path, report, visited)
+            yield from _walk(entry.path, report, visited, directories)
         else:
             yield Candidate(entry.path, explicit=entry.name in LISTING_NAMES)
 

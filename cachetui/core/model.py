@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from cachetui.core.problems import LoadReport
-from cachetui.core.records import UNKNOWN_SIZE
+from cachetui.core.records import UNKNOWN_SIZE, SpecColumns
 
 # Facets in the order a user reads them.
 FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os", "target", "stack", "variant")
@@ -106,6 +106,34 @@ class Corpus:
     size: np.ndarray
     report: LoadReport = field(default_factory=LoadReport)
     memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
+
+    cache_status: str = "off"  # how this corpus was loaded: off, miss, hit, partial
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickle the data, not the memos (they are rebuilt on demand)."""
+        state = dict(self.__dict__)
+        for transient in ("memo", "package_index", "_hash_occurrences"):
+            state.pop(transient, None)
+        state["memo"] = {}
+        return state
+
+    def document_columns(self, d: int) -> SpecColumns:
+        """Document d's specs back as columns of strings (to rebuild a corpus around changed files)."""
+        doc = self.documents[d]
+        indices = range(doc.start, doc.stop)
+
+        def single(facet: str) -> list[str]:
+            values = self.vocab[facet].values
+            return [values[i] for i in self.single[facet][doc.start : doc.stop].tolist()]
+
+        def multi(name: str) -> list[tuple[str, ...]]:
+            values, column = self.vocab[name].values, self.multi[name]
+            return [tuple(values[v] for v in column.of(i).tolist()) for i in indices]
+
+        sizes = self.size[doc.start : doc.stop].tolist()
+        return SpecColumns(self.hashes[doc.start : doc.stop], single("version"), single("compiler"),
+                           single("platform"), single("os"), single("target"), multi(RAW_VARIANTS),
+                           multi("stack"), sizes)
 
     @property
     def n_specs(self) -> int:
