@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from cachetui.app.app import CacheTuiApp
-from cachetui.app.widgets.facet_panel import FacetPanel
+from cachetui.app.widgets.facet_panel import FacetPanel, Kind
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.core.sample import sample_path
 
@@ -28,7 +28,7 @@ async def _filter(pilot: Pilot) -> None:
     await _open_mpi4py(pilot)
     panel = pilot.app.screen.query_one(FacetPanel)
     for facet, value in (("compiler", "gcc@13.2.0"), ("target", "aarch64")):
-        panel.highlighted = next(i for i, k in enumerate(panel._keys) if k and (k.facet, k.value) == (facet, value))
+        panel.cursor = next(i for i, e in enumerate(panel.entries) if (e.kind, e.facet, e.value) == (Kind.VALUE, facet, value))
         panel.action_select()
         await pilot.pause()
     pilot.app.screen.query_one(SpecTable).focus()

@@ -36,7 +36,25 @@ def load_files(candidates: Sequence[Candidate], max_bytes: int, workers: int) ->
             yield load_file(candidate, max_bytes)
         return
     chunks = [list(candidates[i : i + CHUNK_FILES]) for i in range(0, len(candidates), CHUNK_FILES)]
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        for results in pool.map(_load_chunk, chunks, [max_bytes] * len(chunks)):
+    pool, mapped = _start_pool(chunks, max_bytes, workers)
+    try:
+        for results in mapped:
             yield from results
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def _start_pool(
+    chunks: list[list[Candidate]], max_bytes: int, workers: int
+) -> tuple[ProcessPoolExecutor | None, Iterator[list[FileResult]]]:
+    """Start workers and hand them every chunk; fall back to this process if they cannot start.
+
+    Workers start before any result is used, so falling back loses nothing. Some hosts
+    refuse to spawn: inside a TUI whose standard streams are not real files, for one.
+    """
+    try:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        return pool, pool.map(_load_chunk, chunks, [max_bytes] * len(chunks))
+    except (OSError, ValueError, RuntimeError):
+        return None, (_load_chunk(chunk, max_bytes) for chunk in chunks)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
+import numpy as np
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Indel
 
@@ -11,28 +13,54 @@ MIN_SCORE = 70.0
 _SEPARATORS = str.maketrans("", "", "-_.")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PackageMatch:
     name: str
     score: float
-    positions: tuple[int, ...]  # indices into `name` of the matched characters
+    query: str = ""
+
+    @cached_property
+    def positions(self) -> tuple[int, ...]:
+        """Indices into `name` of the matched characters (computed only when a row is painted)."""
+        return match_positions(self.query, self.name)
 
 
-def _scorer(query: str, choice: str, **kwargs: object) -> float:
-    # Separators are noise when typing ("mldtypes" means py-ml-dtypes); compare both ways.
-    squeezed = choice.translate(_SEPARATORS)
-    return max(fuzz.partial_ratio(query, choice), fuzz.partial_ratio(query, squeezed), fuzz.WRatio(query, choice))
+class _Choices:
+    """Lower-cased and separator-free spellings of a name list, kept between keystrokes."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self.lowered = [n.lower() for n in names]
+        self.squeezed = [n.translate(_SEPARATORS) for n in self.lowered]
+
+
+_cache: dict[int, tuple[list[str], _Choices]] = {}
+
+
+def _choices(names: list[str]) -> _Choices:
+    found = _cache.get(id(names))
+    if found is None or found[0] is not names:
+        _cache.clear()
+        found = _cache[id(names)] = (names, _Choices(names))
+    return found[1]
 
 
 def search_packages(query: str, names: list[str], limit: int | None = None) -> list[PackageMatch]:
     """Rank `names` for `query`; an empty query lists every name A-Z."""
     query = query.strip().lower()
     if not query:
-        return [PackageMatch(n, 100.0, ()) for n in sorted(names, key=str.lower)][:limit]
-    lowered = [n.lower() for n in names]
-    hits = process.extract(query, lowered, scorer=_scorer, score_cutoff=MIN_SCORE, limit=None)
-    ranked = sorted(hits, key=lambda hit: (_tier(query, hit[0]), -hit[1], len(hit[0]), hit[0]))
-    return [PackageMatch(names[i], score, match_positions(query, names[i])) for _, score, i in ranked[:limit]]
+        return [PackageMatch(n, 100.0) for n in sorted(names, key=str.lower)][:limit]
+    choices = _choices(names)
+    # Separators are noise when typing ("mldtypes" means py-ml-dtypes): score both spellings, keep the best.
+    scores = np.maximum.reduce([
+        process.cdist([query], choices.lowered, scorer=fuzz.partial_ratio, dtype=np.float32)[0],
+        process.cdist([query], choices.squeezed, scorer=fuzz.partial_ratio, dtype=np.float32)[0],
+        process.cdist([query], choices.lowered, scorer=fuzz.WRatio, dtype=np.float32)[0],
+    ])
+    hits = np.flatnonzero(scores >= MIN_SCORE)
+    ranked = sorted(hits.tolist(), key=lambda i: (_tier(query, choices.lowered[i]), -scores[i],
+                                                   len(names[i]), choices.lowered[i]))
+    return [PackageMatch(names[i], float(scores[i]), query) for i in ranked[:limit]]
 
 
 def _tier(query: str, name: str) -> int:
@@ -48,8 +76,10 @@ def _tier(query: str, name: str) -> int:
 
 def match_positions(query: str, name: str) -> tuple[int, ...]:
     """Characters of `name` that line up with the query (for highlighting)."""
+    if not query:
+        return ()
     start = name.lower().find(query.lower())
-    if start >= 0 and query:
+    if start >= 0:
         return tuple(range(start, start + len(query)))
     positions: list[int] = []
     for tag, _, _, dest_start, dest_end in Indel.opcodes(query.lower(), name.lower()):

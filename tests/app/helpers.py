@@ -8,7 +8,7 @@ from textual.command import CommandList
 from textual.pilot import Pilot
 
 from cachetui.app.app import CacheTuiApp
-from cachetui.app.widgets.facet_panel import FacetPanel
+from cachetui.app.widgets.facet_panel import FacetPanel, Kind
 from cachetui.core.sample import sample_path
 
 
@@ -30,9 +30,9 @@ async def toggle_facet(pilot: Pilot, facet: str, value: str) -> None:
     """Move the facet cursor onto a value and press Enter, as a user would."""
     panel = pilot.app.screen.query_one(FacetPanel)
     panel.focus()
-    target = next(i for i, k in enumerate(panel._keys) if k and (k.facet, k.value, k.active) == (facet, value, False))
-    while panel.highlighted != target:
-        await pilot.press("j" if (panel.highlighted or 0) < target else "k")
+    target = next(i for i, e in enumerate(panel.entries) if (e.kind, e.facet, e.value) == (Kind.VALUE, facet, value))
+    while panel.cursor != target:
+        await pilot.press("j" if panel.cursor < target else "k")
     await pilot.press("enter")
     await pilot.pause()
 

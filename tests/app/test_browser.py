@@ -11,7 +11,7 @@ from cachetui.app.screens.help import HelpScreen
 from cachetui.app.screens.problems import ProblemsScreen
 from cachetui.app.screens.tag_picker import TagPicker
 from cachetui.app.widgets.detail_pane import DetailPane
-from cachetui.app.widgets.facet_panel import FacetPanel
+from cachetui.app.widgets.facet_panel import FacetPanel, Kind
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import render_status
@@ -32,7 +32,7 @@ async def test_typing_ranks_packages_and_enter_opens_the_best_match() -> None:
         await wait_loaded(pilot)
         await pilot.press(*"mpi4pi")
         packages = app.screen.query_one(PackageList)
-        assert packages._shown[packages.options.highlighted] == "py-mpi4py"
+        assert packages.rows.package(packages.options.cursor) == "py-mpi4py"
         await pilot.press("enter")
         await pilot.pause()
         assert app.browser.spec_query.package == "py-mpi4py"
@@ -76,8 +76,8 @@ async def test_facet_counts_follow_the_other_filters_and_x_clears_them() -> None
         assert panel.state.counts["compiler"]["gcc@13.2.0"] == 30  # own facet ignores its own filter
         await toggle_facet(pilot, "compiler", "gcc@13.2.0")  # OR within the facet
         assert len(table_specs(app)) == 72
-        active = next(i for i, k in enumerate(panel._keys) if k and k.active and k.value == "gcc@11.4.0")
-        panel.highlighted = active
+        active = next(i for i, e in enumerate(panel.entries) if e.kind is Kind.ACTIVE and e.value == "gcc@11.4.0")
+        panel.cursor = active
         await pilot.press("enter")  # removes one filter from "Active filters"
         await pilot.pause()
         assert app.browser.spec_query.active() == {"compiler": frozenset({"gcc@13.2.0"})}

@@ -62,9 +62,15 @@ def render_detail(detail: SpecDetail | None) -> Text:
 
 class DetailPane(VerticalScroll, can_focus=True):
     detail: reactive[SpecDetail | None] = reactive(None)
+    _lines = -1
 
     def compose(self) -> ComposeResult:
         yield Static(render_detail(None), id="detail-body")
 
     def watch_detail(self, detail: SpecDetail | None) -> None:
-        self.query_one("#detail-body", Static).update(render_detail(detail))
+        text = render_detail(detail)
+        body = self.query_one("#detail-body", Static)
+        lines = len(text.wrap(self.app.console, max(1, body.size.width or self.size.width)))
+        # A relayout repaints the whole screen; only pay for it when the pane's height changes.
+        body.update(text, layout=lines != self._lines)
+        self._lines = lines

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 
 from rich.text import Text
 from textual import on
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import OptionList
-from textual.widgets.option_list import Option
 
 from cachetui.app.widgets.fit import fit
-from cachetui.app.widgets.key_option_list import KeyOptionList
+from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.model import FACETS
 from cachetui.core.query import sort_values
 from cachetui.present.inert import inert
@@ -33,11 +32,21 @@ MAX_VALUES = 40  # per facet; the rest is summarised, chosen values are always s
 _ORDERED_BY_VALUE = frozenset({"version", "tag"})
 
 
+class Kind(Enum):
+    HEADING = "heading"
+    ACTIVE = "active"  # an entry under "Active filters": Enter removes it
+    VALUE = "value"
+    MORE = "more"
+
+
 @dataclass(frozen=True)
-class _Key:
-    facet: str
-    value: str
-    active: bool  # the entry in "Active filters", not the one in its facet
+class Entry:
+    kind: Kind
+    facet: str = ""
+    value: str = ""
+    count: int = 0
+    chosen: bool = False
+    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -46,7 +55,59 @@ class FacetState:
     selected: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
 
-class FacetPanel(KeyOptionList):
+@dataclass
+class FacetRows:
+    entries: list[Entry]
+    initial_cursor: int | None
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def selectable(self, row: int) -> bool:
+        return self.entries[row].kind in (Kind.ACTIVE, Kind.VALUE)
+
+    def text(self, row: int, width: int) -> Text:
+        entry = self.entries[row]
+        if entry.kind is Kind.HEADING:
+            return Text(fit(entry.title, width, pad=True), style="bold reverse")
+        if entry.kind is Kind.MORE:
+            return Text(f"  … {entry.count} more", style="dim")
+        if entry.kind is Kind.ACTIVE:
+            label = f"{FACET_TITLES[entry.facet]}: "
+            return Text.assemble(("✕ ", "bold"), label, fit(inert(entry.value), max(1, width - len(label) - 3)))
+        counted = f" {entry.count} "
+        mark = ("✓ ", "bold green") if entry.chosen else ("  ", "")
+        shown = fit(inert(entry.value) or "(none)", max(1, width - 2 - len(counted)), pad=True)
+        return Text.assemble(mark, (shown, "bold" if entry.chosen else ""), (counted, "dim"))
+
+
+def facet_entries(state: FacetState) -> list[Entry]:
+    entries: list[Entry] = []
+    active = [(f, v) for f in FACETS for v in sorted(state.selected.get(f, ()))]
+    if active:
+        entries.append(Entry(Kind.HEADING, title="Active filters (x: clear)"))
+        entries += [Entry(Kind.ACTIVE, facet, value, chosen=True) for facet, value in active]
+    for facet in FACETS:
+        counts = state.counts.get(facet, {})
+        if not counts:
+            continue
+        entries.append(Entry(Kind.HEADING, facet, title=FACET_TITLES[facet]))
+        chosen = state.selected.get(facet, frozenset())
+        values = _ordered(facet, counts)
+        shown = values[:MAX_VALUES] + [v for v in values[MAX_VALUES:] if v in chosen]
+        entries += [Entry(Kind.VALUE, facet, v, counts[v], v in chosen) for v in shown]
+        if len(values) > len(shown):
+            entries.append(Entry(Kind.MORE, facet, count=len(values) - len(shown)))
+    return entries
+
+
+def _ordered(facet: str, counts: Mapping[str, int]) -> list[str]:
+    if facet in _ORDERED_BY_VALUE:
+        return sort_values(facet, list(counts))
+    return sorted(counts, key=lambda v: (-counts[v], v.lower(), v))
+
+
+class FacetPanel(PickList):
     """Posts `Toggled(facet, value)`; shows active filters first, each removable."""
 
     state: reactive[FacetState] = reactive(FacetState, always_update=True)
@@ -57,74 +118,21 @@ class FacetPanel(KeyOptionList):
             self.facet = facet
             self.value = value
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._keys: list[_Key | None] = []
+    @property
+    def entries(self) -> list[Entry]:
+        return self.source.entries if self.source is not None else []  # type: ignore[union-attr]
 
     def watch_state(self, state: FacetState) -> None:
-        current = self._keys[self.highlighted] if self.highlighted is not None and self._keys else None
-        options, keys = self._build(state)
-        self._keys = keys
-        self.set_options(options)
-        if current in keys:
-            self.highlighted = keys.index(current)
-        elif any(k is not None for k in keys):
-            self.highlighted = next(i for i, k in enumerate(keys) if k is not None)
+        previous = self.entries[self.cursor] if self.entries and self.cursor < len(self.entries) else None
+        entries = facet_entries(state)
+        cursor = 0
+        if previous is not None:
+            same = [i for i, e in enumerate(entries) if (e.kind, e.facet, e.value) == (previous.kind, previous.facet, previous.value)]
+            cursor = same[0] if same else min(self.cursor, max(len(entries) - 1, 0))
+        self.source = FacetRows(entries, cursor)
 
-    def _build(self, state: FacetState) -> tuple[list[Option], list[_Key | None]]:
-        options: list[Option] = []
-        keys: list[_Key | None] = []
-
-        def heading(title: str) -> None:
-            options.append(Option(Text(title, style="bold reverse"), disabled=True))
-            keys.append(None)
-
-        active = [(f, v) for f in FACETS for v in sorted(state.selected.get(f, ()))]
-        if active:
-            heading("Active filters (x: clear)")
-            for facet, value in active:
-                label = f"{FACET_TITLES[facet]}: "
-                shown = self._one_line(inert(value), 2 + len(label))
-                options.append(Option(Text.assemble(("✕ ", "bold"), label, shown)))
-                keys.append(_Key(facet, value, active=True))
-        for facet in FACETS:
-            counts = state.counts.get(facet, {})
-            if not counts:
-                continue
-            heading(FACET_TITLES[facet])
-            chosen = state.selected.get(facet, frozenset())
-            values = self._ordered(facet, counts)
-            shown = values[:MAX_VALUES] + [v for v in values[MAX_VALUES:] if v in chosen]
-            for value in shown:
-                options.append(Option(self._prompt(value, counts[value], value in chosen)))
-                keys.append(_Key(facet, value, active=False))
-            if len(values) > len(shown):
-                options.append(Option(Text(f"  … {len(values) - len(shown)} more", style="dim"), disabled=True))
-                keys.append(None)
-        return options, keys
-
-    @staticmethod
-    def _ordered(facet: str, counts: Mapping[str, int]) -> list[str]:
-        if facet in _ORDERED_BY_VALUE:
-            return sort_values(facet, list(counts))
-        return sorted(counts, key=lambda v: (-counts[v], v.lower(), v))
-
-    def _prompt(self, value: str, count: int, chosen: bool) -> Text:
-        mark = ("✓ ", "bold green") if chosen else ("  ", "")
-        counted = f"  {count}"
-        shown = self._one_line(inert(value) or "(none)", 2 + len(counted))
-        return Text.assemble(mark, (shown, "bold" if chosen else ""), (counted, "dim"))
-
-    def _one_line(self, text: str, reserved: int) -> str:
-        """Cut `text` so one option stays one line (OptionList would wrap it)."""
-        return fit(text, max(4, self.scrollable_content_region.width - reserved - 1))
-
-    def on_resize(self) -> None:
-        self.state = self.state  # re-cut the prompts to the new width
-
-    @on(OptionList.OptionSelected)
-    def _selected(self, event: OptionList.OptionSelected) -> None:
+    @on(PickList.Selected)
+    def _selected(self, event: PickList.Selected) -> None:
         event.stop()
-        key = self._keys[event.option_index]
-        if key is not None:
-            self.post_message(self.Toggled(key.facet, key.value))
+        entry = self.entries[event.row]
+        self.post_message(self.Toggled(entry.facet, entry.value))

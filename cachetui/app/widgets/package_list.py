@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -9,15 +12,47 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Input, OptionList
-from textual.widgets.option_list import Option
+from textual.widgets import Input
 
 from cachetui.app.widgets.fit import fit
-from cachetui.app.widgets.key_option_list import KeyOptionList
+from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.search import PackageMatch, search_packages
 from cachetui.present.inert import inert
 
-QUERY_LIMIT = 300  # a typed query shows its best matches; an empty one lists everything
+
+@dataclass
+class PackageRows:
+    """Row 0 is "All packages"; then the matches, best first (or A-Z for an empty query)."""
+
+    matches: list[PackageMatch]
+    counts: Mapping[str, int]
+    initial_cursor: int | None
+
+    def __len__(self) -> int:
+        return len(self.matches) + 1
+
+    def package(self, row: int) -> str | None:
+        return None if row == 0 else self.matches[row - 1].name
+
+    def selectable(self, row: int) -> bool:
+        return True
+
+    def text(self, row: int, width: int) -> Text:
+        if row == 0:
+            return self._line("All packages", sum(self.counts.values()), width, (), "bold")
+        match = self.matches[row - 1]
+        return self._line(match.name, self.counts.get(match.name, 0), width, match.positions, "")
+
+    @staticmethod
+    def _line(name: str, count: int, width: int, positions: tuple[int, ...], style: str) -> Text:
+        counted = f" {count}"
+        shown = fit(inert(name), max(1, width - len(counted) - 1), pad=True)
+        text = Text(shown, style=style)
+        if shown.rstrip() == name:  # escapes or a cut would shift the positions
+            for position in positions:
+                text.stylize("bold underline", position, position + 1)
+        text.append(counted + " ", "dim")
+        return text
 
 
 class PackageList(Vertical):
@@ -34,75 +69,57 @@ class PackageList(Vertical):
             super().__init__()
             self.package = package
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._shown: list[str | None] = []
-
     def compose(self) -> ComposeResult:
         yield Input(placeholder="/ search packages", id="package-search")
-        yield KeyOptionList(id="package-options")
+        yield PickList(id="package-options")
 
     @property
     def search(self) -> Input:
         return self.query_one("#package-search", Input)
 
     @property
-    def options(self) -> OptionList:
-        return self.query_one("#package-options", OptionList)
+    def options(self) -> PickList:
+        return self.query_one("#package-options", PickList)
+
+    @property
+    def rows(self) -> PackageRows | None:
+        return self.options.source  # type: ignore[return-value]
 
     def watch_names(self) -> None:
         self._refill()
 
     def watch_counts(self) -> None:
-        self._refill()
+        self._refill(keep_cursor=True)
 
     @on(Input.Changed, "#package-search")
     def _query_changed(self) -> None:
         self._refill()
 
-    def _refill(self) -> None:
+    def _refill(self, keep_cursor: bool = False) -> None:
         query = self.search.value
-        matches = search_packages(query, list(self.names), limit=QUERY_LIMIT if query.strip() else None)
-        total = sum(self.counts.values())
-        self._shown = [None] + [m.name for m in matches]
-        prompts = [Text.assemble(("All packages", "bold"), "  ", (str(total), "dim"))]
-        prompts += [self._prompt(m) for m in matches]
-        options = self.options
-        options.set_options(Option(p) for p in prompts)
-        if query.strip() and matches:
-            options.highlighted = 1
-        elif self.current in self._shown:
-            options.highlighted = self._shown.index(self.current)
+        matches = search_packages(query, list(self.names))
+        if keep_cursor and self.rows is not None:
+            cursor = self.options.cursor
+        elif query.strip() and matches:
+            cursor = 1
         else:
-            options.highlighted = 0
-
-    def _prompt(self, match: PackageMatch) -> Text:
-        count = f"  {self.counts.get(match.name, 0)}"
-        room = max(4, self.options.scrollable_content_region.width - len(count) - 1)
-        shown = fit(inert(match.name), room)  # one line per package: OptionList would wrap it
-        text = Text(shown)
-        if shown == match.name:  # escapes or a cut would shift the positions
-            for position in match.positions:
-                text.stylize("bold underline", position, position + 1)
-        text.append(count, "dim")
-        return text
-
-    def on_resize(self) -> None:
-        self._refill()
+            shown = [m.name for m in matches]
+            cursor = shown.index(self.current) + 1 if self.current in shown else 0
+        self.options.source = PackageRows(matches, self.counts, cursor)
 
     @on(Input.Submitted, "#package-search")
     def _submitted(self) -> None:
-        index = self.options.highlighted
-        self._choose(index if index is not None else 0)
+        self._choose(self.options.cursor)
 
-    @on(OptionList.OptionSelected, "#package-options")
-    def _selected(self, event: OptionList.OptionSelected) -> None:
+    @on(PickList.Selected, "#package-options")
+    def _selected(self, event: PickList.Selected) -> None:
         event.stop()
-        self._choose(event.option_index)
+        self._choose(event.row)
 
-    def _choose(self, index: int) -> None:
-        if 0 <= index < len(self._shown):
-            self.post_message(self.Chosen(self._shown[index]))
+    def _choose(self, row: int) -> None:
+        rows = self.rows
+        if rows is not None and 0 <= row < len(rows):
+            self.post_message(self.Chosen(rows.package(row)))
 
     def action_focus_list(self) -> None:
         self.options.focus()

@@ -11,18 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
-from textual.cache import LRUCache
-from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from cachetui.app.widgets.fit import fit
+from cachetui.app.widgets.line_view import LineView
 from cachetui.core.hashes import short_hash
 from cachetui.core.model import Corpus
 from cachetui.present.format import condensed_variants, human_size
@@ -84,24 +81,19 @@ def _cell_getters(corpus: Corpus) -> dict[str, Callable[[int], str]]:
     }
 
 
-class SpecTable(ScrollView, can_focus=True):
+class SpecTable(LineView):
     """Specs as rows; the cursor row is the selected spec."""
 
     BINDINGS = [
-        Binding("up,k", "cursor_up", "Up", show=False, id="table.up"),
-        Binding("down,j", "cursor_down", "Down", show=False, id="table.down"),
-        Binding("pageup", "page_up", "Page up", show=False, id="table.page-up"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="table.page-down"),
-        Binding("home,g", "first", "First", show=False, id="table.first"),
-        Binding("end,G", "last", "Last", show=False, id="table.last"),
         Binding("enter", "select", "Details", id="table.select"),
         Binding("s", "sort_next", "Sort", id="table.sort"),
         Binding("S", "sort_reverse", "Reverse sort", show=False, id="table.sort-reverse"),
     ]
     COMPONENT_CLASSES = {"spec-table--header", "spec-table--cursor", "spec-table--cursor-blurred", "spec-table--sorted"}
+    HEADER_LINES = 1
+    CURSOR_CLASSES = ("spec-table--cursor", "spec-table--cursor-blurred")
 
     data: reactive[SpecRows | None] = reactive(None, always_update=True)
-    cursor: reactive[int] = reactive(0)
 
     class Highlighted(Message):
         """The cursor moved to another spec (None when the table is empty)."""
@@ -126,9 +118,6 @@ class SpecTable(ScrollView, can_focus=True):
         self._getters: dict[str, Callable[[int], str]] = {}
         self._widths: dict[str, int] = {}
         self._layout: list[tuple[Column, int]] = []
-        self._lines: LRUCache[tuple[int, int, bool, bool], Strip] = LRUCache(1024)
-
-    # -- data flowing in -------------------------------------------------------------
 
     @property
     def row_count(self) -> int:
@@ -141,21 +130,18 @@ class SpecTable(ScrollView, can_focus=True):
         return int(self.data.indices[min(self.cursor, self.row_count - 1)])
 
     def watch_data(self, old: SpecRows | None, new: SpecRows | None) -> None:
-        self._lines.clear()
         if new is not None and (old is None or old.corpus is not new.corpus):
             self._getters = _cell_getters(new.corpus)
         self._widths = self._measure(new) if new is not None else {}
         self._relayout()
-        self.virtual_size = Size(self._width, self.row_count + 1)
-        previous = self.cursor
-        self.cursor = min(self.cursor, max(self.row_count - 1, 0))
-        if self.cursor == previous:  # the watcher will not fire, but the spec under it changed
-            self.post_message(self.Highlighted(self.current_spec))
-        self.refresh()
+        self.rows_changed()
+
+    def cursor_moved(self) -> None:
+        self.post_message(self.Highlighted(self.current_spec))
 
     def _measure(self, rows: SpecRows) -> dict[str, int]:
         """Column widths from the values on display (sampled when there are very many)."""
-        sample = rows.indices if len(rows.indices) <= 5000 else rows.indices[:: len(rows.indices) // 5000]
+        sample = rows.indices if len(rows.indices) <= 2000 else rows.indices[:: len(rows.indices) // 2000]
         widths = {}
         for column in COLUMNS:
             getter = self._getters[column.key]
@@ -163,19 +149,13 @@ class SpecTable(ScrollView, can_focus=True):
             widths[column.key] = max(column.min_width, min(column.max_width, max(longest, len(column.title) + 1)))
         return widths
 
-    @property
-    def _width(self) -> int:
-        """Cells available for text: the region minus the vertical scrollbar."""
-        return self.scrollable_content_region.width
-
     def on_resize(self) -> None:
+        super().on_resize()
         self._relayout()
-        self.virtual_size = Size(self._width, self.row_count + 1)
 
     def _relayout(self) -> None:
         """Choose the columns that fit, by priority; the last one takes what is left."""
-        self._lines.clear()
-        width = self._width
+        width = self.content_width
         chosen: list[Column] = []
         used = 0
         for column in sorted(COLUMNS, key=lambda c: c.priority):
@@ -183,38 +163,16 @@ class SpecTable(ScrollView, can_focus=True):
             if used + need <= width or not chosen:
                 chosen.append(column)
                 used += need
-        ordered = [c for c in COLUMNS if c in chosen]
-        layout = [(c, self._widths.get(c.key, c.min_width)) for c in ordered]
+        layout = [(c, self._widths.get(c.key, c.min_width)) for c in COLUMNS if c in chosen]
         if layout:
             spare = width - sum(w + GAP for _, w in layout)
             last, last_width = layout[-1]
             layout[-1] = (last, max(1, last_width + spare + GAP))
         self._layout = layout
 
-    # -- painting ----------------------------------------------------------------------
-
-    def render_line(self, y: int) -> Strip:
-        width = self._width
-        if y == 0:
-            return self._header(width)
-        row = int(self.scroll_offset.y) + y - 1
-        if row >= self.row_count:
-            return Strip.blank(width, self.rich_style)
-        is_cursor = row == self.cursor
-        key = (row, width, is_cursor, self.has_focus)
-        strip = self._lines.get(key)
-        if strip is None:
-            strip = self._lines[key] = self._row(row, width, is_cursor)
-        return strip
-
-    def _strip(self, text: Text, width: int, style: Style) -> Strip:
-        segments = [s for s in text.render(self.app.console, end="") if s.text]
-        return Strip(segments).crop_extend(0, width, style).apply_style(style)
-
-    def _header(self, width: int) -> Strip:
-        header_style = self.get_component_rich_style("spec-table--header")
+    def header_text(self, width: int) -> Text:
         sorted_style = self.get_component_rich_style("spec-table--sorted")
-        text = Text(no_wrap=True)
+        text = Text(style=self.get_component_rich_style("spec-table--header"))
         data = self.data
         for column, col_width in self._layout:
             title = column.title
@@ -223,62 +181,22 @@ class SpecTable(ScrollView, can_focus=True):
                 title += " ▼" if data.descending else " ▲"
             text.append(fit(title, col_width, pad=True), sorted_style if is_sorted else None)
             text.append(" " * GAP)
-        return self._strip(text, width, header_style)
+        return text
 
-    def _row(self, row: int, width: int, is_cursor: bool) -> Strip:
+    def row_text(self, row: int, width: int) -> Text:
         assert self.data is not None
         spec = int(self.data.indices[row])
-        text = Text(no_wrap=True)
+        text = Text()
         for column, col_width in self._layout:
             text.append(fit(inert(self._getters[column.key](spec)), col_width, pad=True))
             text.append(" " * GAP)
-        style = self.rich_style
-        if is_cursor:
-            name = "spec-table--cursor" if self.has_focus else "spec-table--cursor-blurred"
-            style = style + self.get_component_rich_style(name)
-        return self._strip(text, width, style)
+        return text
 
-    # -- moving ------------------------------------------------------------------------
-
-    def watch_cursor(self, old: int, new: int) -> None:
-        self._lines.clear()
-        self._scroll_to_cursor()
-        self.refresh()
-        self.post_message(self.Highlighted(self.current_spec))
-
-    def _scroll_to_cursor(self) -> None:
-        visible = max(1, self.size.height - 1)
-        top = int(self.scroll_offset.y)
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif self.cursor >= top + visible:
-            self.scroll_to(y=self.cursor - visible + 1, animate=False, immediate=True)
-
-    def watch_scroll_y(self, old: float, new: float) -> None:
-        super().watch_scroll_y(old, new)
-        self.refresh()
-
-    def _move(self, delta: int) -> None:
-        if self.row_count:
-            self.cursor = max(0, min(self.row_count - 1, self.cursor + delta))
-
-    def action_cursor_up(self) -> None:
-        self._move(-1)
-
-    def action_cursor_down(self) -> None:
-        self._move(1)
-
-    def action_page_up(self) -> None:
-        self._move(-max(1, self.size.height - 2))
-
-    def action_page_down(self) -> None:
-        self._move(max(1, self.size.height - 2))
-
-    def action_first(self) -> None:
-        self._move(-self.row_count)
-
-    def action_last(self) -> None:
-        self._move(self.row_count)
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        if y == 0:  # the header keeps its own background across the whole width
+            return strip.apply_style(self.get_component_rich_style("spec-table--header"))
+        return strip
 
     def action_select(self) -> None:
         spec = self.current_spec
@@ -295,22 +213,16 @@ class SpecTable(ScrollView, can_focus=True):
         if self.data is not None and self.data.sort_column:
             self.post_message(self.SortRequested(self.data.sort_column, not self.data.descending))
 
-    def on_focus(self) -> None:
-        self._lines.clear()
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self._lines.clear()
-        self.refresh()
-
     def on_click(self, event: events.Click) -> None:
         if event.y == 0:
             column = self._column_at(event.x)
             if column is not None:
                 same = self.data is not None and self.data.sort_column == column
                 self.post_message(self.SortRequested(column, not self.data.descending if same else False))
-        elif self.row_count:
-            self.cursor = min(self.row_count - 1, int(self.scroll_offset.y) + event.y - 1)
+            return
+        row = self.row_at(event.y)
+        if row is not None:
+            self.cursor = row
 
     def _column_at(self, x: int) -> str | None:
         left = 0

@@ -1,0 +1,180 @@
+"""A Line-API view with a cursor: the base of the spec table and the pick lists.
+
+It renders only the rows on screen (a row is built when painted, and cached), so a
+list of 3,000 packages or a table of 500,000 specs costs what a screenful costs.
+Subclasses say how many rows there are, which can hold the cursor, and how a row looks.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+
+class LineView(ScrollView, can_focus=True):
+    BINDINGS = [
+        Binding("up,k", "cursor_up", "Up", show=False, id="lines.up"),
+        Binding("down,j", "cursor_down", "Down", show=False, id="lines.down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="lines.page-up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="lines.page-down"),
+        Binding("home,g", "first", "First", show=False, id="lines.first"),
+        Binding("end,G", "last", "Last", show=False, id="lines.last"),
+    ]
+    HEADER_LINES: ClassVar[int] = 0
+    CURSOR_CLASSES: ClassVar[tuple[str, str]] = ("", "")  # component classes: focused, blurred
+
+    cursor: reactive[int] = reactive(0, init=False)
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._lines: LRUCache[tuple[int, int, bool, bool], Strip] = LRUCache(1024)
+
+    # -- what subclasses provide -------------------------------------------------------
+
+    @property
+    def row_count(self) -> int:
+        raise NotImplementedError
+
+    def row_text(self, row: int, width: int) -> Text:
+        raise NotImplementedError
+
+    def header_text(self, width: int) -> Text:
+        return Text()
+
+    def selectable(self, row: int) -> bool:
+        return True
+
+    def cursor_moved(self) -> None:
+        """Hook: the cursor now rests on another row (or the rows changed under it)."""
+
+    def row_chosen(self, row: int) -> None:
+        """Hook: Enter, or a click, on a selectable row."""
+
+    # -- rows changing -----------------------------------------------------------------
+
+    @property
+    def content_width(self) -> int:
+        """Cells available for text: the region minus the vertical scrollbar."""
+        return self.scrollable_content_region.width
+
+    def rows_changed(self, cursor: int | None = None) -> None:
+        """Call after the rows change: resize, clamp or place the cursor, repaint."""
+        self._lines.clear()
+        self.virtual_size = Size(self.content_width, self.row_count + self.HEADER_LINES)
+        wanted = self.cursor if cursor is None else cursor
+        wanted = self._nearest_selectable(max(0, min(wanted, self.row_count - 1)), 1)
+        if wanted == self.cursor:
+            self.cursor_moved()  # same index, but the row under it may be another one
+        else:
+            self.cursor = wanted
+        self._scroll_to_cursor()
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self._lines.clear()
+        self.virtual_size = Size(self.content_width, self.row_count + self.HEADER_LINES)
+
+    # -- painting ----------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_width
+        if y < self.HEADER_LINES:
+            return self._strip(self.header_text(width), width, self.rich_style)
+        row = int(self.scroll_offset.y) + y - self.HEADER_LINES
+        if row >= self.row_count:
+            return Strip.blank(width, self.rich_style)
+        is_cursor = row == self.cursor and self.selectable(row)
+        key = (row, width, is_cursor, self.has_focus)
+        strip = self._lines.get(key)
+        if strip is None:
+            style = self.rich_style
+            if is_cursor:
+                focused, blurred = self.CURSOR_CLASSES
+                style = style + self.get_component_rich_style(focused if self.has_focus else blurred)
+            strip = self._lines[key] = self._strip(self.row_text(row, width), width, style)
+        return strip
+
+    def _strip(self, text: Text, width: int, style: Style) -> Strip:
+        text.no_wrap = True
+        segments = [s for s in text.render(self.app.console, end="") if s.text]
+        return Strip(segments).crop_extend(0, width, style).apply_style(style)
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self.refresh()
+
+    def on_focus(self) -> None:
+        self._lines.clear()
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self._lines.clear()
+        self.refresh()
+
+    # -- moving ------------------------------------------------------------------------
+
+    def watch_cursor(self) -> None:
+        self._lines.clear()
+        self._scroll_to_cursor()
+        self.refresh()
+        self.cursor_moved()
+
+    def _scroll_to_cursor(self) -> None:
+        visible = max(1, self.size.height - self.HEADER_LINES)
+        top = int(self.scroll_offset.y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + visible:
+            self.scroll_to(y=self.cursor - visible + 1, animate=False, immediate=True)
+
+    def _nearest_selectable(self, row: int, step: int) -> int:
+        """`row` if it can hold the cursor, else the next one that can (either way)."""
+        for direction in (step, -step):
+            probe = row
+            while 0 <= probe < self.row_count:
+                if self.selectable(probe):
+                    return probe
+                probe += direction
+        return max(0, min(row, self.row_count - 1))
+
+    def move_cursor(self, delta: int) -> None:
+        if self.row_count:
+            target = max(0, min(self.row_count - 1, self.cursor + delta))
+            self.cursor = self._nearest_selectable(target, 1 if delta >= 0 else -1)
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(-1)
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(1)
+
+    def action_page_up(self) -> None:
+        self.move_cursor(-max(1, self.size.height - self.HEADER_LINES - 1))
+
+    def action_page_down(self) -> None:
+        self.move_cursor(max(1, self.size.height - self.HEADER_LINES - 1))
+
+    def action_first(self) -> None:
+        self.move_cursor(-self.row_count)
+
+    def action_last(self) -> None:
+        self.move_cursor(self.row_count)
+
+    def row_at(self, y: int) -> int | None:
+        row = int(self.scroll_offset.y) + y - self.HEADER_LINES
+        return row if 0 <= row < self.row_count else None
+
+    def on_click(self, event: events.Click) -> None:
+        row = self.row_at(event.y)
+        if row is not None and self.selectable(row):
+            self.cursor = row
+            self.row_chosen(row)
