@@ -112,7 +112,7 @@ class Corpus:
     def __getstate__(self) -> dict[str, object]:
         """Pickle the data, not the memos (they are rebuilt on demand)."""
         state = dict(self.__dict__)
-        for transient in ("memo", "package_index", "_hash_occurrences"):
+        for transient in ("memo", "package_index", "_hash_keys"):  # str hashes differ per process
             state.pop(transient, None)
         state["memo"] = {}
         return state
@@ -185,15 +185,17 @@ class Corpus:
         return tuple(values[v] for v in self.multi[RAW_VARIANTS].of(i))
 
     @cached_property
-    def _hash_occurrences(self) -> dict[str, list[int]]:
-        found: dict[str, list[int]] = {}
-        for i, h in enumerate(self.hashes):
-            found.setdefault(h, []).append(i)
-        return found
+    def _hash_keys(self) -> np.ndarray:
+        """Python's hash of every spec hash: one vectorised compare finds a hash's occurrences.
+
+        (A dict of 500k lists took a third of a second to build; this takes a tenth of that.)
+        """
+        return np.fromiter(map(hash, self.hashes), dtype=np.int64, count=len(self.hashes))
 
     def occurrences(self, hash_: str) -> list[int]:
         """Every spec index carrying this hash: one binary seen in several snapshots."""
-        return self._hash_occurrences.get(hash_, [])
+        candidates = np.flatnonzero(self._hash_keys == hash(hash_)).tolist()
+        return [i for i in candidates if self.hashes[i] == hash_]
 
     def tags_of_hash(self, hash_: str) -> list[str]:
         """The tags in which a hash appears, in tag display order."""
@@ -202,4 +204,4 @@ class Corpus:
 
     @property
     def unique_hashes(self) -> int:
-        return len(self._hash_occurrences)
+        return len(set(self.hashes))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from functools import lru_cache
 
 from cachetui.core.variants import Variant, VariantKind, parse_variants
 
@@ -28,7 +29,13 @@ def triple(platform: str, os: str, target: str) -> str:
 
 def condensed_variants(raw_variants: Iterable[str]) -> str:
     """One line for a table cell: patches and other long lists shortened."""
-    return " ".join(_condensed(v) for text in raw_variants for v in parse_variants(text))
+    return " ".join(map(_condensed_text, raw_variants))
+
+
+@lru_cache(maxsize=65536)
+def _condensed_text(text: str) -> str:
+    # The same variant strings recur across thousands of specs: condense each once.
+    return " ".join(_condensed(v) for v in parse_variants(text))
 
 
 def _condensed(variant: Variant) -> str:

@@ -118,7 +118,7 @@ async def test_tag_picker_chooses_one_tag_or_all() -> None:
         assert "tag" not in app.browser.spec_query.filters
 
 
-async def test_copy_menu_offers_hash_short_install_and_mirror() -> None:
+async def test_copy_menu_offers_hash_short_install_mirror_and_keys() -> None:
     app = sample_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
@@ -129,6 +129,7 @@ async def test_copy_menu_offers_hash_short_install_and_mirror() -> None:
             "/" + spec.hash[:7],
             f"spack install /{spec.hash}",
             "spack mirror add spack-build-cache-develop https://binaries.spack.io/develop",
+            "spack buildcache keys --install --trust",
         ]
         for number, text in enumerate(expected, 1):
             await pilot.press("c")

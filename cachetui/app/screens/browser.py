@@ -86,12 +86,18 @@ class BrowserScreen(Screen[None]):
         corpus = self.corpus
         if corpus is None:
             return
+        with self.app.batch_update():  # four widgets change: paint them as one frame
+            self._push_results(corpus)
+
+    def _push_results(self, corpus: Corpus) -> None:
         query = self.spec_query
         indices = match(corpus, query)
         column, descending = self.sort
         if column is not None:
             indices = sort_specs(corpus, indices, column, descending=descending)
-        self.query_one(SpecTable).data = SpecRows(corpus, indices, column, descending)
+        table = self.query_one(SpecTable)
+        table.data = SpecRows(corpus, indices, column, descending)
+        self._show_detail(table.current_spec)  # in this frame, not one message later
         self.query_one(FacetPanel).state = FacetState(all_facet_counts(corpus, query), query.active())
         packages = self.query_one(PackageList)
         packages.counts = package_counts(corpus, query.filters.get("tag", frozenset()))
@@ -122,12 +128,15 @@ class BrowserScreen(Screen[None]):
 
     @on(SpecTable.Highlighted)
     def _spec_highlighted(self, event: SpecTable.Highlighted) -> None:
+        self._show_detail(event.spec)
+
+    def _show_detail(self, spec_index: int | None) -> None:
         corpus = self.corpus
         detail = None
-        if corpus is not None and event.spec is not None:
-            spec = corpus.spec(event.spec)
+        if corpus is not None and spec_index is not None:
+            spec = corpus.spec(spec_index)
             detail = SpecDetail(spec, tuple(corpus.tags_of_hash(spec.hash)))
-        self.query_one(DetailPane).detail = detail
+        self.query_one(DetailPane).detail = detail  # an equal value repaints nothing
 
     @on(SpecTable.Selected)
     def _spec_selected(self) -> None:

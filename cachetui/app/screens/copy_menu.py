@@ -8,7 +8,7 @@ from textual.binding import Binding
 from cachetui.app.screens.choice_dialog import ChoiceDialog
 from cachetui.core.hashes import short_hash
 from cachetui.core.model import SpecView
-from cachetui.core.spack_commands import install_command, mirror_add_command
+from cachetui.core.spack_commands import TRUST_KEYS_COMMAND, install_command, mirror_add_command
 from cachetui.present.inert import inert
 
 
@@ -24,11 +24,12 @@ def copy_choices(spec: SpecView) -> list[tuple[str, str]]:
         ("short hash", "/" + short_hash(hash_)),
         ("install command", install_command(hash_)),
         (f"mirror for tag {tag}", mirror_add_command(tag)),
+        ("key trust command", TRUST_KEYS_COMMAND),
     ]
 
 
 class CopyMenu(ChoiceDialog[tuple[str, str]]):
-    BINDINGS = [Binding(str(n), f"pick({n - 1})", show=False, id=f"copy.{n}") for n in range(1, 5)]
+    BINDINGS = [Binding(str(n), f"pick({n - 1})", show=False, id=f"copy.{n}") for n in range(1, 6)]
 
     def __init__(self, spec: SpecView) -> None:
         choices = copy_choices(spec)

@@ -26,6 +26,7 @@ from cachetui.present.format import condensed_variants, human_size
 from cachetui.present.inert import inert
 
 GAP = 1
+SAMPLE_ROWS = 400  # column widths come from this many rows spread over the result
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,7 +142,8 @@ class SpecTable(LineView):
 
     def _measure(self, rows: SpecRows) -> dict[str, int]:
         """Column widths from the values on display (sampled when there are very many)."""
-        sample = rows.indices if len(rows.indices) <= 2000 else rows.indices[:: len(rows.indices) // 2000]
+        step = max(1, len(rows.indices) // SAMPLE_ROWS)
+        sample = rows.indices[::step][:SAMPLE_ROWS]
         widths = {}
         for column in COLUMNS:
             getter = self._getters[column.key]
