@@ -49,7 +49,7 @@ class CacheTuiApp(App[None]):
         self.push_screen(self.browser)
         self.load_documents()
 
-    @work(thread=True, exclusive=True, group="load", name="load documents")
+    @work(thread=True, exclusive=True, group="load", name="load documents", exit_on_error=False)
     def load_documents(self) -> Corpus:
         def progress(done: int, total: int) -> None:
             self.call_from_thread(self.browser.show_progress, done, total)

@@ -238,3 +238,16 @@ async def test_q_and_ctrl_c_quit(key: str) -> None:
         await pilot.press(key)
         await pilot.pause()
         assert app._exit or not app.is_running
+
+
+async def test_an_internal_load_failure_is_a_notification_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr("cachetui.app.app.load_corpus", broken)
+    app = sample_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.is_running
+        assert any("simulated bug" in str(n.message) for n in app._notifications)

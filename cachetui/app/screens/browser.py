@@ -86,7 +86,7 @@ class BrowserScreen(Screen[None]):
         corpus = self.corpus
         if corpus is None:
             return
-        with self.app.batch_update():  # four widgets change: paint them as one frame
+        with self.app.batch_update():  # four widgets change together: never paint a half-updated screen
             self._push_results(corpus)
 
     def _push_results(self, corpus: Corpus) -> None:
@@ -95,9 +95,7 @@ class BrowserScreen(Screen[None]):
         column, descending = self.sort
         if column is not None:
             indices = sort_specs(corpus, indices, column, descending=descending)
-        table = self.query_one(SpecTable)
-        table.data = SpecRows(corpus, indices, column, descending)
-        self._show_detail(table.current_spec)  # in this frame, not one message later
+        self.query_one(SpecTable).data = SpecRows(corpus, indices, column, descending)
         self.query_one(FacetPanel).state = FacetState(all_facet_counts(corpus, query), query.active())
         packages = self.query_one(PackageList)
         packages.counts = package_counts(corpus, query.filters.get("tag", frozenset()))
@@ -136,7 +134,7 @@ class BrowserScreen(Screen[None]):
         if corpus is not None and spec_index is not None:
             spec = corpus.spec(spec_index)
             detail = SpecDetail(spec, tuple(corpus.tags_of_hash(spec.hash)))
-        self.query_one(DetailPane).detail = detail  # an equal value repaints nothing
+        self.query_one(DetailPane).detail = detail
 
     @on(SpecTable.Selected)
     def _spec_selected(self) -> None:

@@ -1,0 +1,45 @@
+"""Parsing in worker processes gives exactly what parsing in-process gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import cachetui.core.parallel as parallel
+from cachetui.core.corpus import load_corpus
+from cachetui.core.query import Query, all_facet_counts
+from tests.conftest import listing, spec_entry
+
+
+def _tree(root: Path, n: int) -> None:
+    for i in range(n):
+        path = root / "_cache" / ("develop" if i % 3 else "v0.22.0") / f"pkg{i % 40}" / f"specs{i}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        hashes = [f"{i:05d}".translate(str.maketrans("0123456789", "abcdefghij")) + chr(97 + k) * 27 for k in range(3)]
+        path.write_text(listing(f"pkg{i % 40}", "develop", [spec_entry(h, target=f"t{k}") for k, h in enumerate(hashes)]))
+    (root / "broken.md").write_text("---\ntitle: [x\n---\n")
+
+
+def _fingerprint(corpus) -> tuple:  # noqa: ANN001
+    report = sorted((p.path, p.reason) for p in corpus.report.problems)
+    return corpus.hashes, corpus.packages, corpus.tags, all_facet_counts(corpus, Query()), report
+
+
+def test_two_workers_equal_one(tmp_path: Path) -> None:
+    _tree(tmp_path, 3 * parallel.CHUNK_FILES + 5)
+    assert _fingerprint(load_corpus([tmp_path], workers=2)) == _fingerprint(load_corpus([tmp_path], workers=1))
+
+
+def test_a_pool_that_cannot_start_falls_back_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree(tmp_path, 10)
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise ValueError("bad value(s) in fds_to_keep")  # what a TUI host said when asked to spawn
+
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", refuse)
+    assert _fingerprint(load_corpus([tmp_path], workers=2)) == _fingerprint(load_corpus([tmp_path], workers=1))
+
+
+def test_small_trees_stay_in_process() -> None:
+    assert parallel.default_workers(parallel.PARALLEL_MIN_FILES - 1) == 1
