@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
 import os
 import platform
 import statistics
@@ -74,18 +75,18 @@ def tree_megabytes(root: Path) -> float:
 
 
 def measure_cold(root: Path, rounds: int, naive_rounds: int) -> dict[str, float]:
-    """Cold load (parse + model, no cache): parallel default, serial, and the naive loader, alternating."""
-    runs: dict[str, list[float]] = {"parallel": [], "serial": [], "naive": []}
+    """Cold load (parse + model, no cache): the default, two workers, and the naive loader, alternating."""
+    runs: dict[str, list[float]] = {"default": [], "workers2": [], "naive": []}
     for i in range(rounds):
-        runs["parallel"].append(timed(lambda: load_corpus([root])))
-        runs["serial"].append(timed(lambda: load_corpus([root], workers=1)))
+        runs["default"].append(timed(lambda: load_corpus([root])))
+        runs["workers2"].append(timed(lambda: load_corpus([root], workers=2)))
         if i < naive_rounds:
             runs["naive"].append(timed(lambda: naive_load(root)))
     medians = {k: statistics.median(v) for k, v in runs.items()}
     megabytes = tree_megabytes(root)
     return {
-        "cold_s": medians["parallel"], "serial_s": medians["serial"], "naive_s": medians["naive"],
-        "mb": megabytes, "mb_per_s": megabytes / medians["parallel"], "ratio": medians["naive"] / medians["parallel"],
+        "cold_s": medians["default"], "workers2_s": medians["workers2"], "naive_s": medians["naive"],
+        "mb": megabytes, "mb_per_s": megabytes / medians["default"], "ratio": medians["naive"] / medians["default"],
     }
 
 
@@ -179,8 +180,11 @@ def render(results: dict[str, dict[str, float]], command: str) -> str:
         "alternating, in one invocation. Generated on " + datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC") + ".",
         "",
         "Keystroke, facet and page-down times are driven through the real app with Pilot (headless,",
-        "120x40): each is key (or toggle) -> the app has processed it and composed the new frame",
-        "(widgets rendered); the write to a real terminal is not included.",
+        "120x40): each is the CPU time the app spends from the key (or toggle) until it has processed it",
+        "and composed the new frame (widgets rendered); the app is otherwise idle, so this is the work",
+        "that stands between a key and the repaint. Pilot's own wall time is shown beside it: it adds",
+        "Pilot's waiting for idleness, measured on a key bound to nothing (the no-op row). Writing to a",
+        "real terminal is not included.",
         "",
     ]
     for scale, r in results.items():
@@ -189,9 +193,9 @@ def render(results: dict[str, dict[str, float]], command: str) -> str:
             "",
             "| measure | target (at L) | measured | |",
             "|---|---|---|---|",
-            f"| cold load, parse + model (parallel, default) | ≤ {TARGETS['cold_s']:.0f} s | {r['cold_s']:.2f} s "
+            f"| cold load, parse + model (default: one process) | ≤ {TARGETS['cold_s']:.0f} s | {r['cold_s']:.2f} s "
             f"({r['mb_per_s']:.0f} MB/s over {r['mb']:.0f} MB) | {verdict(r['cold_s'], TARGETS['cold_s'])} |",
-            f"| cold load, one process | | {r['serial_s']:.2f} s | |",
+            f"| cold load, two worker processes (`--workers 2`) | | {r['workers2_s']:.2f} s | |",
             f"| naive loader (yaml.safe_load, C) on the same files | | {r['naive_s']:.2f} s | |",
             f"| speed-up over the naive loader | ≥ {TARGETS['ratio']:.0f}x | {r['ratio']:.1f}x | "
             f"{verdict(r['ratio'], TARGETS['ratio'], higher_is_better=True)} |",
@@ -212,9 +216,57 @@ def render(results: dict[str, dict[str, float]], command: str) -> str:
             f"| page-down in the all-specs table, p50 / p95 | ≤ {TARGETS['page_ms']:.0f} ms | "
             f"{r['page_p50_ms']:.1f} / {r['page_p95_ms']:.1f} ms (n={r['page_n']:.0f}) "
             f"| {verdict(r['page_p95_ms'], TARGETS['page_ms'])} |",
+            f"| no-op key (the harness floor), p50 / p95 | | {r['noop_p50_ms']:.1f} / {r['noop_p95_ms']:.1f} ms | |",
+            "",
+            "Pilot wall times, p50 / p95 (harness waiting included): "
+            + "; ".join(f"{label} {r[f'{key}_wall_p50_ms']:.0f} / {r[f'{key}_wall_p95_ms']:.0f} ms"
+                        for key, label in (("noop", "no-op key"), ("key", "keystroke"), ("facet_pkg", "facet, package"),
+                                           ("facet_all", "facet, all"), ("page", "page-down"))) + ".",
             "",
         ]
     return "\n".join(lines)
+
+
+# Why a target can be missed on this machine, printed beside any target that is.
+BLOCKERS = {
+    "ratio": (
+        "The cold load walks the tree, reads every file, checks every field and builds the model; "
+        "the naive loader only parses. Reading alone takes 0.9-4.6 s at L depending on the OS page "
+        "cache, and `json.loads` of the values alone about 1.2-2 s (the ~28x bound). What remains is "
+        "about 60 us of Python per document (50,000 documents of ~10 specs): splitting, the per-column "
+        "type checks, meta consistency checks, interning. On this shared 2-core machine, whether one "
+        "process or two workers (`--workers 2`) is faster changed from run to run (reading dominates "
+        "the variance), so the default stays one process: steady, and half the CPU."
+    ),
+    "warm_s": (
+        "About 0.35 s is importing Python, numpy and Textual, about 0.5 s is reading the cache "
+        "(a 130 MB pickle at L) and checking 100k file and directory stats; the rest is the first frame."
+    ),
+    "facet_pkg_p95_ms": (
+        "The query itself takes ~12 ms for the largest package; the rest is Textual composing the frames "
+        "that follow a change of row counts (a layout pass repaints every pane, ~20-25 ms a frame here)."
+    ),
+    "facet_all_p95_ms": "As for one package, plus the counts over all 500k specs (~50 ms).",
+    "key_p95_ms": "Fuzzy ranking runs in C (rapidfuzz cdist); the rest is repainting the list.",
+    "page_ms": "The table renders only visible rows; the rest is repainting the detail pane and frame.",
+    "cold_s": "See the ratio note.",
+    "rss_mb": "Specs are numpy columns; Python objects exist for one document at a time.",
+}
+
+
+def blockers(results: dict[str, dict[str, float]]) -> list[str]:
+    """Notes for every target missed at L (or at the largest scale measured)."""
+    scale = "L" if "L" in results else list(results)[-1]
+    r = results[scale]
+    missed = [
+        key for key, higher in (("cold_s", False), ("ratio", True), ("warm_s", False), ("rss_mb", False),
+                                ("key_p95_ms", False), ("facet_pkg_p95_ms", False),
+                                ("facet_all_p95_ms", False), ("page_ms", False))
+        if verdict(r[key if key != "page_ms" else "page_p95_ms"], TARGETS[key], higher) != "met"
+    ]
+    if not missed:
+        return [f"Every target is met at scale {scale}."]
+    return [f"## What blocks the targets missed at scale {scale}", ""] + [f"- **{k}**: {BLOCKERS[k]}" for k in missed]
 
 
 def main() -> None:
@@ -222,10 +274,15 @@ def main() -> None:
     parser.add_argument("--scales", nargs="+", default=["M", "L"], choices=["S", "M", "L"])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
+    parser.add_argument("--render-from", type=Path, help="re-render RESULTS.md from a saved RESULTS.json")
     args = parser.parse_args()
-    results = run(args.scales, args.rounds)
+    if args.render_from:
+        results = json.loads(args.render_from.read_text())
+    else:
+        results = run(args.scales, args.rounds)
+        args.out.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
     command = "make bench" if (args.scales, args.rounds) == (["M", "L"], 3) else " ".join(["make bench", *sys.argv[1:]])
-    args.out.write_text(render(results, command) + "\n")
+    args.out.write_text(render(results, command) + "\n\n" + "\n".join(blockers(results)) + "\n")
     print(f"wrote {args.out}")
 
 

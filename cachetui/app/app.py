@@ -37,11 +37,13 @@ class CacheTuiApp(App[None]):
         max_bytes: int = DEFAULT_MAX_BYTES,
         system_clipboard: bool = True,
         use_cache: bool = True,
+        workers: int | None = None,
     ) -> None:
         super().__init__()
         self.paths = list(paths)
         self.max_bytes = max_bytes
         self.cache = CorpusCache() if use_cache else None
+        self.load_workers = workers
         self.system_clipboard = system_clipboard
         self.browser = BrowserScreen()
 
@@ -54,7 +56,9 @@ class CacheTuiApp(App[None]):
         def progress(done: int, total: int) -> None:
             self.call_from_thread(self.browser.show_progress, done, total)
 
-        corpus = load_corpus(self.paths, max_bytes=self.max_bytes, progress=progress, cache=self.cache)
+        corpus = load_corpus(
+            self.paths, max_bytes=self.max_bytes, progress=progress, cache=self.cache, workers=self.load_workers
+        )
         self.call_from_thread(setattr, self.browser, "corpus", corpus)
         return corpus
 

@@ -52,5 +52,5 @@ def _browse(args: argparse.Namespace) -> int:
     if missing:
         fail_usage(f"no such file or directory: {missing[0]}")
     paths = args.paths or [str(sample_path())]
-    CacheTuiApp(paths, max_bytes=args.max_file_size, use_cache=not args.no_cache).run()
+    CacheTuiApp(paths, max_bytes=args.max_file_size, use_cache=not args.no_cache, workers=args.workers).run()
     return EXIT_OK

@@ -27,6 +27,10 @@ def add_load_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-cache", action="store_true", help="neither read nor write the warm-start cache ($XDG_CACHE_HOME/cachetui)"
     )
+    parser.add_argument(
+        "--workers", type=int, default=None, metavar="N",
+        help="parse in N processes (default: 1; more can pay on machines with more cores)",
+    )
     parser.add_argument("--debug", action="store_true", help="show a traceback for internal errors")
 
 
@@ -43,7 +47,8 @@ def _megabytes(text: str) -> int:
 def load_or_exit(paths: Sequence[str], args: argparse.Namespace) -> Corpus:
     """Load the corpus; a missing path is a usage error (exit 2), with a clear message."""
     try:
-        return load_corpus(paths, max_bytes=args.max_file_size, cache=None if args.no_cache else CorpusCache())
+        cache = None if args.no_cache else CorpusCache()
+        return load_corpus(paths, max_bytes=args.max_file_size, cache=cache, workers=args.workers)
     except PathNotFound as exc:
         fail_usage(f"no such file or directory: {exc}")
 

@@ -15,7 +15,9 @@ from concurrent.futures import ProcessPoolExecutor
 from cachetui.core.loader import Candidate, FileResult, load_file
 
 PARALLEL_MIN_FILES = 10_000  # measured: at 3,000 files (scale M) spawning costs more than it saves
-PARALLEL_BY_DEFAULT = True  # measured in benchmarks/RESULTS.md: pays at M and L on 2 cores
+# Off by default: on the shared 2-core development machine, one process or two workers won
+# by turns from run to run (benchmarks/RESULTS.md measures both). `--workers N` opts in.
+PARALLEL_BY_DEFAULT = False
 CHUNK_FILES = 64
 
 
