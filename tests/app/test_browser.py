@@ -200,6 +200,9 @@ async def test_f_toggles_facets_and_narrow_layout_swaps_panes() -> None:
         app.screen.query_one(SpecTable).focus()
         await pilot.press("f")
         assert facets.display and not packages.display
+        facets.focus()
+        await pilot.press("escape")  # the package list is hidden here: back goes to the table
+        assert app.focused is app.screen.query_one(SpecTable)
 
 
 async def test_problems_and_help_screens_open_and_close() -> None:

@@ -219,5 +219,7 @@ class BrowserScreen(Screen[None]):
         self.app.push_screen(HelpScreen((title, [b for b in bs if isinstance(b, Binding)]) for title, bs in sections))
 
     def action_back(self) -> None:
-        self.query_one(PackageList).options.focus()
+        packages = self.query_one(PackageList)
+        # On a narrow screen with facets shown, the package list is hidden: fall back to the table.
+        (packages.options if packages.display else self.query_one(SpecTable)).focus()
 
