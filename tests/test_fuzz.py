@@ -72,3 +72,29 @@ def test_raw_bytes_after_a_delimiter_never_raise(data: bytes) -> None:
 ]), max_size=12))
 def test_yaml_shaped_noise_never_raises(lines: list[str]) -> None:
     _check(load_bytes("fuzz.md", ("---\n" + "\n".join(lines) + "\n---\n").encode()))
+
+
+_hash32 = st.from_regex(r"[a-z2-7]{32}", fullmatch=True)
+_word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_.-=+~@", min_size=0, max_size=12)
+well_formed_entries = st.fixed_dictionaries({
+    "hash": _hash32,
+    "versions": st.lists(_word, min_size=1, max_size=2),
+    "compiler": st.one_of(_word, st.from_regex(r"[a-z]{2,5}@=?[0-9.]{1,5}", fullmatch=True)),
+    "platform": _word, "os": _word, "target": _word,
+    "variants": st.lists(_word, max_size=5),
+    "stacks": st.lists(_word, max_size=3),
+    "size": st.one_of(st.just("-"), st.integers(min_value=0, max_value=2**40)),
+})
+
+
+@given(st.lists(well_formed_entries, min_size=1, max_size=8, unique_by=lambda e: e["hash"]))
+def test_the_column_fast_path_agrees_with_the_careful_path(details: list[dict]) -> None:
+    from cachetui.core.document import _columns_at_once, _columns_entry_by_entry, _Warner
+    from cachetui.core.records import ParsedDocument
+
+    doc = ParsedDocument("x", "p", "t", "p", "current")
+    warn = _Warner(doc, {})
+    careful = _columns_entry_by_entry(details, warn)
+    warn.flush()
+    assert _columns_at_once(details) == careful
+    assert doc.problems == []
