@@ -82,6 +82,7 @@ class LineView(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self._lines.clear()
         self.virtual_size = Size(self.content_width, self.row_count + self.HEADER_LINES)
+        self._scroll_to_cursor()
 
     # -- painting ----------------------------------------------------------------------
 
@@ -129,7 +130,9 @@ class LineView(ScrollView, can_focus=True):
         self.cursor_moved()
 
     def _scroll_to_cursor(self) -> None:
-        visible = max(1, self.size.height - self.HEADER_LINES)
+        if self.size.height <= self.HEADER_LINES:
+            return  # hidden (no size yet): scrolling now would use a one-row view; on_resize catches up
+        visible = self.size.height - self.HEADER_LINES
         top = int(self.scroll_offset.y)
         if self.cursor < top:
             self.scroll_to(y=self.cursor, animate=False, immediate=True)
