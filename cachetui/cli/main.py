@@ -43,14 +43,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _browse(args: argparse.Namespace) -> int:
-    import os
-
     from cachetui.app.app import CacheTuiApp  # Textual loads only when the browser opens
+    from cachetui.core.loader import PathNotFound, require_paths
     from cachetui.core.sample import sample_path
 
-    missing = [p for p in args.paths if not os.path.lexists(p)]
-    if missing:
-        fail_usage(f"no such file or directory: {missing[0]}")
+    try:
+        require_paths(args.paths)  # before the window opens: a typo is a usage error, not a blank app
+    except PathNotFound as exc:
+        fail_usage(f"no such file or directory: {exc}")
     paths = args.paths or [str(sample_path())]
     CacheTuiApp(paths, max_bytes=args.max_file_size, use_cache=not args.no_cache, workers=args.workers).run()
     return EXIT_OK

@@ -57,26 +57,43 @@ def facet_mask(corpus: Corpus, scope: slice, facet: str, values: frozenset[str])
     return np.isin(corpus.single[facet][scope], ids)
 
 
-def _combined_mask(corpus: Corpus, scope: slice, filters: Filters, skip: str | None = None) -> np.ndarray:
-    mask = np.ones(scope.stop - scope.start, dtype=bool)
-    for facet, values in filters.items():
-        if values and facet != skip:
-            mask &= facet_mask(corpus, scope, facet, values)
+def _masks(corpus: Corpus, scope: slice, active: Filters) -> dict[str, np.ndarray]:
+    """One mask per active facet, computed once and combined as needed."""
+    return {facet: facet_mask(corpus, scope, facet, values) for facet, values in active.items()}
+
+
+def _all_but(masks: dict[str, np.ndarray], size: int, skip: str | None = None) -> np.ndarray:
+    mask = np.ones(size, dtype=bool)
+    for facet, facet_mask_ in masks.items():
+        if facet != skip:
+            mask &= facet_mask_
     return mask
 
 
 def match(corpus: Corpus, query: Query) -> np.ndarray:
     """Indices of the matching specs, in corpus order."""
     scope = corpus.package_slice(query.package)
-    mask = _combined_mask(corpus, scope, query.active())
+    mask = _all_but(_masks(corpus, scope, query.active()), scope.stop - scope.start)
     return np.flatnonzero(mask) + scope.start
 
 
 def facet_counts(corpus: Corpus, query: Query, facet: str) -> dict[str, int]:
     """Count per value of `facet` under every *other* active filter (so OR choices stay visible)."""
+    return all_facet_counts(corpus, query, (facet,))[facet]
+
+
+def all_facet_counts(
+    corpus: Corpus, query: Query, facets: tuple[str, ...] = FACETS
+) -> dict[str, dict[str, int]]:
+    """Counts for several facets, each under every other active filter; masks are built once."""
     scope = corpus.package_slice(query.package)
     active = query.active()
-    mask = _combined_mask(corpus, scope, active, skip=facet)
+    masks = _masks(corpus, scope, active)
+    size = scope.stop - scope.start
+    return {f: _counts(corpus, scope, f, _all_but(masks, size, skip=f), active) for f in facets}
+
+
+def _counts(corpus: Corpus, scope: slice, facet: str, mask: np.ndarray, active: Filters) -> dict[str, int]:
     size = len(corpus.vocab[facet])
     if facet in MULTI_FACETS:
         col = corpus.multi[facet]
@@ -90,10 +107,6 @@ def facet_counts(corpus: Corpus, query: Query, facet: str) -> dict[str, int]:
     for selected in active.get(facet, ()):
         found.setdefault(selected, 0)  # keep a chosen value visible, so it can be removed
     return found
-
-
-def all_facet_counts(corpus: Corpus, query: Query) -> dict[str, dict[str, int]]:
-    return {facet: facet_counts(corpus, query, facet) for facet in FACETS}
 
 
 def package_counts(corpus: Corpus, tags: frozenset[str] = frozenset()) -> dict[str, int]:

@@ -174,7 +174,7 @@ class SpecTable(LineView):
 
     def header_text(self, width: int) -> Text:
         sorted_style = self.get_component_rich_style("spec-table--sorted")
-        text = Text(style=self.get_component_rich_style("spec-table--header"))
+        text = Text()  # render_line styles the whole header strip, padding included
         data = self.data
         for column, col_width in self._layout:
             title = column.title
