@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import shutil
+import stat
 from pathlib import Path
 
 import pytest
 
+import cachetui.core
 from cachetui.cli.main import main
-from cachetui.core.cache import CorpusCache, default_cache_dir
+from cachetui.core.cache import CorpusCache, code_digest, default_cache_dir, source_digest
 from cachetui.core.corpus import load_corpus
 from cachetui.core.query import Query, facet_counts
 from tests.conftest import listing, spec_entry
@@ -81,7 +84,7 @@ def test_problems_survive_a_warm_start_without_doubling(tmp_path: Path) -> None:
     assert len(warm.report.errors) == 1 and len(warm.report.warnings) == len(cold.report.warnings)
 
 
-@pytest.mark.parametrize("damage", ["garbage", "old-format", "world-writable"])
+@pytest.mark.parametrize("damage", ["garbage", "other-parser-code", "world-writable"])
 def test_a_bad_cache_is_ignored_and_rebuilt(tmp_path: Path, damage: str) -> None:
     _tree(tmp_path / "in")
     cache = CorpusCache()
@@ -89,9 +92,9 @@ def test_a_bad_cache_is_ignored_and_rebuilt(tmp_path: Path, damage: str) -> None
     (file,) = cache.directory.glob("corpus-*.pickle")
     if damage == "garbage":
         file.write_bytes(b"\x80\x05not a pickle at all")
-    elif damage == "old-format":
+    elif damage == "other-parser-code":
         snapshot = pickle.loads(file.read_bytes())
-        snapshot.format = 0
+        snapshot.code = "digest of an older parser"
         file.write_bytes(pickle.dumps(snapshot))
     else:
         file.chmod(0o666)
@@ -114,3 +117,163 @@ def test_no_cache_writes_nothing(tmp_path: Path, private_cache_home: Path) -> No
     _tree(tmp_path / "in")
     main(["check", str(tmp_path / "in"), "--no-cache"])
     assert not (private_cache_home / "cachetui").exists()
+
+
+# -- never stale: every input in the signature, I/O failures never cached, code changes noticed ---------
+
+
+def _oldest_generation(root: Path, version: str, *, index: bool = True) -> Path:
+    """An `index.md` listing whose binaries are described by a `spec-0.json` beside it."""
+    spec = {"spec": {"nodes": [{"name": "adiak", "version": version, "hash": "a" * 32,
+                                "arch": {"platform": "linux", "platform_os": "ubuntu20.04", "target": "x86_64"},
+                                "compiler": {"name": "gcc", "version": "9.3.0"}, "parameters": {}}]}}
+    directory = root / "_cache" / "adiak"
+    directory.mkdir(parents=True, exist_ok=True)
+    if index:
+        (directory / "index.md").write_text(
+            '---\ntitle: "adiak"\ncategory: package\nspec_files: ["spec-0.json"]\n---\n')
+    (directory / "spec-0.json").write_text(json.dumps(spec))
+    return directory / "spec-0.json"
+
+
+def test_an_edited_spec_file_is_seen_on_the_next_load(tmp_path: Path) -> None:
+    _oldest_generation(tmp_path / "in", "0.1.1")
+    first = load_corpus([tmp_path / "in"], cache=CorpusCache())
+    assert first.spec(0).version == "0.1.1"
+    _oldest_generation(tmp_path / "in", "0.2.1", index=False)  # the index.md itself is untouched
+    second = load_corpus([tmp_path / "in"], cache=CorpusCache())
+    assert second.spec(0).version == "0.2.1"
+    assert second.cache_status != "hit"
+
+
+def test_a_file_that_failed_to_read_is_read_again_next_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = _tree(tmp_path / "in")
+    flaky = str(paths[3])
+
+    def failing_open(path, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202 - a transient EIO on one file
+        if str(path) == flaky:
+            raise OSError(5, "Input/output error")
+        return open(path, *args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr("cachetui.core.loader.open", failing_open, raising=False)
+        first = load_corpus([tmp_path / "in"], cache=CorpusCache())
+    assert "pkg3" not in first.packages and len(first.report.errors) == 1
+    second = load_corpus([tmp_path / "in"], cache=CorpusCache())
+    assert "pkg3" in second.packages and second.report.errors == []
+    assert second.cache_status == "partial: 1 of 5 files parsed"
+
+
+def test_a_directory_that_could_not_be_listed_is_walked_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree(tmp_path / "in")
+    blocked = str(tmp_path / "in" / "_cache" / "develop" / "pkg1")
+    real_scandir = os.scandir
+
+    def scandir(path):  # noqa: ANN001, ANN202
+        if str(path) == blocked:
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    with monkeypatch.context() as patched:
+        patched.setattr("cachetui.core.loader.os.scandir", scandir)
+        first = load_corpus([tmp_path / "in"], cache=CorpusCache())
+    assert "pkg1" not in first.packages
+    second = load_corpus([tmp_path / "in"], cache=CorpusCache())
+    assert "pkg1" in second.packages and second.report.errors == []
+
+
+def test_a_new_file_is_found_even_when_the_directory_mtime_is_put_back(tmp_path: Path) -> None:
+    _tree(tmp_path / "in")
+    load_corpus([tmp_path / "in"], cache=CorpusCache())
+    directory = tmp_path / "in" / "_cache" / "develop"
+    before = os.stat(directory)
+    (directory / "pkg9").mkdir()
+    (directory / "pkg9" / "specs.md").write_text(listing("pkg9", "develop", [spec_entry("q" * 32)]))
+    os.utime(directory, ns=(before.st_atime_ns, before.st_mtime_ns))  # only ctime still tells
+    corpus = load_corpus([tmp_path / "in"], cache=CorpusCache())
+    assert "pkg9" in corpus.packages
+
+
+def test_the_cache_key_follows_the_parsing_code(tmp_path: Path) -> None:
+    core = tmp_path / "core"
+    shutil.copytree(Path(cachetui.core.__file__).parent, core, ignore=shutil.ignore_patterns("__pycache__"))
+    assert source_digest(core) == code_digest()
+    (core / "document.py").write_text((core / "document.py").read_text() + "\n# a fixed parser\n")
+    assert source_digest(core) != code_digest()
+
+
+def test_results_from_other_parser_code_are_not_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree(tmp_path / "in")
+    load_corpus([tmp_path / "in"], cache=CorpusCache())
+    monkeypatch.setattr("cachetui.core.cache.code_digest", lambda: "the digest of a changed parser")
+    assert load_corpus([tmp_path / "in"], cache=CorpusCache()).cache_status == "miss"
+
+
+# -- safe on shared file systems -----------------------------------------------------------------------
+
+
+def test_the_cache_directory_is_created_private(tmp_path: Path, private_cache_home: Path) -> None:
+    _tree(tmp_path / "in")
+    load_corpus([tmp_path / "in"], cache=CorpusCache())
+    assert stat.S_IMODE(os.stat(private_cache_home / "cachetui").st_mode) == 0o700
+    (file,) = (private_cache_home / "cachetui").glob("corpus-*.pickle")
+    assert stat.S_IMODE(os.stat(file).st_mode) == 0o600
+
+
+@pytest.mark.parametrize("unsafe", ["writable-by-others", "owned-by-someone-else", "a-symlink"])
+def test_an_unsafe_cache_directory_is_neither_read_nor_written(
+    tmp_path: Path, private_cache_home: Path, monkeypatch: pytest.MonkeyPatch, unsafe: str
+) -> None:
+    _tree(tmp_path / "in")
+    load_corpus([tmp_path / "in"], cache=CorpusCache())
+    directory = private_cache_home / "cachetui"
+    (file,) = directory.glob("corpus-*.pickle")
+    before = file.read_bytes()
+    if unsafe == "writable-by-others":
+        directory.chmod(0o777)
+    elif unsafe == "owned-by-someone-else":
+        monkeypatch.setattr("cachetui.core.private_dir.os.getuid", lambda: os.stat(directory).st_uid + 1)
+    else:
+        elsewhere = tmp_path / "elsewhere"
+        directory.rename(elsewhere)
+        directory.symlink_to(elsewhere)
+        file = elsewhere / file.name
+    corpus = load_corpus([tmp_path / "in"], cache=CorpusCache())
+    assert corpus.cache_status.startswith("off: ") and corpus.n_specs == 5
+    assert file.read_bytes() == before  # not replaced either
+
+
+def _as_if_owned_by_someone_else(real_fstat):  # noqa: ANN001, ANN202
+    """os.fstat, but regular files report another owner."""
+
+    def fstat(fd: int) -> os.stat_result:
+        info = real_fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return info
+        fields = list(info)
+        fields[stat.ST_UID] = info.st_uid + 1
+        return os.stat_result(fields)
+
+    return fstat
+
+
+@pytest.mark.parametrize("unsafe", ["owned-by-someone-else", "a-symlink"])
+def test_an_unsafe_cache_file_is_ignored_and_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, unsafe: str
+) -> None:
+    _tree(tmp_path / "in")
+    cache = CorpusCache()
+    load_corpus([tmp_path / "in"], cache=cache)
+    (file,) = cache.directory.glob("corpus-*.pickle")
+    with monkeypatch.context() as patched:
+        if unsafe == "a-symlink":
+            target = tmp_path / "planted.pickle"
+            target.write_bytes(file.read_bytes())
+            file.unlink()
+            file.symlink_to(target)
+        else:
+            patched.setattr("cachetui.core.private_dir.os.fstat", _as_if_owned_by_someone_else(os.fstat))
+        corpus = load_corpus([tmp_path / "in"], cache=CorpusCache())
+    assert corpus.cache_status == "miss" and corpus.n_specs == 5
+    assert not file.is_symlink()
+    assert load_corpus([tmp_path / "in"], cache=CorpusCache()).cache_status == "hit"

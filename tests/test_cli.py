@@ -92,3 +92,102 @@ def test_python_dash_m_entry_point() -> None:
 
     done = subprocess.run([sys.executable, "-m", "cachetui", "check", SAMPLE], capture_output=True, text=True)
     assert done.returncode == 0 and "362 specs" in done.stdout
+
+
+# -- a typo is never a silently empty answer ------------------------------------------------------
+
+
+@pytest.fixture
+def hdf5_tree(write_doc: WriteDoc) -> Path:
+    specs = [
+        spec_entry("a" * 32, versions=["1.14.3"], compiler="gcc@11.4.0", os="ubuntu22.04"),
+        spec_entry("b" * 32, versions=["1.14.5"], compiler="gcc@=13.2.0", target="aarch64"),
+        spec_entry("c" * 32, versions=["1.12.2"], compiler="gcc@13.3.0", stacks=["hep", "root"]),
+        spec_entry("d" * 32, versions=["1.140.0"], compiler="oneapi@2024.2.1", variants=["~mpi"]),
+    ]
+    return write_doc("_cache/develop/hdf5/specs.md", listing("hdf5", "develop", specs)).parent
+
+
+@pytest.mark.parametrize(
+    ("option", "typed", "suggested"),
+    [
+        ("--package", "hdf55", "hdf5"),
+        ("--tag", "devlop", "develop"),
+        ("--compiler", "gccc", "gcc"),
+        ("--os", "ubuntu22", "ubuntu22.04"),
+        ("--target", "aarch65", "aarch64"),
+        ("--stack", "hepp", "hep"),
+        ("--variant", "+mpii", "mpi"),
+        ("--variant", "cuda_arch=85", "cuda_arch=80"),
+    ],
+)
+def test_unknown_names_say_so_with_the_nearest_known(
+    capsys: pytest.CaptureFixture[str], hdf5_tree: Path, option: str, typed: str, suggested: str
+) -> None:
+    code, out, err = run(capsys, "query", str(hdf5_tree), option, typed, "--no-cache")
+    assert code == 1 and out == ""
+    assert repr(typed.lstrip("+")) in err or repr(typed) in err
+    assert suggested in err.partition(";")[2]
+
+
+@pytest.mark.parametrize(
+    ("compiler", "hashes"),
+    [
+        ("gcc@13", {"b", "c"}),  # 13 to 13.x, the way Spack reads @13
+        ("gcc@=13.2.0", {"b"}),
+        ("gcc@13.2.0", {"b"}),
+        ("gcc@11:13.2", {"a", "b"}),
+        ("gcc", {"a", "b", "c"}),
+        ("intel-oneapi-compilers", {"d"}),  # Spack 1.x's name for oneapi
+    ],
+)
+def test_compiler_versions_read_as_spack_ranges(
+    capsys: pytest.CaptureFixture[str], hdf5_tree: Path, compiler: str, hashes: set[str]
+) -> None:
+    code, out, _ = run(capsys, "query", str(hdf5_tree), "--compiler", compiler, "--format", "json", "--no-cache")
+    assert code == 0 and {r["hash"][0] for r in json.loads(out)} == hashes
+
+
+@pytest.mark.parametrize(
+    ("version", "hashes"),
+    [("1.14", {"a", "b"}), ("1.14.3", {"a"}), ("1.12:1.14.3", {"a", "c"}), (":1.13", {"c"}), ("1.140", {"d"})],
+)
+def test_versions_read_as_spack_ranges(
+    capsys: pytest.CaptureFixture[str], hdf5_tree: Path, version: str, hashes: set[str]
+) -> None:
+    code, out, _ = run(capsys, "query", str(hdf5_tree), "--version", version, "--format", "json", "--no-cache")
+    assert code == 0 and {r["hash"][0] for r in json.loads(out)} == hashes
+
+
+def test_a_version_or_compiler_range_that_matches_nothing_is_an_error(
+    capsys: pytest.CaptureFixture[str], hdf5_tree: Path
+) -> None:
+    code, _, err = run(capsys, "query", str(hdf5_tree), "--compiler", "gcc@14", "--no-cache")
+    assert code == 1 and "gcc" in err and "@14" in err
+    code, _, err = run(capsys, "query", str(hdf5_tree), "--version", "2:", "--no-cache")
+    assert code == 1 and "@2:" in err
+
+
+def test_malformed_ranges_are_usage_errors(capsys: pytest.CaptureFixture[str], hdf5_tree: Path) -> None:
+    code, _, err = run(capsys, "query", str(hdf5_tree), "--version", "1.2::3", "--no-cache")
+    assert code == 2 and "1.2::3" in err
+
+
+def test_a_legitimately_empty_answer_is_still_exit_0(capsys: pytest.CaptureFixture[str], hdf5_tree: Path) -> None:
+    code, out, _ = run(capsys, "query", str(hdf5_tree), "--compiler", "oneapi", "--target", "aarch64",
+                       "--format", "json", "--no-cache")
+    assert code == 0 and json.loads(out) == []
+
+
+# -- the size cap applies to every file -------------------------------------------------------------
+
+
+def test_the_size_cap_applies_to_small_files_too(capsys: pytest.CaptureFixture[str], write_doc: WriteDoc) -> None:
+    small = write_doc("_cache/develop/small/specs.md", listing("small", "develop", [spec_entry("a" * 32)]))
+    padding = write_doc("_cache/develop/big/specs.md", listing("big", "develop", [spec_entry("b" * 32)]) + " " * 40_000)
+    assert small.stat().st_size < 2_000 < 40_000 < padding.stat().st_size < 256 * 1024
+    code, out, _ = run(capsys, "check", str(small.parent.parent), "--max-file-size", "0.03", "--json", "--no-cache")
+    data = json.loads(out)
+    assert code == 1 and data["packages"] == 1
+    (error,) = data["errors"]
+    assert error["path"].endswith("big/specs.md") and "over the 0.03 MB cap" in error["reason"]

@@ -83,3 +83,15 @@ def test_tag_falls_back_to_the_cache_path(write_doc: WriteDoc) -> None:
     path = write_doc("_cache/v0.20.1/pkg/specs.md", front_matter(title='"pkg"', spec_details=[entry]))
     (doc,) = load_paths([path]).documents
     assert doc.tag == "v0.20.1"
+
+
+def test_the_spec_names_generation_per_entry_arches_triple(write_doc: WriteDoc) -> None:
+    """The spec_names-era generator wrote `"arches": "linux-ubuntu20.04-x86_64"` in each entry."""
+    entry = {"hash": HASH_A, "versions": ["1.0"], "compiler": "gcc@9.3.0", "arches": "linux-ubuntu18.04-skylake",
+             "variants": ["+mpi"], "stacks": ["e4s"], "size": 1}
+    doc = front_matter(title='"zlib"', layout="cache", categories="[package, v0.18.1]",
+                       spec_names=["zlib@1.0"], spec_details=[entry])
+    (loaded,) = load_paths([write_doc("_cache/v0.18.1/zlib/specs.md", doc)]).documents
+    (spec,) = loaded.specs
+    assert (spec.platform, spec.os, spec.target) == ("linux", "ubuntu18.04", "skylake")
+    assert loaded.problems == []

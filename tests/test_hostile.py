@@ -64,7 +64,7 @@ def test_files_over_the_size_cap_are_skipped_with_a_reason(tmp_path: Path, capsy
     big.write_text("---\ntitle: big\n" + "x: " + "y" * 2_000_000 + "\n---\n")
     assert main(["check", str(tmp_path), "--max-file-size", "1", "--json"]) == 1
     (error,) = json.loads(capsys.readouterr().out)["errors"]
-    assert "over the 1.0 MB cap" in error["reason"]
+    assert "over the 1.00 MB cap" in error["reason"]
     with pytest.raises(SystemExit) as usage:
         main(["check", str(tmp_path), "--max-file-size", "0"])
     assert usage.value.code == 2

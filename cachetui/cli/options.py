@@ -53,6 +53,12 @@ def load_or_exit(paths: Sequence[str], args: argparse.Namespace) -> Corpus:
         fail_usage(f"no such file or directory: {exc}")
 
 
+def report_unknown(exc: Exception) -> int:
+    """A typo is never a silently empty answer: say what is unknown and what is near, exit 1."""
+    print(f"cachetui: {inert(str(exc))}", file=sys.stderr)
+    return EXIT_PROBLEMS
+
+
 class UsageError(Exception):
     """Bad usage (such as a path that does not exist): one line on stderr, exit 2."""
 

@@ -8,15 +8,15 @@ from typing import Any
 
 import numpy as np
 
-from cachetui.cli.options import EXIT_OK, add_load_options, load_or_exit
+from cachetui.cli.options import EXIT_OK, add_load_options, fail_usage, load_or_exit, report_unknown
 from cachetui.cli.output import FORMATS, write_specs
-from cachetui.core.compilers import normalise_compiler
+from cachetui.core.filters import MalformedValue, UnknownValue, resolve_filters, resolve_package
 from cachetui.core.model import Corpus
 from cachetui.core.query import Query, match
 from cachetui.core.sample import sample_path
-from cachetui.core.variants import variant_atoms
 
-# option -> facet; repeated options of one kind are OR, different kinds AND.
+# option -> facet; repeated options of one kind are OR, different kinds AND
+# (each variant name is its own kind: `--variant +mpi --variant ~cuda` needs both).
 FILTER_OPTIONS = {
     "tag": "tag",
     "version": "version",
@@ -41,36 +41,26 @@ def add_parser(subparsers: Any) -> None:
 
 
 def build_filters(corpus: Corpus, args: argparse.Namespace) -> dict[str, frozenset[str]]:
-    filters: dict[str, frozenset[str]] = {}
-    for option, facet in FILTER_OPTIONS.items():
-        values = getattr(args, option)
-        if values:
-            filters[facet] = frozenset(_expand(corpus, facet, values))
-    return filters
+    """The facet filters the options stand for; unknown values and bad syntax end the command."""
+    try:
+        return resolve_filters(corpus, {facet: getattr(args, option) for option, facet in FILTER_OPTIONS.items()})
+    except MalformedValue as exc:
+        fail_usage(str(exc))
 
 
-def _expand(corpus: Corpus, facet: str, values: list[str]) -> set[str]:
-    if facet == "compiler":
-        return {c for v in values for c in _compilers(corpus, v)}
-    if facet == "variant":
-        return {atom for v in values for atom in variant_atoms((v,))}
-    return set(values)
-
-
-def _compilers(corpus: Corpus, value: str) -> list[str]:
-    """`gcc@=13.2.0` means gcc@13.2.0; a bare name such as `gcc` means every gcc."""
-    if "@" in value:
-        return [normalise_compiler(value)]
-    return [c for c in corpus.vocab["compiler"].values if c.partition("@")[0] == value]
+def _packages(corpus: Corpus, typed: list[str]) -> list[str]:
+    return [resolve_package(corpus, name) for name in dict.fromkeys(typed)]
 
 
 def run(args: argparse.Namespace) -> int:
     corpus = load_or_exit(args.paths or [str(sample_path())], args)
-    filters = build_filters(corpus, args)
-    packages = [p for p in dict.fromkeys(args.package) if p in corpus.package_index]
-    if args.package:
-        found = [match(corpus, Query(p, filters)) for p in packages]
-        indices = np.concatenate(found) if found else np.array([], dtype=np.int64)
+    try:
+        filters = build_filters(corpus, args)
+        packages = _packages(corpus, args.package)
+    except UnknownValue as exc:
+        return report_unknown(exc)
+    if packages:
+        indices = np.concatenate([match(corpus, Query(p, filters)) for p in packages])
     else:
         indices = match(corpus, Query(None, filters))
     write_specs(sys.stdout, [corpus.spec(int(i)) for i in indices], args.format)

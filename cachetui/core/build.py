@@ -19,9 +19,10 @@ from cachetui.core.model import MULTI_FACETS, RAW_VARIANTS, SINGLE_FACETS, Corpu
 from cachetui.core.problems import LoadReport, Problem, Severity
 from cachetui.core.records import ParsedDocument
 from cachetui.core.tags import sort_tags
-from cachetui.core.variants import variant_atoms
+from cachetui.core.variants import text_atoms
 
 _MULTI = (*MULTI_FACETS, RAW_VARIANTS)
+_STORED = ("stack", RAW_VARIANTS)  # appended per spec; the variant facet is derived from RAW_VARIANTS
 
 
 class CorpusBuilder:
@@ -30,13 +31,11 @@ class CorpusBuilder:
     def __init__(self) -> None:
         self.vocab = {name: Vocabulary() for name in (*SINGLE_FACETS, *_MULTI)}
         self.single = {facet: array("i") for facet in SINGLE_FACETS}
-        self.flat = {name: array("i") for name in _MULTI}
-        self.offsets = {name: array("q", [0]) for name in _MULTI}
+        self.flat = {name: array("i") for name in _STORED}
+        self.offsets = {name: array("q", [0]) for name in _STORED}
         self.hashes: list[str] = []
         self.sizes = array("q")
         self.docs: list[Document] = []
-        self._variant_cache: dict[tuple[str, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
-        self._stack_cache: dict[tuple[str, ...], tuple[int, ...]] = {}
         self._compiler_names: dict[int, int] = {}
 
     def add(self, doc: ParsedDocument) -> None:
@@ -55,14 +54,13 @@ class CorpusBuilder:
         for facet, values in (("version", columns.versions), ("platform", columns.platforms),
                               ("os", columns.oss), ("target", columns.targets)):
             self.single[facet].extend(self.vocab[facet].intern_all(values))
-        variant_ids = [self._variant_ids(v) for v in columns.variants]
-        self._extend_multi(RAW_VARIANTS, [raw for raw, _ in variant_ids])
-        self._extend_multi("variant", [atoms for _, atoms in variant_ids])
-        self._extend_multi("stack", [self._stack_ids(s) for s in columns.stacks])
+        self._extend_strings(RAW_VARIANTS, columns.variants)
+        self._extend_strings("stack", columns.stacks)
 
-    def _extend_multi(self, name: str, per_spec: list[tuple[int, ...]]) -> None:
+    def _extend_strings(self, name: str, per_spec: list[tuple[str, ...]]) -> None:
+        """Append one CSR row of interned strings per spec (facet atoms are derived in `finish`)."""
         flat, offsets = self.flat[name], self.offsets[name]
-        flat.extend(chain.from_iterable(per_spec))
+        flat.extend(self.vocab[name].intern_all(list(chain.from_iterable(per_spec))))
         ends = accumulate(map(len, per_spec), initial=offsets[-1])
         next(ends)  # `initial` repeats the previous end
         offsets.extend(ends)
@@ -74,25 +72,27 @@ class CorpusBuilder:
             found = self._compiler_names[compiler_id] = self.vocab["compiler_name"].intern(name)
         return found
 
-    def _variant_ids(self, variants: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """(raw string ids, facet atom ids), cached per variant set: specs of a package share most."""
-        found = self._variant_cache.get(variants)
-        if found is None:
-            raw, atoms = self.vocab[RAW_VARIANTS].intern, self.vocab["variant"].intern
-            found = (tuple(raw(v) for v in variants), tuple(atoms(a) for a in variant_atoms(variants)))
-            self._variant_cache[variants] = found
-        return found
-
-    def _stack_ids(self, stacks: tuple[str, ...]) -> tuple[int, ...]:
-        found = self._stack_cache.get(stacks)
-        if found is None:
-            intern = self.vocab["stack"].intern
-            found = self._stack_cache[stacks] = tuple(intern(s) for s in stacks)
-        return found
+    def _variant_atoms(self) -> tuple[np.ndarray, np.ndarray]:
+        """The variant facet in CSR form, from the raw strings: each distinct string is parsed once."""
+        intern = self.vocab["variant"].intern
+        table, lengths = array("i"), array("q")
+        for text in self.vocab[RAW_VARIANTS].values:
+            atoms = [intern(atom) for atom in text_atoms(text)]
+            table.extend(atoms)
+            lengths.append(len(atoms))
+        raw_flat, raw_offsets = _np(self.flat[RAW_VARIANTS], np.int32), _np(self.offsets[RAW_VARIANTS], np.int64)
+        atom_lengths = _np(lengths, np.int64)
+        atom_starts = np.concatenate(([0], np.cumsum(atom_lengths)[:-1])).astype(np.int64)
+        per_entry = atom_lengths[raw_flat]
+        flat = _np(table, np.int32)[_expand_ranges(atom_starts[raw_flat], per_entry)]
+        offsets = np.concatenate(([0], np.cumsum(per_entry)))[raw_offsets].astype(np.int64)
+        return offsets, flat
 
     def finish(self, report: LoadReport | None = None) -> Corpus:
         """Reorder by package, tag (display order) and path; build the numpy columns."""
         report = report if report is not None else LoadReport()
+        csr = {name: (_np(self.offsets[name], np.int64), _np(self.flat[name], np.int32)) for name in _STORED}
+        csr["variant"] = self._variant_atoms()
         tags = sort_tags(self.vocab["tag"].values)
         tag_rank = {tag: i for i, tag in enumerate(tags)}
         order = sorted(range(len(self.docs)), key=lambda d: _doc_key(self.docs[d], tag_rank))
@@ -107,7 +107,7 @@ class CorpusBuilder:
             hashes=[self.hashes[i] for i in perm],
             vocab=self.vocab,
             single={f: _np(self.single[f], np.int32)[perm] for f in SINGLE_FACETS},
-            multi={name: _permuted_multi(self.offsets[name], self.flat[name], perm) for name in _MULTI},
+            multi={name: _permuted_multi(*csr[name], perm) for name in _MULTI},
             package_of=package_of,
             document_of=document_of,
             size=_np(self.sizes, np.int64)[perm],
@@ -146,11 +146,10 @@ def _expand_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.repeat(starts - new_starts, lengths) + np.arange(total, dtype=np.int64)
 
 
-def _permuted_multi(offsets: array, flat: array, perm: np.ndarray) -> MultiColumn:
-    old_offsets = _np(offsets, np.int64)
+def _permuted_multi(old_offsets: np.ndarray, flat: np.ndarray, perm: np.ndarray) -> MultiColumn:
     lengths = (old_offsets[1:] - old_offsets[:-1])[perm]
     new_offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    new_flat = _np(flat, np.int32)[_expand_ranges(old_offsets[:-1][perm], lengths)]
+    new_flat = flat[_expand_ranges(old_offsets[:-1][perm], lengths)]
     owner = np.repeat(np.arange(len(perm), dtype=np.int32), lengths)
     return MultiColumn(offsets=new_offsets, flat=new_flat, owner=owner)
 

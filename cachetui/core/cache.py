@@ -1,16 +1,21 @@
 """Warm start: the parsed corpus kept in the user's cache directory.
 
 One cache file per set of input roots, under `$XDG_CACHE_HOME/cachetui` (or
-`~/.cache/cachetui`). It holds the built Corpus, every file's signature (size,
-mtime, ctime, inode) and the directory listing with each directory's mtime:
+`~/.cache/cachetui`). It holds the built Corpus, the signature (size, mtime, ctime,
+inode) of every file a result was built from (documents and the spec files they name),
+and each walked directory's (mtime, ctime):
 
 - nothing changed: the corpus is returned as it was (a stat per file and directory);
 - some files changed, appeared or vanished: only those are parsed again; the others'
   specs are taken from the cached corpus and the model is rebuilt;
-- a corrupt cache, an old format, or one not owned by this user: ignored and rebuilt.
+- a result that an I/O failure shaped (an unreadable file or directory) is never reused:
+  it is tried again on the next load;
+- the cache is keyed by a digest of the parsing code, so a changed parser never serves
+  old results; a corrupt cache, or one not private to this user, is not used.
 
-The cache is a pickle, so it is read only when this user owns it and nobody else
-can write to it. Nothing is ever written next to the input documents.
+The cache is a pickle, so it is read only from a directory and file that this user owns
+and nobody else can write (see cachetui.core.private_dir). Nothing is ever written next
+to the input documents.
 """
 
 from __future__ import annotations
@@ -19,17 +24,20 @@ import hashlib
 import os
 import pickle
 import sys
-import tempfile
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
-from cachetui import __version__
-from cachetui.core.loader import Candidate
+import numpy as np
+import yaml
+
+import cachetui.core
+from cachetui.core.loader import Candidate, DirSignature, Signature, directory_signature, signature
 from cachetui.core.model import Corpus
+from cachetui.core.private_dir import NotPrivate, open_private, private_directory, write_private
 from cachetui.core.problems import Problem
 
-CACHE_FORMAT = 1
-Signature = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
+CACHE_FORMAT = 2
 
 
 def default_cache_dir() -> Path:
@@ -37,12 +45,17 @@ def default_cache_dir() -> Path:
     return Path(base) / "cachetui"
 
 
-def signature(path: str) -> Signature | None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """What cached results depend on: the core's source, the cache format, Python, numpy and PyYAML."""
+    return source_digest(Path(cachetui.core.__file__).parent)
+
+
+def source_digest(core: Path) -> str:
+    digest = hashlib.sha256(f"{CACHE_FORMAT}\0{sys.version}\0{np.__version__}\0{yaml.__version__}".encode())
+    for source in sorted(core.rglob("*.py")):
+        digest.update(source.relative_to(core).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 @dataclass
@@ -50,61 +63,71 @@ class Snapshot:
     """What one load saw, stored with the corpus it built."""
 
     candidates: list[Candidate]
-    directories: dict[str, int]  # path -> mtime_ns; unchanged means the listing is unchanged
-    signatures: dict[str, Signature | None]
+    directories: dict[str, DirSignature | None]  # None: could not be listed, walk again
+    signatures: dict[str, Signature | None]  # every candidate
+    inputs: dict[str, dict[str, Signature | None]]  # candidate -> other files its result was built from
     corpus: Corpus
     walk_problems: list[Problem] = field(default_factory=list)  # symlink loops, unreadable directories
     file_problems: dict[str, list[Problem]] = field(default_factory=dict)  # each file's own problems
-    format: int = CACHE_FORMAT
-    versions: tuple[str, str] = field(default_factory=lambda: (__version__, sys.version))
+    retry: set[str] = field(default_factory=set)  # candidates whose result came from an I/O failure
+    code: str = field(default_factory=code_digest)
+
+    def reusable(self, path: str, current: Signature | None) -> bool:
+        """Whether `path`'s cached result still holds: same file, same inputs, no I/O failure."""
+        if current is None or path in self.retry or self.signatures.get(path) != current:
+            return False
+        return all(signature(p) == sig for p, sig in self.inputs.get(path, {}).items())
 
 
 class CorpusCache:
+    """Reads and writes snapshots; `refused` says why the cache was not used, if it was not."""
+
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = directory or default_cache_dir()
+        self.refused: str | None = None
 
-    def file_for(self, roots: list[str], max_bytes: int) -> Path:
-        key = "\0".join([str(CACHE_FORMAT), str(max_bytes), *sorted(os.path.abspath(r) for r in roots)])
-        return self.directory / f"corpus-{hashlib.sha256(key.encode()).hexdigest()[:24]}.pickle"
+    def name_for(self, roots: list[str], max_bytes: int) -> str:
+        key = "\0".join([str(max_bytes), *sorted(os.path.abspath(r) for r in roots)])
+        return f"corpus-{hashlib.sha256(key.encode()).hexdigest()[:24]}.pickle"
 
-    def read(self, file: Path) -> Snapshot | None:
-        """The stored snapshot, or None when missing, unsafe, corrupt or from another version."""
+    def read(self, name: str) -> Snapshot | None:
+        """The stored snapshot, or None when missing, not private, corrupt or from other code."""
         try:
-            info = os.stat(file)
-            if info.st_uid != os.getuid() or info.st_mode & 0o022:
-                return None  # someone else could have written it: never unpickle that
-            with open(file, "rb") as handle:
-                snapshot = pickle.load(handle)  # noqa: S301 - this user's own, private cache file
-        except Exception:  # noqa: BLE001 - any failure means "no usable cache"
+            with private_directory(self.directory, create=False) as dir_fd:
+                snapshot = _load(dir_fd, name) if dir_fd is not None else None
+        except NotPrivate as exc:  # the directory: neither read nor write anything in it
+            self.refused = exc.reason
             return None
-        if not isinstance(snapshot, Snapshot) or snapshot.format != CACHE_FORMAT:
-            return None
-        if snapshot.versions != (__version__, sys.version):
+        if not isinstance(snapshot, Snapshot) or getattr(snapshot, "code", None) != code_digest():
             return None
         return snapshot
 
-    def write(self, file: Path, snapshot: Snapshot) -> None:
+    def write(self, name: str, snapshot: Snapshot) -> None:
         """Write atomically; a failure to cache is never a failure to load."""
+        if self.refused is not None:
+            return
         try:
-            file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd, temporary = tempfile.mkstemp(dir=file.parent, prefix=".tmp-", suffix=".pickle")
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    pickle.dump(snapshot, handle, protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(temporary, file)
-            finally:
-                if os.path.exists(temporary):
-                    os.unlink(temporary)
+            with private_directory(self.directory, create=True) as dir_fd:
+                assert dir_fd is not None
+                write_private(dir_fd, name, lambda handle: pickle.dump(snapshot, handle, pickle.HIGHEST_PROTOCOL))
+        except NotPrivate as exc:
+            self.refused = exc.reason
         except OSError:
             pass
 
 
+def _load(dir_fd: int, name: str) -> object:
+    """Unpickle a cache file found private; anything else (foreign, a symlink, damaged) is no cache.
+
+    Such a file is replaced on the next write: the directory itself is private.
+    """
+    try:
+        with open_private(dir_fd, name) as handle:
+            return pickle.load(handle) if handle is not None else None  # noqa: S301 - checked private
+    except Exception:  # noqa: BLE001 - a damaged cache is only a missed warm start
+        return None
+
+
 def listing_unchanged(snapshot: Snapshot) -> bool:
-    """True when every directory the last walk read still has the same mtime."""
-    for directory, mtime in snapshot.directories.items():
-        try:
-            if os.stat(directory).st_mtime_ns != mtime:
-                return False
-        except OSError:
-            return False
-    return True
+    """True when every directory the last walk listed is still there with the same (mtime, ctime)."""
+    return all(sig is not None and directory_signature(d) == sig for d, sig in snapshot.directories.items())

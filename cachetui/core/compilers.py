@@ -28,3 +28,20 @@ def compiler_text(value: Any) -> str | None:
         version = value.get("version")
         return f"{value['name']}@{version}" if isinstance(version, str) and version else value["name"]
     return None
+
+
+# Spack 1.x made compilers packages; the old compiler names still name the same compilers
+# (spack/compilers/config.py: `package_name_to_compiler_name`).
+PACKAGE_TO_COMPILER = {
+    "llvm": "clang",
+    "intel-oneapi-compilers": "oneapi",
+    "llvm-amdgpu": "rocmcc",
+    "intel-oneapi-compilers-classic": "intel",
+    "acfl": "arm",
+}
+COMPILER_TO_PACKAGE = {compiler: package for package, compiler in PACKAGE_TO_COMPILER.items()}
+
+
+def compiler_spellings(name: str) -> frozenset[str]:
+    """Every name that means this compiler: `oneapi` and `intel-oneapi-compilers` are one."""
+    return frozenset({name, PACKAGE_TO_COMPILER.get(name, name), COMPILER_TO_PACKAGE.get(name, name)})

@@ -2,7 +2,7 @@
 
 Generations seen on the public build-cache site:
 - current: `categories: [package, <tag>]`, JSON `meta` and `spec_details`;
-- older: the same with `tarball` in each entry, or an `architecture`/`arch` triple
+- older: the same with `tarball` in each entry, or an `arches` (or `architecture`/`arch`) triple
   instead of platform/os/target, bare variant names, numeric sizes, `arches` in `meta`,
   plus `spec_files`/`spec_names` lists;
 - oldest: `category: package`, no `spec_details`; the binaries are described by
@@ -205,7 +205,8 @@ def _arch(entry: dict[str, Any], warn: _Warner) -> tuple[str, str, str]:
     fields = [entry.get(k) for k in ("platform", "os", "target")]
     if all(isinstance(f, str) for f in fields):
         return fields[0], fields[1], fields[2]
-    triple = entry.get("architecture", entry.get("arch"))
+    # The spec_names-era generator wrote a per-entry `arches` triple; other shapes say `architecture`/`arch`.
+    triple = next((entry[k] for k in ("arches", "architecture", "arch") if isinstance(entry.get(k), str)), None)
     if isinstance(triple, str) and triple.count("-") >= 2:
         platform, os_, target = triple.split("-", 2)
         return platform, os_, target

@@ -22,15 +22,34 @@ _HEAD_BYTES = 8
 _ONE_READ_BYTES = 256 * 1024  # below this a whole read costs no more than a peek
 
 Progress = Callable[[int, int], None]
+Signature = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode: any write changes one
+
+
+def signature(path: str) -> Signature | None:
+    try:
+        return stat_signature(os.stat(path))
+    except OSError:
+        return None
+
+
+def stat_signature(info: os.stat_result) -> Signature:
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 @dataclass(slots=True)
 class FileResult:
-    """What loading one file gave: a document, problems, or a quiet skip (not a document)."""
+    """What loading one file gave: a document, problems, or a quiet skip (not a document).
+
+    `inputs` are the other files the result was built from (the oldest generation's spec
+    files), with their signatures when read; `io_error` marks a result that an I/O failure
+    shaped, which must be tried again next time rather than remembered.
+    """
 
     document: ParsedDocument | None = None
     problems: list[Problem] = field(default_factory=list)
     skipped: bool = False
+    inputs: dict[str, Signature | None] = field(default_factory=dict)
+    io_error: bool = False
 
 
 @dataclass(slots=True)
@@ -43,14 +62,26 @@ class PathNotFound(FileNotFoundError):
     """A path given by the user does not exist (a usage error, not a load problem)."""
 
 
+DirSignature = tuple[int, int]  # mtime_ns, ctime_ns: an entry added, removed or renamed changes them
+
+
+def directory_signature(path: str) -> DirSignature | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_ctime_ns)
+
+
 def find_candidates(
     paths: Sequence[str | os.PathLike[str]],
     report: LoadReport,
-    directories: dict[str, int] | None = None,
+    directories: dict[str, DirSignature | None] | None = None,
 ) -> list[Candidate]:
     """Expand files and directories (recursively, symlink loops detected) into candidate files.
 
-    `directories`, when given, receives each directory read and its mtime (for the warm-start cache).
+    `directories`, when given, receives each directory walked and its signature (for the
+    warm-start cache); None for one that could not be listed, so the next load walks again.
     """
     require_paths(paths)
     found: list[Candidate] = []
@@ -71,11 +102,12 @@ def require_paths(paths: Sequence[str | os.PathLike[str]]) -> None:
 
 
 def _walk(
-    top: str, report: LoadReport, visited: set[tuple[int, int]], directories: dict[str, int]
+    top: str, report: LoadReport, visited: set[tuple[int, int]], directories: dict[str, DirSignature | None]
 ) -> Iterator[Candidate]:
     try:
         info = os.stat(top)
     except OSError as exc:
+        directories[top] = None
         report.add(Problem(top, f"cannot read directory: {exc.strerror or exc}"))
         return
     key = (info.st_dev, info.st_ino)
@@ -83,10 +115,11 @@ def _walk(
         report.add(Problem(top, "symlink loop: directory already visited; not followed", Severity.WARNING))
         return
     visited.add(key)
-    directories[top] = info.st_mtime_ns
+    directories[top] = (info.st_mtime_ns, info.st_ctime_ns)
     try:
         entries = sorted(os.scandir(top), key=lambda e: e.name)
     except OSError as exc:
+        directories[top] = None
         report.add(Problem(top, f"cannot read directory: {exc.strerror or exc}"))
         return
     for entry in entries:
@@ -106,9 +139,9 @@ def load_file(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) -> FileR
     """Load one file; never raises for anything the file contains."""
     path = candidate.path
     try:
-        data = _read_document(path, max_bytes, must_be_document=candidate.explicit)
+        data, _ = _read_document(path, max_bytes, must_be_document=candidate.explicit)
     except _Unreadable as exc:
-        return FileResult(problems=[Problem(path, exc.reason)])
+        return FileResult(problems=[Problem(path, exc.reason)], io_error=exc.io_error)
     if data is None:
         return FileResult(skipped=True)
     return load_bytes(path, data, max_bytes)
@@ -117,41 +150,51 @@ def load_file(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) -> FileR
 def load_bytes(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
     """Turn a document's bytes into a FileResult; never raises for anything in `data`."""
     text, problems = _decode(path, data)
+    siblings = _SiblingReader(path, max_bytes)
     try:
         lines = split_front_matter(text)
         parsed, key_lines = parse_front_matter(lines)
-        document = interpret(parsed, path, key_lines, _sibling_reader(path, max_bytes))
+        document = interpret(parsed, path, key_lines, siblings.read)
     except FrontMatterError as exc:
-        return FileResult(problems=problems + [Problem(path, exc.reason, Severity.ERROR, exc.line)])
+        result = FileResult(problems=problems + [Problem(path, exc.reason, Severity.ERROR, exc.line)])
     except UnsupportedDocument as exc:
-        return FileResult(problems=problems + [Problem(path, f"unsupported format: {exc}")])
-    document.problems[:0] = problems
-    return FileResult(document=document, problems=document.problems)
+        result = FileResult(problems=problems + [Problem(path, f"unsupported format: {exc}")])
+    else:
+        document.problems[:0] = problems
+        result = FileResult(document=document, problems=document.problems)
+    result.inputs, result.io_error = siblings.inputs, siblings.io_error
+    return result
 
 
 class _Unreadable(Exception):
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, io_error: bool = True) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.io_error = io_error  # False when the file was read and refused (too large, not a file)
 
 
-def _read_document(path: str, max_bytes: int, *, must_be_document: bool) -> bytes | None:
-    """The file's bytes; None for a file that is quietly not a document (one small read)."""
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:.2f} MB"
+
+
+def _read_document(path: str, max_bytes: int, *, must_be_document: bool) -> tuple[bytes | None, Signature]:
+    """The file's bytes (None for a file that is quietly not a document) and its signature when read."""
     try:
         with open(path, "rb") as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):
-                raise _Unreadable("not a regular file")
-            if info.st_size <= _ONE_READ_BYTES:  # one syscall for the usual small document
-                data = handle.read(_ONE_READ_BYTES + 1)
-                return data if must_be_document or has_front_matter(data[:_HEAD_BYTES]) else None
-            head = handle.read(_HEAD_BYTES)
-            if not must_be_document and not has_front_matter(head):
-                return None
+                raise _Unreadable("not a regular file", io_error=False)
+            # One syscall for the usual small document; a peek at the head otherwise.
+            data = handle.read(_ONE_READ_BYTES + 1 if info.st_size <= _ONE_READ_BYTES else _HEAD_BYTES)
+            if not must_be_document and not has_front_matter(data[:_HEAD_BYTES]):
+                return None, stat_signature(info)
             if info.st_size > max_bytes:
-                size, cap = info.st_size / 1e6, max_bytes / 1e6
-                raise _Unreadable(f"file is {size:.1f} MB, over the {cap:.1f} MB cap; skipped")
-            return head + handle.read(max_bytes + 1 - len(head))
+                cap = f"over the {_megabytes(max_bytes)} cap (--max-file-size)"
+                raise _Unreadable(f"file is {_megabytes(info.st_size)}, {cap}; skipped", io_error=False)
+            data += handle.read(max_bytes + 1 - len(data))
+            if len(data) > max_bytes:
+                raise _Unreadable(f"file grew past the {_megabytes(max_bytes)} cap while read; skipped")
+            return data, stat_signature(info)
     except PermissionError:
         raise _Unreadable("permission denied") from None
     except OSError as exc:
@@ -169,19 +212,26 @@ def _decode(path: str, data: bytes) -> tuple[str, list[Problem]]:
         return data.decode("utf-8", errors="replace"), [Problem(path, reason, Severity.WARNING, line)]
 
 
-def _sibling_reader(path: str, max_bytes: int) -> Callable[[str], tuple[str | None, str]]:
-    """Read spec files named by a document, only from its own directory."""
+class _SiblingReader:
+    """Reads spec files named by a document, only from its own directory, and remembers each one read."""
 
-    def read(name: str) -> tuple[str | None, str]:
+    def __init__(self, path: str, max_bytes: int) -> None:
+        self.directory = os.path.dirname(path)
+        self.max_bytes = max_bytes
+        self.inputs: dict[str, Signature | None] = {}
+        self.io_error = False
+
+    def read(self, name: str) -> tuple[str | None, str]:
         if "/" in name or "\\" in name or name in ("", ".", ".."):
             return None, "spec file name is not a plain file name; refused"
+        path = os.path.join(self.directory, name)
         try:
-            data = _read_document(os.path.join(os.path.dirname(path), name), max_bytes, must_be_document=True)
+            data, self.inputs[path] = _read_document(path, self.max_bytes, must_be_document=True)
             return (data or b"").decode("utf-8", errors="replace"), ""
         except _Unreadable as exc:
+            self.inputs[path] = None
+            self.io_error = self.io_error or exc.io_error
             return None, exc.reason
-
-    return read
 
 
 @dataclass(slots=True)

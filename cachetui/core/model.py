@@ -16,6 +16,7 @@ import numpy as np
 
 from cachetui.core.problems import LoadReport
 from cachetui.core.records import UNKNOWN_SIZE, SpecColumns
+from cachetui.core.variants import atom_name
 
 # Facets in the order a user reads them.
 FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os", "target", "stack", "variant")
@@ -110,10 +111,9 @@ class Corpus:
     cache_status: str = "off"  # how this corpus was loaded: off, miss, hit, partial
 
     def __getstate__(self) -> dict[str, object]:
-        """Pickle the data, not the memos (they are rebuilt on demand)."""
-        state = dict(self.__dict__)
-        for transient in ("memo", "package_index", "_hash_keys"):  # str hashes differ per process
-            state.pop(transient, None)
+        """Pickle the data, not the memos or cached properties (rebuilt on demand; str hashes differ per process)."""
+        transient = {name for name, attr in vars(Corpus).items() if isinstance(attr, cached_property)}
+        state = {key: value for key, value in self.__dict__.items() if key not in transient}
         state["memo"] = {}
         return state
 
@@ -148,6 +148,18 @@ class Corpus:
             return slice(0, self.n_specs)
         start, stop = self.package_ranges[self.package_index[package]]
         return slice(start, stop)
+
+    @cached_property
+    def variant_name_ids(self) -> dict[str, int]:
+        """Variant name -> id: `mpi` for `+mpi` and `~mpi`, `cuda_arch` for `cuda_arch=80`."""
+        return {name: i for i, name in enumerate(dict.fromkeys(map(atom_name, self.vocab["variant"].values)))}
+
+    @cached_property
+    def variant_names(self) -> np.ndarray:
+        """Per variant atom id, the id of the variant it belongs to (see `variant_name_ids`)."""
+        ids = self.variant_name_ids
+        values = self.vocab["variant"].values
+        return np.fromiter((ids[atom_name(v)] for v in values), dtype=np.int32, count=len(values))
 
     def value(self, facet: str, value_id: int) -> str:
         return self.vocab[facet].values[value_id]

@@ -6,27 +6,59 @@ so a package query costs what that package holds, not what the site holds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from cachetui.core.model import FACETS, MULTI_FACETS, Corpus
 from cachetui.core.tags import sort_tags
+from cachetui.core.variants import atom_name
 from cachetui.core.versions import version_key
 
-Filters = Mapping[str, frozenset[str]]
+
+class Filters(Mapping[str, frozenset[str]]):
+    """Facet -> chosen values. Immutable and hashable, so a Query can key a cache; empty choices drop out."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Mapping[str, Iterable[str]] | None = None) -> None:
+        self._items = {facet: frozenset(values) for facet, values in (items or {}).items() if values}
+
+    def __getitem__(self, facet: str) -> frozenset[str]:
+        return self._items[facet]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self._items.items()))
+
+    def __repr__(self) -> str:
+        return f"Filters({self._items!r})"
 
 
 @dataclass(frozen=True, slots=True)
 class Query:
-    """What a user asked for: a package (None = all) and facet filters."""
+    """What a user asked for: a package (None = all) and facet filters.
+
+    Filters are OR within a facet and AND across facets; the variant facet is one facet per
+    variant name (`cuda_arch=80` or `cuda_arch=90`, and `+mpi`, and `~cuda`).
+    """
 
     package: str | None = None
-    filters: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    filters: Filters = field(default_factory=Filters)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.filters, Filters):
+            object.__setattr__(self, "filters", Filters(self.filters))
 
     def active(self) -> dict[str, frozenset[str]]:
-        return {facet: values for facet, values in self.filters.items() if values}
+        return dict(self.filters)
 
     def toggled(self, facet: str, value: str) -> Query:
         values = set(self.filters.get(facet, frozenset()))
@@ -36,10 +68,10 @@ class Query:
     def with_facet(self, facet: str, values: frozenset[str]) -> Query:
         filters = dict(self.filters)
         filters[facet] = values
-        return Query(self.package, {f: v for f, v in filters.items() if v})
+        return Query(self.package, Filters(filters))
 
     def cleared(self) -> Query:
-        return Query(self.package, {})
+        return Query(self.package)
 
 
 def facet_mask(corpus: Corpus, scope: slice, facet: str, values: frozenset[str]) -> np.ndarray:
@@ -57,15 +89,37 @@ def facet_mask(corpus: Corpus, scope: slice, facet: str, values: frozenset[str])
     return np.isin(corpus.single[facet][scope], ids)
 
 
-def _masks(corpus: Corpus, scope: slice, active: Filters) -> dict[str, np.ndarray]:
-    """One mask per active facet, computed once and combined as needed."""
-    return {facet: facet_mask(corpus, scope, facet, values) for facet, values in active.items()}
+def _variant_key(name: str) -> str:
+    return f"variant:{name}"
+
+
+def filter_groups(filters: Mapping[str, frozenset[str]]) -> dict[str, tuple[str, frozenset[str]]]:
+    """Filter key -> (facet, values) whose specs are ORed; keys are ANDed.
+
+    One key per facet, except variants: one key per variant name.
+    """
+    groups: dict[str, tuple[str, frozenset[str]]] = {}
+    for facet, values in filters.items():
+        if facet != "variant":
+            groups[facet] = (facet, frozenset(values))
+            continue
+        by_name: dict[str, set[str]] = defaultdict(set)
+        for value in values:
+            by_name[atom_name(value)].add(value)
+        for name, atoms in by_name.items():
+            groups[_variant_key(name)] = ("variant", frozenset(atoms))
+    return groups
+
+
+def _masks(corpus: Corpus, scope: slice, filters: Mapping[str, frozenset[str]]) -> dict[str, np.ndarray]:
+    """One mask per filter key, computed once and combined as needed."""
+    return {key: facet_mask(corpus, scope, facet, values) for key, (facet, values) in filter_groups(filters).items()}
 
 
 def _all_but(masks: dict[str, np.ndarray], size: int, skip: str | None = None) -> np.ndarray:
     mask = np.ones(size, dtype=bool)
-    for facet, facet_mask_ in masks.items():
-        if facet != skip:
+    for key, facet_mask_ in masks.items():
+        if key != skip:
             mask &= facet_mask_
     return mask
 
@@ -73,7 +127,7 @@ def _all_but(masks: dict[str, np.ndarray], size: int, skip: str | None = None) -
 def match(corpus: Corpus, query: Query) -> np.ndarray:
     """Indices of the matching specs, in corpus order."""
     scope = corpus.package_slice(query.package)
-    mask = _all_but(_masks(corpus, scope, query.active()), scope.stop - scope.start)
+    mask = _all_but(_masks(corpus, scope, query.filters), scope.stop - scope.start)
     return np.flatnonzero(mask) + scope.start
 
 
@@ -87,24 +141,43 @@ def all_facet_counts(
 ) -> dict[str, dict[str, int]]:
     """Counts for several facets, each under every other active filter; masks are built once."""
     scope = corpus.package_slice(query.package)
-    active = query.active()
-    masks = _masks(corpus, scope, active)
+    masks = _masks(corpus, scope, query.filters)
     size = scope.stop - scope.start
-    return {f: _counts(corpus, scope, f, _all_but(masks, size, skip=f), active) for f in facets}
+    found = {}
+    for facet in facets:
+        if facet == "variant":
+            counts = _variant_counts(corpus, scope, masks, size)
+        else:
+            counts = _bincount(corpus, scope, facet, _all_but(masks, size, skip=facet))
+        found[facet] = _named_counts(corpus, facet, counts, query.filters.get(facet, frozenset()))
+    return found
 
 
-def _counts(corpus: Corpus, scope: slice, facet: str, mask: np.ndarray, active: Filters) -> dict[str, int]:
+def _variant_counts(corpus: Corpus, scope: slice, masks: dict[str, np.ndarray], size: int) -> np.ndarray:
+    """A variant value counts under every filter but its own variant's: its alternatives stay visible."""
+    counts = _bincount(corpus, scope, "variant", _all_but(masks, size))
+    names = corpus.variant_names
+    for key in masks:
+        if key.startswith("variant:"):
+            own = names == corpus.variant_name_ids.get(key.removeprefix("variant:"), -1)
+            counts[own] = _bincount(corpus, scope, "variant", _all_but(masks, size, skip=key))[own]
+    return counts
+
+
+def _bincount(corpus: Corpus, scope: slice, facet: str, mask: np.ndarray) -> np.ndarray:
     size = len(corpus.vocab[facet])
     if facet in MULTI_FACETS:
         col = corpus.multi[facet]
         lo, hi = col.offsets[scope.start], col.offsets[scope.stop]
         entries = col.flat[lo:hi][mask[col.owner[lo:hi] - scope.start]]
-        counts = np.bincount(entries, minlength=size)
-    else:
-        counts = np.bincount(corpus.single[facet][scope][mask], minlength=size)
+        return np.bincount(entries, minlength=size)
+    return np.bincount(corpus.single[facet][scope][mask], minlength=size)
+
+
+def _named_counts(corpus: Corpus, facet: str, counts: np.ndarray, chosen: frozenset[str]) -> dict[str, int]:
     values = corpus.vocab[facet].values
     found = {values[i]: int(counts[i]) for i in np.flatnonzero(counts)}
-    for selected in active.get(facet, ()):
+    for selected in chosen:
         found.setdefault(selected, 0)  # keep a chosen value visible, so it can be removed
     return found
 

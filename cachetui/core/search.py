@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -28,29 +29,28 @@ class PackageMatch:
 class _Choices:
     """Lower-cased and separator-free spellings of a name list, kept between keystrokes."""
 
-    def __init__(self, names: list[str]) -> None:
+    def __init__(self, names: Sequence[str]) -> None:
         self.names = names
         self.lowered = [n.lower() for n in names]
         self.squeezed = [n.translate(_SEPARATORS) for n in self.lowered]
 
 
-_cache: dict[int, tuple[list[str], _Choices]] = {}
+_last: list[_Choices] = []  # the spellings of the last name list searched (callers keep passing the same one)
 
 
-def _choices(names: list[str]) -> _Choices:
-    found = _cache.get(id(names))
-    if found is None or found[0] is not names:
-        _cache.clear()
-        found = _cache[id(names)] = (names, _Choices(names))
-    return found[1]
+def choices_for(names: Sequence[str]) -> _Choices:
+    """The spellings of `names`, reused while the same list object is searched keystroke after keystroke."""
+    if not _last or _last[0].names is not names:
+        _last[:] = [_Choices(names)]
+    return _last[0]
 
 
-def search_packages(query: str, names: list[str], limit: int | None = None) -> list[PackageMatch]:
+def search_packages(query: str, names: Sequence[str], limit: int | None = None) -> list[PackageMatch]:
     """Rank `names` for `query`; an empty query lists every name A-Z."""
     query = query.strip().lower()
     if not query:
         return [PackageMatch(n, 100.0) for n in sorted(names, key=str.lower)][:limit]
-    choices = _choices(names)
+    choices = choices_for(names)
     # Separators are noise when typing ("mldtypes" means py-ml-dtypes): score both spellings, keep the best.
     scores = np.maximum.reduce([
         process.cdist([query], choices.lowered, scorer=fuzz.partial_ratio, dtype=np.float32)[0],

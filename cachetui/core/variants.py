@@ -22,6 +22,7 @@ class Variant:
     kind: VariantKind
     values: tuple[str, ...] = ()
     propagate: bool = False  # `++x`, `~~x`, `x==v`: applies to dependencies too
+    exact: bool = False  # `x:=v`: newer Spack's spelling of the same variant, kept for display
 
     def __str__(self) -> str:
         if self.kind is VariantKind.ON:
@@ -30,13 +31,22 @@ class Variant:
             return ("~~" if self.propagate else "~") + self.name
         if self.kind is VariantKind.BARE:
             return self.name
-        return self.name + ("==" if self.propagate else "=") + ",".join(self.values)
+        separator = "==" if self.propagate else ":=" if self.exact else "="
+        return self.name + separator + ",".join(self.values)
 
     def atoms(self) -> tuple[str, ...]:
-        """Facet values: one per value, so `cuda_arch=90` matches `cuda_arch=80,90`."""
+        """Facet values: one per value, so `cuda_arch=90` matches `cuda_arch=80,90`.
+
+        Spellings that mean the same variant give the same atoms: `k:=v`, `k==v` and `k=v`;
+        `~~x` and `~x`.
+        """
         if self.kind in (VariantKind.VALUE, VariantKind.MULTI):
             return tuple(f"{self.name}={value}" for value in self.values)
-        return (str(self),)
+        if self.kind is VariantKind.ON:
+            return ("+" + self.name,)
+        if self.kind is VariantKind.OFF:
+            return ("~" + self.name,)
+        return (self.name,)
 
 
 _FLAGS = re.compile(r"(\+\+|~~|[+~])([^+~=\s]+)")
@@ -53,10 +63,14 @@ def parse_variants(text: str) -> tuple[Variant, ...]:
 
 def _parse_token(token: str) -> list[Variant]:
     if "=" in token and not token.startswith(("+", "~")):
-        name, sep, value = token.partition("==") if "==" in token else token.partition("=")
+        name, _, value = token.partition("=")
+        propagate = value.startswith("=")
+        value = value.removeprefix("=") if propagate else value
+        exact = not propagate and name.endswith(":")
+        name = name.removesuffix(":") if exact else name
         values = tuple(v for v in value.split(",") if v) if value else ("",)
         kind = VariantKind.MULTI if len(values) > 1 else VariantKind.VALUE
-        return [Variant(name, kind, values, propagate=sep == "==")]
+        return [Variant(name, kind, values, propagate=propagate, exact=exact)]
     if token.startswith(("+", "~")):
         flags = _FLAGS.findall(token)
         if "".join(sigil + name for sigil, name in flags) == token:
@@ -69,6 +83,23 @@ def _flag(sigil: str, name: str) -> Variant:
     return Variant(name, kind, propagate=len(sigil) == 2)
 
 
+@lru_cache(maxsize=131072)
+def text_atoms(text: str) -> tuple[str, ...]:
+    """The facet atoms of one variant string (`cuda_arch:=80,90` -> `cuda_arch=80`, `cuda_arch=90`)."""
+    return tuple(atom for variant in parse_variants(text) for atom in variant.atoms())
+
+
 def variant_atoms(texts: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     """All facet atoms of a spec's variant strings, in order."""
-    return tuple(atom for text in texts for variant in parse_variants(text) for atom in variant.atoms())
+    return tuple(atom for text in texts for atom in text_atoms(text))
+
+
+def atom_name(atom: str) -> str:
+    """The variant an atom belongs to: `+mpi`/`~mpi` -> mpi, `cuda_arch=80` -> cuda_arch.
+
+    Values of one variant are alternatives in a filter; different variants must all hold.
+    """
+    if atom[:1] in ("+", "~"):
+        return atom.lstrip("+~") or atom
+    name, eq, _ = atom.partition("=")
+    return name if eq and name else atom

@@ -1,0 +1,98 @@
+"""Files in a directory that only this user can write: the warm-start caches.
+
+On shared HPC file systems a cache directory or file that someone else owns, or that
+others can write, could be swapped for a file that unpickles into anything. So the
+directory is created 0700, opened without following symlinks and checked with `fstat`
+on the open descriptor; files are opened relative to that descriptor, again without
+following symlinks, and checked the same way: no gap between the check and the use.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+
+
+class NotPrivate(Exception):
+    """The directory or file could be written by someone else: it is not used."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _check(info: os.stat_result, what: str) -> None:
+    if info.st_uid != os.getuid():
+        raise NotPrivate(f"{what} is owned by another user")
+    if info.st_mode & 0o022:
+        raise NotPrivate(f"{what} is writable by group or others")
+
+
+@contextmanager
+def private_directory(path: Path, *, create: bool) -> Iterator[int | None]:
+    """A descriptor on `path` once it is checked private; None when it does not exist (and not `create`).
+
+    Raises NotPrivate when it exists but is not private, or is a symlink.
+    """
+    if create:
+        try:
+            path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise NotPrivate(f"cannot create {path}: {exc.strerror or exc}") from None
+    try:
+        fd = os.open(path, os.O_RDONLY | _DIRECTORY | _NOFOLLOW)
+    except FileNotFoundError:
+        yield None
+        return
+    except OSError as exc:
+        raise NotPrivate(f"cannot open {path}: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISDIR(info.st_mode):
+            raise NotPrivate(f"{path} is not a directory")
+        _check(info, str(path))
+        yield fd
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def open_private(dir_fd: int, name: str) -> Iterator[BinaryIO | None]:
+    """The file `name` for reading, or None when it is missing. Raises NotPrivate for a foreign file."""
+    try:
+        fd = os.open(name, os.O_RDONLY | _NOFOLLOW, dir_fd=dir_fd)
+    except FileNotFoundError:
+        yield None
+        return
+    except OSError as exc:  # ELOOP: a symlink where a cache file should be
+        raise NotPrivate(f"cannot open {name}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise NotPrivate(f"{name} is not a regular file")
+        _check(info, name)
+        yield handle
+
+
+def write_private(dir_fd: int, name: str, write: Callable[[BinaryIO], None]) -> None:
+    """Write `name` atomically (a private temporary file, then a rename); raises OSError on failure."""
+    temporary = f".tmp-{os.getpid()}-{secrets.token_hex(6)}"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600, dir_fd=dir_fd)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+        os.replace(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        try:
+            os.unlink(temporary, dir_fd=dir_fd)
+        except OSError:
+            pass
+        raise
