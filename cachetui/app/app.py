@@ -10,14 +10,16 @@ from textual.app import App
 from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
-from cachetui.app.clipboard import copy_text
+from cachetui.app.clipboard import copy_to_local_clipboard
 from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.styles import stylesheet
+from cachetui.core.build import build_corpus
 from cachetui.core.cache import CorpusCache
 from cachetui.core.corpus import load_corpus
 from cachetui.core.loader import DEFAULT_MAX_BYTES
 from cachetui.core.model import Corpus
+from cachetui.core.problems import LoadReport, Problem
 from cachetui.present.inert import inert
 
 
@@ -64,12 +66,23 @@ class CacheTuiApp(App[None]):
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR:
-            error = event.worker.error
-            message = f"{event.worker.name} failed: {type(error).__name__}: {error}"
-            self.notify(inert(message), title="Error", severity="error", markup=False, timeout=30)
+        if event.state is not WorkerState.ERROR:
+            return
+        error = event.worker.error
+        message = f"{event.worker.name} failed: {type(error).__name__}: {error}"
+        self.notify(inert(message), title="Error", severity="error", markup=False, timeout=30)
+        if event.worker.group == "load" and self.browser.corpus is None:
+            # Never leave "Loading…" up forever: an empty corpus whose report says what went wrong.
+            report = LoadReport(problems=[Problem("(loading)", message)])
+            self.browser.corpus = build_corpus([], report)
 
     def copy_text(self, text: str, what: str) -> None:
-        """Copy through OSC 52 (and the local clipboard if reachable); always say what was copied."""
-        channels = copy_text(self, text, local=self.system_clipboard)
-        self.notify(inert(text), title=inert(f"Copied {what} ({' + '.join(channels)})"), markup=False)
+        """Copy through OSC 52 at once (and the local clipboard, off the UI thread); say what was copied."""
+        self.copy_to_clipboard(text)
+        self.notify(inert(text), title=inert(f"Copied {what}"), markup=False)
+        if self.system_clipboard:
+            self._copy_locally(text)
+
+    @work(thread=True, group="clipboard", name="local clipboard", exit_on_error=False)
+    def _copy_locally(self, text: str) -> None:
+        copy_to_local_clipboard(text)

@@ -1,7 +1,9 @@
-"""Copy text where the user can paste it: OSC 52 always, the local clipboard when reachable.
+"""The local clipboard, for terminals that ignore OSC 52.
 
-OSC 52 travels through SSH and tmux (`set-clipboard on`) to the user's own terminal;
-a local tool (wl-copy, xclip, xsel, pbcopy) helps when the terminal ignores OSC 52.
+OSC 52 (written by the app) travels through SSH and tmux (`set-clipboard on`) to the
+user's own terminal; a local tool (wl-copy, xclip, xsel, pbcopy) helps when the terminal
+ignores it. The tool runs in a worker thread: it may be slow, and xclip stays alive to
+serve the selection, so its output goes to /dev/null rather than a pipe we would wait on.
 """
 
 from __future__ import annotations
@@ -11,10 +13,10 @@ import shutil
 import subprocess
 import sys
 
-from textual.app import App
+TIMEOUT_S = 2
 
 
-def _local_command() -> list[str] | None:
+def local_command() -> list[str] | None:
     if sys.platform == "darwin" and shutil.which("pbcopy"):
         return ["pbcopy"]
     if os.environ.get("WAYLAND_DISPLAY") and shutil.which("wl-copy"):
@@ -27,15 +29,14 @@ def _local_command() -> list[str] | None:
     return None
 
 
-def copy_text(app: App, text: str, *, local: bool = True) -> list[str]:
-    """Copy `text`; returns the channels it went through (for the notification)."""
-    app.copy_to_clipboard(text)
-    channels = ["OSC 52"]
-    command = _local_command() if local else None
-    if command is not None:
-        try:
-            subprocess.run(command, input=text.encode(), timeout=2, check=True, capture_output=True)
-            channels.append(command[0])
-        except (OSError, subprocess.SubprocessError):
-            pass  # the OSC 52 copy still stands
-    return channels
+def copy_to_local_clipboard(text: str) -> bool:
+    """Hand `text` to the local clipboard tool; False when there is none or it failed."""
+    command = local_command()
+    if command is None:
+        return False
+    try:
+        subprocess.run(command, input=text.encode(), timeout=TIMEOUT_S, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return False  # the OSC 52 copy still stands
+    return True

@@ -5,16 +5,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
+from rapidfuzz import fuzz
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from cachetui.app.widgets.facet_panel import FACET_TITLES
 from cachetui.app.widgets.spec_table import COLUMNS
-from cachetui.core.query import all_facet_counts
 from cachetui.core.search import search_packages
 from cachetui.present.inert import inert
 
 MAX_PACKAGE_HITS = 50
+# Every provider scores on one scale, so hits from packages, facets and actions sort together.
+EXACT = 1.0  # typed text equal to a package name or a facet value: always first
+NEAR = 0.95  # every other hit ranks below an exact one
+MIN_RELEVANCE = 60.0  # rapidfuzz WRatio, 0-100
+
+
+def _score(typed: str, text: str, relevance: float) -> float:
+    """`relevance` 0-100 -> the palette's score; an exact match outranks every fuzzy one."""
+    return EXACT if typed.strip() == text else relevance / 100 * NEAR
+
+
+def _relevance(typed: str, text: str) -> float:
+    return fuzz.WRatio(typed.strip().lower(), text.lower())
 
 
 def _browser(provider: Provider):  # noqa: ANN202 - BrowserScreen | None, imported lazily to avoid a cycle
@@ -36,8 +49,8 @@ class PackageCommands(Provider):
             if display.plain == match.name:
                 for position in match.positions:
                     display.stylize("bold underline", position, position + 1)
-            yield Hit(match.score / 100, display, partial(browser.open_package, match.name), text=match.name,
-                      help="open package")
+            score = _score(query, match.name, match.score)
+            yield Hit(score, display, partial(browser.open_package, match.name), text=match.name, help="open package")
 
 
 class FacetCommands(Provider):
@@ -47,13 +60,13 @@ class FacetCommands(Provider):
         browser = _browser(self)
         if browser is None or browser.corpus is None:
             return
-        matcher = self.matcher(query)
         chosen = browser.spec_query.filters
-        for facet, counts in all_facet_counts(browser.corpus, browser.spec_query).items():
+        for facet, counts in browser.facet_counts.items():  # computed with the results, not per keystroke
             for value, count in counts.items():
-                score = matcher.match(value)
-                if score <= 0:
+                relevance = _relevance(query, value)
+                if relevance < MIN_RELEVANCE:
                     continue
+                score = _score(query, value, relevance)
                 verb = "remove filter" if value in chosen.get(facet, ()) else "filter"
                 display = Text.assemble(f"{verb} {FACET_TITLES[facet].lower()}: ", (inert(value), "bold"))
                 toggle = partial(browser.toggle_filter, facet, value)
@@ -94,6 +107,6 @@ class ActionCommands(Provider):
             return
         matcher = self.matcher(query)
         for title, help_text, run in _actions(browser):
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), run, help=help_text)
+            relevance = _relevance(query, title)
+            if relevance >= MIN_RELEVANCE:
+                yield Hit(_score(query, title, relevance), matcher.highlight(title), run, help=help_text)

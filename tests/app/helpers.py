@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual import events
 from textual.command import CommandList
 from textual.pilot import Pilot
 
@@ -22,7 +23,8 @@ async def wait_loaded(pilot: Pilot) -> None:
 
 
 async def open_package(pilot: Pilot, typed: str) -> None:
-    await pilot.press("slash", *typed, "enter")
+    """Escape to the package list (wherever the focus is), search, open the best match."""
+    await pilot.press("escape", "slash", *typed, "enter")
     await pilot.pause()
 
 
@@ -34,6 +36,16 @@ async def toggle_facet(pilot: Pilot, facet: str, value: str) -> None:
     while panel.cursor != target:
         await pilot.press("j" if panel.cursor < target else "k")
     await pilot.press("enter")
+    await pilot.pause()
+
+
+async def burst(pilot: Pilot, *keys: str) -> None:
+    """Deliver keys back to back, as a terminal does when someone types fast (Pilot waits between keys)."""
+    for key in keys:
+        event = events.Key(key, key if len(key) == 1 else None)
+        event.set_sender(pilot.app)
+        pilot.app._driver.send_message(event)
+    await pilot.pause()
     await pilot.pause()
 
 

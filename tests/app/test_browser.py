@@ -30,7 +30,7 @@ async def test_typing_ranks_packages_and_enter_opens_the_best_match() -> None:
     app = sample_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press(*"mpi4pi")
+        await pilot.press("slash", *"mpi4pi")
         packages = app.screen.query_one(PackageList)
         assert packages.rows.package(packages.options.cursor) == "py-mpi4py"
         await pilot.press("enter")
@@ -172,14 +172,18 @@ async def test_tab_cycles_the_panes_and_slash_searches() -> None:
     app = sample_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
+        assert app.focused.id == "package-options"  # the list, not the search box: keys act at once
         order = []
-        for _ in range(5):
+        for _ in range(6):
             await pilot.press("tab")
             order.append(app.focused.id)
-        assert order == ["package-options", "specs", "detail", "facets", "package-search"]
+        assert order == ["specs", "detail", "facet-filter", "facet-list", "package-search", "package-options"]
         await pilot.press("shift+tab")
-        assert app.focused.id == "facets"
+        assert app.focused.id == "package-search"
+        await pilot.press("escape")  # leaves the search box for the list
+        assert app.focused.id == "package-options"
         await pilot.press("slash")
+        await pilot.pause()
         assert app.focused.id == "package-search"
 
 
@@ -187,7 +191,7 @@ async def test_f_toggles_facets_and_narrow_layout_swaps_panes() -> None:
     app = sample_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
-        facets = app.screen.query_one(FacetPanel)
+        facets = app.screen.query_one("#facets")
         assert facets.display
         app.screen.query_one(SpecTable).focus()
         await pilot.press("f")
@@ -195,12 +199,12 @@ async def test_f_toggles_facets_and_narrow_layout_swaps_panes() -> None:
     app = sample_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_loaded(pilot)
-        facets, packages = app.screen.query_one(FacetPanel), app.screen.query_one(PackageList)
+        facets, packages = app.screen.query_one("#facets"), app.screen.query_one(PackageList)
         assert not facets.display and packages.display
         app.screen.query_one(SpecTable).focus()
         await pilot.press("f")
         assert facets.display and not packages.display
-        facets.focus()
+        app.screen.query_one(FacetPanel).focus()
         await pilot.press("escape")  # the package list is hidden here: back goes to the table
         assert app.focused is app.screen.query_one(SpecTable)
 
@@ -254,3 +258,10 @@ async def test_an_internal_load_failure_is_a_notification_not_a_crash(monkeypatc
         await pilot.pause()
         assert app.is_running
         assert any("simulated bug" in str(n.message) for n in app._notifications)
+        # Not "Loading…" forever: the status says nothing loaded, and p shows why.
+        status = render_status(app.screen.query_one("#status").status).plain
+        assert status.startswith("Nothing could be loaded: 1 errors")
+        assert not app.screen.query_one("#loading").display
+        await pilot.press("p")
+        assert isinstance(app.screen, ProblemsScreen)
+        assert "simulated bug" in app.screen.query_one("#problem-detail").render().plain

@@ -1,7 +1,7 @@
 """The main screen: package list, spec table, facets and detail pane.
 
-The screen owns the state (corpus, query, sort) as reactive attributes; widgets
-get data pushed down and send messages up.
+The screen owns the state (corpus, query, sort, facet filter) as reactive attributes;
+widgets get data pushed down and send messages up.
 """
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Label, ProgressBar
+from textual.widget import Widget
+from textual.widgets import Footer, Input, Label, ProgressBar
 
 from cachetui.app.screens.copy_menu import CopyMenu, copy_choices
-from cachetui.app.screens.help import HelpScreen
+from cachetui.app.screens.help import HelpScreen, help_sections
 from cachetui.app.screens.problems import ProblemsScreen
 from cachetui.app.screens.tag_picker import ALL_TAGS, TagPicker
 from cachetui.app.widgets.detail_pane import DetailPane, SpecDetail
-from cachetui.app.widgets.facet_panel import FacetPanel, FacetState
+from cachetui.app.widgets.facet_panel import FacetPanel, FacetsPane, FacetState
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.spec_table import SpecRows, SpecTable
 from cachetui.app.widgets.status_line import Status, StatusLine
@@ -27,12 +28,17 @@ from cachetui.core.model import Corpus, SpecView
 from cachetui.core.query import Query, all_facet_counts, match, package_counts
 from cachetui.core.sorting import sort_specs
 
+# Pane -> the title on its top border; the focused pane's title and border light up.
+PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details", "#facets": "Facets"}
+
 
 class BrowserScreen(Screen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    # `/` and `f` move the focus, so they are priority bindings: Textual then acts on them as they
+    # arrive, and the keys typed right after reach the new focus (see check_action for text boxes).
     BINDINGS = [
-        Binding("slash", "focus_search", "Search", id="browser.search"),
-        Binding("f", "toggle_facets", "Facets", id="browser.facets"),
+        Binding("slash", "focus_search", "Search", priority=True, id="browser.search"),
+        Binding("f", "toggle_facets", "Facets", priority=True, id="browser.facets"),
         Binding("x", "clear_filters", "Clear", id="browser.clear"),
         Binding("t", "choose_tag", "Tag", id="browser.tag"),
         Binding("y", "copy_hash", "Copy hash", id="browser.copy-hash"),
@@ -45,6 +51,12 @@ class BrowserScreen(Screen[None]):
     corpus: reactive[Corpus | None] = reactive(None)
     spec_query: reactive[Query] = reactive(Query)
     sort: reactive[tuple[str | None, bool]] = reactive((None, False))
+    facet_filter: reactive[str] = reactive("")
+    expanded_facets: reactive[frozenset[str]] = reactive(frozenset())
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.facet_counts: dict[str, dict[str, int]] = {}  # for the current query; the palette reads it too
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -56,11 +68,14 @@ class BrowserScreen(Screen[None]):
             with Vertical(id="center"):
                 yield SpecTable(id="specs")
                 yield DetailPane(id="detail")
-            yield FacetPanel(id="facets")
+            yield FacetsPane(id="facets")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(PackageList).search.focus()
+        for selector, title in PANE_TITLES.items():
+            self.query_one(selector).border_title = title
+        # Start on the list, not in the search box: a first `q` or `?` must act, `/` searches.
+        self.set_focus(self.query_one(PackageList).options)
 
     # -- state flowing down ----------------------------------------------------------
 
@@ -82,12 +97,19 @@ class BrowserScreen(Screen[None]):
     def watch_sort(self) -> None:
         self._refresh_results()
 
+    def watch_facet_filter(self) -> None:
+        self._push_facets()
+
+    def watch_expanded_facets(self) -> None:
+        self._push_facets()
+
     def _refresh_results(self) -> None:
         corpus = self.corpus
         if corpus is None:
             return
         with self.app.batch_update():  # four widgets change together: never paint a half-updated screen
             self._push_results(corpus)
+        self.refresh_bindings()  # what y, c and x can do depends on the results
 
     def _push_results(self, corpus: Corpus) -> None:
         query = self.spec_query
@@ -95,8 +117,9 @@ class BrowserScreen(Screen[None]):
         column, descending = self.sort
         if column is not None:
             indices = sort_specs(corpus, indices, column, descending=descending)
-        self.query_one(SpecTable).data = SpecRows(corpus, indices, column, descending)
-        self.query_one(FacetPanel).state = FacetState(all_facet_counts(corpus, query), query.active())
+        self.query_one(SpecTable).data = SpecRows(corpus, indices, column, descending, query.package)
+        self.facet_counts = all_facet_counts(corpus, query)
+        self._push_facets()
         packages = self.query_one(PackageList)
         packages.counts = package_counts(corpus, query.filters.get("tag", frozenset()))
         packages.current = query.package
@@ -110,8 +133,13 @@ class BrowserScreen(Screen[None]):
             shown=len(indices),
             in_scope=scope.stop - scope.start,
             problems=len(corpus.report.problems),
+            errors=len(corpus.report.errors),
             loading=False,
         )
+
+    def _push_facets(self) -> None:
+        state = FacetState(self.facet_counts, self.spec_query.active(), self.facet_filter, self.expanded_facets)
+        self.query_one(FacetPanel).state = state
 
     # -- messages coming up ----------------------------------------------------------
 
@@ -122,11 +150,12 @@ class BrowserScreen(Screen[None]):
     def open_package(self, package: str | None) -> None:
         """Show one package's specs (None: every spec), keeping the active filters."""
         self.spec_query = Query(package, self.spec_query.filters)
-        self.query_one(SpecTable).focus()
+        self.set_focus(self.query_one(SpecTable))
 
     @on(SpecTable.Highlighted)
     def _spec_highlighted(self, event: SpecTable.Highlighted) -> None:
         self._show_detail(event.spec)
+        self.refresh_bindings()
 
     def _show_detail(self, spec_index: int | None) -> None:
         corpus = self.corpus
@@ -138,7 +167,7 @@ class BrowserScreen(Screen[None]):
 
     @on(SpecTable.Selected)
     def _spec_selected(self) -> None:
-        self.query_one(DetailPane).focus()
+        self.set_focus(self.query_one(DetailPane))
 
     @on(SpecTable.SortRequested)
     def _sort_requested(self, event: SpecTable.SortRequested) -> None:
@@ -153,19 +182,53 @@ class BrowserScreen(Screen[None]):
     def _facet_toggled(self, event: FacetPanel.Toggled) -> None:
         self.toggle_filter(event.facet, event.value)
 
+    @on(FacetPanel.Expanded)
+    def _facet_expanded(self, event: FacetPanel.Expanded) -> None:
+        self.expanded_facets = self.expanded_facets | {event.facet}
+
+    @on(FacetsPane.FilterChanged)
+    def _facet_filter_changed(self, event: FacetsPane.FilterChanged) -> None:
+        self.facet_filter = event.text
+
     def toggle_filter(self, facet: str, value: str) -> None:
         self.spec_query = self.spec_query.toggled(facet, value)
 
     # -- actions -----------------------------------------------------------------------
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide keys that cannot act now, so the footer only offers what works."""
+        if action in ("focus_search", "toggle_facets") and isinstance(self.focused, Input):
+            return False  # typing `/` or `f` into a search box types it
+        if action in ("copy_hash", "copy_menu"):
+            return self.query_one(SpecTable).current_spec is not None
+        if action == "clear_filters":
+            return bool(self.spec_query.filters)
+        if action in ("choose_tag", "problems"):
+            return self.corpus is not None
+        return True
+
     def action_focus_search(self) -> None:
-        self.query_one(PackageList).search.focus()
+        """`/` searches where you are: the facets pane filters facets, anywhere else searches packages."""
+        facets = self.query_one(FacetsPane)
+        if facets.has_focus_within:
+            self.set_focus(facets.filter)
+            return
+        if self.has_class("-narrow") and self.has_class("-facets-toggled"):
+            self.remove_class("-facets-toggled")  # the package list takes its place back: never type unseen
+        # Focus now (Screen.set_focus), not later (Widget.focus): keys typed right after `/` land in the box.
+        self.set_focus(self.query_one(PackageList).search)
 
     def action_toggle_facets(self) -> None:
-        self.toggle_class("-facets-toggled")
-        facets = self.query_one(FacetPanel)
-        if facets.has_focus and not facets.display:
-            self.query_one(SpecTable).focus()
+        self.toggle_class("-facets-toggled")  # styles update at once, so `display` below is current
+        self._keep_focus_visible()
+
+    def _keep_focus_visible(self) -> None:
+        """Nothing hidden may keep the focus: move it to the pane that took the hidden one's place."""
+        focused = self.focused
+        if focused is None or _displayed(focused):
+            return
+        facets = self.query_one(FacetsPane)
+        self.set_focus(facets.panel if _displayed(facets) else self.query_one(SpecTable))
 
     def action_clear_filters(self) -> None:
         self.spec_query = self.spec_query.cleared()
@@ -211,15 +274,15 @@ class BrowserScreen(Screen[None]):
             self.app.push_screen(ProblemsScreen(self.corpus.report))
 
     def action_help(self) -> None:
-        sections = [
-            ("Everywhere", [*self.BINDINGS, *self.app.BINDINGS]),
-            ("Spec table", SpecTable.BINDINGS),
-            ("Lists", [*PackageList.BINDINGS, *FacetPanel.BINDINGS]),
-        ]
-        self.app.push_screen(HelpScreen((title, [b for b in bs if isinstance(b, Binding)]) for title, bs in sections))
+        panes = [self.query_one(selector) for selector in PANE_TITLES]
+        self.app.push_screen(HelpScreen(help_sections(self, panes)))
 
     def action_back(self) -> None:
         packages = self.query_one(PackageList)
         # On a narrow screen with facets shown, the package list is hidden: fall back to the table.
-        (packages.options if packages.display else self.query_one(SpecTable)).focus()
+        self.set_focus(packages.options if _displayed(packages) else self.query_one(SpecTable))
 
+
+def _displayed(widget: Widget) -> bool:
+    """Shown on screen: neither it nor any container above it has `display: none`."""
+    return all(node.display for node in widget.ancestors_with_self if isinstance(node, Widget))

@@ -1,29 +1,80 @@
-"""`?`: the keys, read from the live bindings so the help can never drift from them."""
+"""`?`: the keys, read from the live, merged bindings, so the help can never drift from them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.dom import DOMNode
+from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
+from textual.widgets import Input, Static
 
 INTRO = (
     "cachetui: find a prebuilt Spack binary and copy its hash.\n"
-    "Type to search packages, Enter to open one, narrow with the facets, y to copy the hash.\n"
+    "/ searches packages, Enter opens one, the facets narrow it, y copies the hash.\n"
     "Tab / Shift+Tab move between panes; Ctrl+P opens the command palette.\n"
 )
+
+KeyRow = tuple[str, str]  # keys as shown, what they do
+Section = tuple[str, list[KeyRow]]
+
+
+def _bindings(node: DOMNode) -> Iterable[Binding]:
+    # Textual keeps each node's merged bindings (class BINDINGS up the MRO, keymap applied) in
+    # `_bindings`; the footer reads the same map, so this is what the keys really do.
+    for _, binding in node._bindings:
+        yield binding
+
+
+def key_rows(nodes: Iterable[DOMNode], app: DOMNode) -> list[KeyRow]:
+    """One row per action: every key bound to it, and its description.
+
+    `nodes` go from the nearest to the focus outwards: a key a nearer node binds is not
+    listed again for a farther one, because the nearer binding is the one that acts.
+    """
+    grouped: dict[tuple[str, str], list[str]] = {}
+    claimed: set[str] = set()
+    for node in nodes:
+        bindings = [b for b in _bindings(node) if b.key not in claimed]
+        claimed.update(b.key for b in bindings)
+        for binding in bindings:
+            keys = grouped.setdefault((binding.action, binding.description or binding.action), [])
+            shown = app.get_key_display(binding)  # type: ignore[attr-defined]
+            if shown not in keys:
+                keys.append(shown)
+    return [(", ".join(keys), description) for (_, description), keys in grouped.items()]
+
+
+def help_sections(screen: Screen[object], panes: Sequence[Widget]) -> list[Section]:
+    """Where the focus is first, then what works everywhere, then every other pane's keys."""
+    focused = screen.focused
+    here = [n for n in focused.ancestors_with_self if isinstance(n, Widget) and n is not screen] if focused else []
+    sections: list[Section] = []
+    if here:
+        title = next((str(n.border_title) for n in here if n.border_title), "focused pane")
+        sections.append((f"Here: {title}", key_rows(here, screen.app)))
+    sections.append(("Everywhere", key_rows([screen, screen.app], screen.app)))
+    for pane in panes:
+        if focused is not None and focused in pane.walk_children(with_self=True):
+            continue
+        # Text-editing keys of search boxes are left to the pane that has the focus.
+        nodes = [n for n in pane.walk_children(Widget, with_self=True) if not isinstance(n, Input)]
+        rows = key_rows(nodes, screen.app)
+        if rows:
+            sections.append((str(pane.border_title or pane.id), rows))
+    return sections
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,question_mark,q", "app.pop_screen", "Close", id="help.close")]
 
-    def __init__(self, sections: Iterable[tuple[str, Iterable[Binding]]]) -> None:
+    def __init__(self, sections: Sequence[Section]) -> None:
         super().__init__()
-        self._sections = [(title, list(bindings)) for title, bindings in sections]
+        self._sections = list(sections)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog", id="help"):
@@ -31,10 +82,9 @@ class HelpScreen(ModalScreen[None]):
 
     def _help_text(self) -> Text:
         text = Text(INTRO)
-        for title, bindings in self._sections:
+        for title, rows in self._sections:
             text.append(f"\n{title}\n", "bold underline")
-            for binding in bindings:
-                keys = ", ".join(self.app.get_key_display(Binding(k, "")) for k in binding.key.split(","))
+            for keys, description in rows:
                 text.append(f"  {keys:<22}", "bold cyan")
-                text.append(f"{binding.description}\n")
+                text.append(f"{description}\n")
         return text

@@ -8,8 +8,12 @@ from enum import Enum
 
 from rich.text import Text
 from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
+from textual.widgets import Input
 
 from cachetui.app.widgets.fit import fit
 from cachetui.app.widgets.pick_list import PickList
@@ -28,8 +32,10 @@ FACET_TITLES = {
     "stack": "Stack",
     "variant": "Variant",
 }
-MAX_VALUES = 40  # per facet; the rest is summarised, chosen values are always shown
+MAX_VALUES = 40  # per facet; the rest is one "… N more" row (Enter shows them), chosen values always show
 _ORDERED_BY_VALUE = frozenset({"version", "tag"})
+# Every spec of a tag is in its `root` stack: as a facet value it narrows nothing.
+_HIDDEN_VALUES = {"stack": frozenset({"root"})}
 
 
 class Kind(Enum):
@@ -53,6 +59,8 @@ class Entry:
 class FacetState:
     counts: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     selected: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    filter_text: str = ""  # typed in the facets pane: only values containing it show, all of them
+    expanded: frozenset[str] = frozenset()  # facets whose "… more" row was opened
 
 
 @dataclass
@@ -64,14 +72,14 @@ class FacetRows:
         return len(self.entries)
 
     def selectable(self, row: int) -> bool:
-        return self.entries[row].kind in (Kind.ACTIVE, Kind.VALUE)
+        return self.entries[row].kind in (Kind.ACTIVE, Kind.VALUE, Kind.MORE)
 
     def text(self, row: int, width: int) -> Text:
         entry = self.entries[row]
         if entry.kind is Kind.HEADING:
             return Text(fit(entry.title, width, pad=True), style="bold reverse")
         if entry.kind is Kind.MORE:
-            return Text(f"  … {entry.count} more", style="dim")
+            return Text(f"  … {entry.count} more (Enter)", style="dim")
         if entry.kind is Kind.ACTIVE:
             label = f"{FACET_TITLES[entry.facet]}: "
             return Text.assemble(("✕ ", "bold"), label, fit(inert(entry.value), max(1, width - len(label) - 3)))
@@ -87,14 +95,19 @@ def facet_entries(state: FacetState) -> list[Entry]:
     if active:
         entries.append(Entry(Kind.HEADING, title="Active filters (x: clear)"))
         entries += [Entry(Kind.ACTIVE, facet, value, chosen=True) for facet, value in active]
+    needle = state.filter_text.strip().lower()
     for facet in FACETS:
         counts = state.counts.get(facet, {})
-        if not counts:
+        chosen = state.selected.get(facet, frozenset())
+        hidden = _HIDDEN_VALUES.get(facet, frozenset()) - chosen
+        values = [v for v in _ordered(facet, counts) if v not in hidden and needle in v.lower()]
+        if not values:
             continue
         entries.append(Entry(Kind.HEADING, facet, title=FACET_TITLES[facet]))
-        chosen = state.selected.get(facet, frozenset())
-        values = _ordered(facet, counts)
-        shown = values[:MAX_VALUES] + [v for v in values[MAX_VALUES:] if v in chosen]
+        if needle or facet in state.expanded:
+            shown = values
+        else:
+            shown = values[:MAX_VALUES] + [v for v in values[MAX_VALUES:] if v in chosen]
         entries += [Entry(Kind.VALUE, facet, v, counts[v], v in chosen) for v in shown]
         if len(values) > len(shown):
             entries.append(Entry(Kind.MORE, facet, count=len(values) - len(shown)))
@@ -118,6 +131,13 @@ class FacetPanel(PickList):
             self.facet = facet
             self.value = value
 
+    class Expanded(Message):
+        """The "… more" row of a facet was chosen: show all of its values."""
+
+        def __init__(self, facet: str) -> None:
+            super().__init__()
+            self.facet = facet
+
     @property
     def entries(self) -> list[Entry]:
         return self.source.entries if self.source is not None else []  # type: ignore[union-attr]
@@ -135,4 +155,48 @@ class FacetPanel(PickList):
     def _selected(self, event: PickList.Selected) -> None:
         event.stop()
         entry = self.entries[event.row]
-        self.post_message(self.Toggled(entry.facet, entry.value))
+        if entry.kind is Kind.MORE:
+            self.post_message(self.Expanded(entry.facet))
+        else:
+            self.post_message(self.Toggled(entry.facet, entry.value))
+
+
+class FacetsPane(Vertical):
+    """A filter box above the facet list: typing narrows every facet to the values containing the text."""
+
+    BINDINGS = [Binding("escape", "leave_filter", "To facets", show=False, id="facets.leave-filter")]
+
+    class FilterChanged(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="/ filter facets", id="facet-filter")
+        yield FacetPanel(id="facet-list")
+
+    @property
+    def filter(self) -> Input:
+        return self.query_one("#facet-filter", Input)
+
+    @property
+    def panel(self) -> FacetPanel:
+        return self.query_one(FacetPanel)
+
+    @on(Input.Changed, "#facet-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.post_message(self.FilterChanged(event.value))
+
+    @on(Input.Submitted, "#facet-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.screen.set_focus(self.panel)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_filter":
+            return self.filter.has_focus  # elsewhere, Escape means what the screen says
+        return True
+
+    def action_leave_filter(self) -> None:
+        self.screen.set_focus(self.panel)

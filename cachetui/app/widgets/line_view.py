@@ -123,11 +123,15 @@ class LineView(ScrollView, can_focus=True):
 
     # -- moving ------------------------------------------------------------------------
 
-    def watch_cursor(self) -> None:
-        self._lines.clear()
+    def watch_cursor(self, old: int, new: int) -> None:
+        # Cached rows are keyed by whether they hold the cursor: only the two rows that changed repaint.
         self._scroll_to_cursor()
-        self.refresh()
+        for row in (old, new):
+            self._refresh_row(row)
         self.cursor_moved()
+
+    def _refresh_row(self, row: int) -> None:
+        self.refresh_line(row + self.HEADER_LINES)  # virtual coordinates: the header sits above row 0
 
     def _scroll_to_cursor(self) -> None:
         if self.size.height <= self.HEADER_LINES:

@@ -97,7 +97,7 @@ class PackageList(Vertical):
 
     def _refill(self, keep_cursor: bool = False) -> None:
         query = self.search.value
-        matches = search_packages(query, list(self.names))
+        matches = search_packages(query, self.names)  # the same tuple each time: its spellings are reused
         if keep_cursor and self.rows is not None:
             cursor = self.options.cursor
         elif query.strip() and matches:
@@ -122,4 +122,4 @@ class PackageList(Vertical):
             self.post_message(self.Chosen(rows.package(row)))
 
     def action_focus_list(self) -> None:
-        self.options.focus()
+        self.screen.set_focus(self.options)

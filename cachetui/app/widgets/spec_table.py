@@ -37,6 +37,7 @@ class SpecRows:
     indices: np.ndarray
     sort_column: str | None = None
     descending: bool = False
+    package: str | None = None  # the one package shown, or None: rows then need a package column
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class Column:
 
 
 COLUMNS = (
+    Column("package", "package", 0, 8, 28),
     Column("hash", "hash", 0, 7, 7),
     Column("version", "version", 1, 7, 12),
     Column("compiler", "compiler", 2, 8, 18),
@@ -68,7 +70,9 @@ def _cell_getters(corpus: Corpus) -> dict[str, Callable[[int], str]]:
         return lambda i: values[col[i]]
 
     stacks, stack_values = corpus.multi["stack"], corpus.vocab["stack"].values
+    packages, package_of = corpus.packages, corpus.package_of
     return {
+        "package": lambda i: packages[package_of[i]],
         "hash": lambda i: short_hash(corpus.hashes[i]),
         "version": single("version"),
         "compiler": single("compiler"),
@@ -140,12 +144,18 @@ class SpecTable(LineView):
     def cursor_moved(self) -> None:
         self.post_message(self.Highlighted(self.current_spec))
 
+    def _columns(self) -> tuple[Column, ...]:
+        """Every column, but the package column only when rows can come from several packages."""
+        if self.data is not None and self.data.package is not None:
+            return tuple(c for c in COLUMNS if c.key != "package")
+        return COLUMNS
+
     def _measure(self, rows: SpecRows) -> dict[str, int]:
         """Column widths from the values on display (sampled when there are very many)."""
         step = max(1, len(rows.indices) // SAMPLE_ROWS)
         sample = rows.indices[::step][:SAMPLE_ROWS]
         widths = {}
-        for column in COLUMNS:
+        for column in self._columns():
             getter = self._getters[column.key]
             longest = max((len(inert(getter(int(i)))) for i in sample), default=0)
             widths[column.key] = max(column.min_width, min(column.max_width, max(longest, len(column.title) + 1)))
@@ -160,12 +170,13 @@ class SpecTable(LineView):
         width = self.content_width
         chosen: list[Column] = []
         used = 0
-        for column in sorted(COLUMNS, key=lambda c: c.priority):
+        columns = self._columns()
+        for column in sorted(columns, key=lambda c: c.priority):
             need = self._widths.get(column.key, column.min_width) + GAP
             if used + need <= width or not chosen:
                 chosen.append(column)
                 used += need
-        layout = [(c, self._widths.get(c.key, c.min_width)) for c in COLUMNS if c in chosen]
+        layout = [(c, self._widths.get(c.key, c.min_width)) for c in columns if c in chosen]
         if layout:
             spare = width - sum(w + GAP for _, w in layout)
             last, last_width = layout[-1]
@@ -206,7 +217,7 @@ class SpecTable(LineView):
             self.post_message(self.Selected(spec))
 
     def action_sort_next(self) -> None:
-        keys = [c.key for c, _ in self._layout] or [c.key for c in COLUMNS]
+        keys = [c.key for c, _ in self._layout] or [c.key for c in self._columns()]
         current = self.data.sort_column if self.data else None
         following = keys[(keys.index(current) + 1) % len(keys)] if current in keys else keys[0]
         self.post_message(self.SortRequested(following, following == "version"))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from rich.text import Text
 from textual.reactive import reactive
@@ -22,6 +22,7 @@ class Status:
     shown: int = 0
     in_scope: int = 0
     problems: int = 0
+    errors: int = 0
     loading: bool = True
 
 
@@ -29,6 +30,9 @@ def render_status(status: Status) -> Text:
     if status.loading:
         return Text("Loading…", style="bold")
     text = Text(no_wrap=True, overflow="ellipsis")
+    if status.documents == 0 and status.errors:
+        text.append(f"Nothing could be loaded: {status.errors} errors (p shows them)", "bold red")
+        return text
     text.append(f"{status.documents} docs · {status.specs} specs · {status.tags} tags", "bold")
     text.append("  │  ")
     text.append(inert(status.package) if status.package else "all packages", "bold")
