@@ -16,9 +16,7 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -30,10 +28,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from benchmarks.generate_corpus import generate  # noqa: E402
-from cachetui.core.cache import CorpusCache  # noqa: E402
+from benchmarks.harness import measure_warm, peak_rss_mb  # noqa: E402
+from benchmarks.mirror_bench import measure_mirror, render_mirror  # noqa: E402
 from cachetui.core.corpus import load_corpus  # noqa: E402
-from cachetui.core.frontmatter import split_front_matter  # noqa: E402
-from cachetui.core.loader import find_candidates  # noqa: E402
+from cachetui.core.sources.site.frontmatter import split_front_matter  # noqa: E402
+from cachetui.core.sources.site.loader import find_candidates  # noqa: E402
 from cachetui.core.problems import LoadReport  # noqa: E402
 
 NAIVE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -90,37 +89,9 @@ def measure_cold(root: Path, rounds: int, naive_rounds: int) -> dict[str, float]
     }
 
 
-def _child(code: str, env: dict[str, str]) -> list[str]:
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
-    return done.stdout.split()
-
-
 def measure_rss(root: Path) -> float:
     """Peak RSS of a process that cold-loads the tree (MB)."""
-    code = (
-        "import resource; from cachetui.core.corpus import load_corpus; "
-        f"c = load_corpus([{str(root)!r}]); "
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
-    )
-    return int(_child(code, dict(os.environ))[-1]) / 1024
-
-
-def measure_warm(root: Path, rounds: int) -> dict[str, float]:
-    """Second launch on unchanged files: process start to a first frame with the table filled."""
-    with tempfile.TemporaryDirectory() as cache_home:
-        env = dict(os.environ, XDG_CACHE_HOME=cache_home)
-        load_corpus([root], cache=CorpusCache(Path(cache_home) / "cachetui"))
-        times, rss = [], []
-        for _ in range(rounds):
-            start = time.perf_counter()
-            child = subprocess.Popen([sys.executable, str(HERE / "first_frame.py"), str(root)],
-                                     stdout=subprocess.PIPE, text=True, env=env)
-            line = child.stdout.readline().split()  # "READY <cache status> <maxrss kB>"
-            times.append(time.perf_counter() - start)
-            child.wait()
-            assert line and line[0] == "READY" and line[1] == "hit", line
-            rss.append(int(line[2]) / 1024)
-    return {"warm_s": statistics.median(times), "app_rss_mb": max(rss)}
+    return peak_rss_mb(f"from cachetui.core.corpus import load_corpus; c = load_corpus([{str(root)!r}])")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -149,8 +120,12 @@ def machine() -> str:
     return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB RAM, Python {platform.python_version()}, {platform.system()}"
 
 
-def run(scales: list[str], rounds: int) -> dict[str, dict[str, float]]:
+def run(scales: list[str], rounds: int, mirror: bool) -> dict[str, dict[str, float]]:
     results = {}
+    if mirror:
+        print("[mirror] cold load, RSS, warm start ...", flush=True)
+        results["mirror"] = measure_mirror(rounds)
+        print(f"[mirror] {results['mirror']}", flush=True)
     for scale in scales:
         root = corpus_dir(scale)
         print(f"[{scale}] cold load ...", flush=True)
@@ -158,7 +133,7 @@ def run(scales: list[str], rounds: int) -> dict[str, dict[str, float]]:
         print(f"[{scale}] peak RSS ...", flush=True)
         row["rss_mb"] = measure_rss(root)
         print(f"[{scale}] warm start ...", flush=True)
-        row.update(measure_warm(root, rounds))
+        row.update(measure_warm(str(root), rounds))
         print(f"[{scale}] keystrokes, facet toggles, page-down ...", flush=True)
         row.update(measure_ui(root))
         results[scale] = row
@@ -187,7 +162,11 @@ def render(results: dict[str, dict[str, float]], command: str) -> str:
         "real terminal is not included.",
         "",
     ]
+    if "mirror" in results:
+        lines += render_mirror(results["mirror"])
     for scale, r in results.items():
+        if scale == "mirror":
+            continue
         lines += [
             f"## Scale {scale}",
             "",
@@ -256,7 +235,10 @@ BLOCKERS = {
 
 def blockers(results: dict[str, dict[str, float]]) -> list[str]:
     """Notes for every target missed at L (or at the largest scale measured)."""
-    scale = "L" if "L" in results else list(results)[-1]
+    scales = [s for s in results if s != "mirror"]
+    if not scales:
+        return []
+    scale = "L" if "L" in scales else scales[-1]
     r = results[scale]
     missed = [
         key for key, higher in (("cold_s", False), ("ratio", True), ("warm_s", False), ("rss_mb", False),
@@ -273,15 +255,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="site-scale benchmarks")
     parser.add_argument("--scales", nargs="+", default=["M", "L"], choices=["S", "M", "L"])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-mirror", action="store_true", help="skip the 120,000-record mirror index")
     parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
     parser.add_argument("--render-from", type=Path, help="re-render RESULTS.md from a saved RESULTS.json")
     args = parser.parse_args()
     if args.render_from:
         results = json.loads(args.render_from.read_text())
     else:
-        results = run(args.scales, args.rounds)
+        results = run(args.scales, args.rounds, mirror=not args.no_mirror)
         args.out.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
-    command = "make bench" if (args.scales, args.rounds) == (["M", "L"], 3) else " ".join(["make bench", *sys.argv[1:]])
+    default = (args.scales, args.rounds, args.no_mirror) == (["M", "L"], 3, False)
+    command = "make bench" if default else f"make bench BENCH_ARGS='{' '.join(sys.argv[1:])}'"
     args.out.write_text(render(results, command) + "\n\n" + "\n".join(blockers(results)) + "\n")
     print(f"wrote {args.out}")
 

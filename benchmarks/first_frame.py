@@ -5,7 +5,6 @@ import time
 START = time.perf_counter()
 
 import asyncio  # noqa: E402
-import resource  # noqa: E402
 import sys  # noqa: E402
 
 from cachetui.app.app import CacheTuiApp  # noqa: E402
@@ -20,7 +19,8 @@ async def main(path: str) -> None:
         table = app.screen.query_one(SpecTable)
         assert table.row_count > 0, "the table must be filled"
         status = app.browser.corpus.cache_status
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        # VmHWM, not ru_maxrss: Linux carries ru_maxrss across exec from the parent process.
+        rss = next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM"))
         print(f"READY {status} {rss} {time.perf_counter() - START:.3f}", flush=True)
 
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import yaml
 
-from cachetui.core.document import interpret
-from cachetui.core.frontmatter import split_front_matter
-from cachetui.core.loader import Candidate, find_candidates
-from cachetui.core.parse import parse_front_matter
+from cachetui.core.sources.site.document import interpret
+from cachetui.core.sources.site.frontmatter import split_front_matter
+from cachetui.core.sources.site.loader import Candidate, find_candidates
+from cachetui.core.sources.site.parse import parse_front_matter
 from cachetui.core.problems import LoadReport
 from cachetui.core.sample import sample_path
 

@@ -42,6 +42,19 @@ async def _press(pilot: Pilot, *keys: str) -> None:
     await pilot.pause()
 
 
+async def _dependencies(pilot: Pilot) -> None:
+    """A mirror's spec: its dependency tree with build edges, and what uses it."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.press("slash", *"libelf", "enter")
+    await pilot.pause()
+    table = pilot.app.screen.query_one(SpecTable)
+    corpus = pilot.app.browser.corpus
+    table.cursor = next(row for row, i in enumerate(table.data.indices) if corpus.spec(int(i)).target == "m1")
+    await pilot.press("enter", "b", "G")
+    await pilot.pause()
+
+
 SHOTS: dict[str, tuple[tuple[int, int], Step]] = {
     "browser-120x40": ((120, 40), _filter),
     "browser-80x24": ((80, 24), _open_mpi4py),
@@ -49,11 +62,14 @@ SHOTS: dict[str, tuple[tuple[int, int], Step]] = {
     "copy-menu": ((120, 40), lambda p: _press(p, "c")),
     "tag-picker": ((120, 40), lambda p: _press(p, "t")),
     "help": ((120, 40), lambda p: _press(p, "question_mark")),
+    "mirror-dependencies": ((120, 40), _dependencies),
 }
+# What each screenshot opens: the bundled sample, or a real Spack index (a test fixture) as mirror `develop`.
+INPUTS = {"mirror-dependencies": ["develop=tests/fixtures/mirrors/db-v8/v2_layout/unsigned"]}
 
 
 async def shoot(name: str, size: tuple[int, int], step: Step) -> None:
-    app = CacheTuiApp([str(sample_path())], system_clipboard=False)
+    app = CacheTuiApp(INPUTS.get(name, [str(sample_path())]), system_clipboard=False, use_cache=False)
     async with app.run_test(size=size) as pilot:
         await step(pilot)
         app.save_screenshot(str(OUT / f"{name}.svg"))

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import settings
 
 from cachetui.core.build import build_corpus
-from cachetui.core.loader import load_paths
+from cachetui.core.sources.site.loader import load_paths
 from cachetui.core.model import Corpus
 from cachetui.core.sample import sample_path
 
@@ -100,3 +100,13 @@ def write_doc(tmp_path: Path) -> WriteDoc:
 settings.register_profile("ci", max_examples=150, deadline=None)
 settings.register_profile("fuzz", max_examples=20_000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def mirror_server(tmp_path: Path):  # noqa: ANN201 - Iterator[MirrorServer]
+    """A loopback HTTP server over tmp_path/www: tests write mirrors there (see tests/mirrors.py)."""
+    from tests.mirrors import serve
+
+    root = tmp_path / "www"
+    root.mkdir()
+    yield from serve(root)

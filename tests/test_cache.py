@@ -156,7 +156,7 @@ def test_a_file_that_failed_to_read_is_read_again_next_time(tmp_path: Path, monk
         return open(path, *args, **kwargs)
 
     with monkeypatch.context() as patched:
-        patched.setattr("cachetui.core.loader.open", failing_open, raising=False)
+        patched.setattr("cachetui.core.sources.site.loader.open", failing_open, raising=False)
         first = load_corpus([tmp_path / "in"], cache=CorpusCache())
     assert "pkg3" not in first.packages and len(first.report.errors) == 1
     second = load_corpus([tmp_path / "in"], cache=CorpusCache())
@@ -175,7 +175,7 @@ def test_a_directory_that_could_not_be_listed_is_walked_again(tmp_path: Path, mo
         return real_scandir(path)
 
     with monkeypatch.context() as patched:
-        patched.setattr("cachetui.core.loader.os.scandir", scandir)
+        patched.setattr("cachetui.core.sources.site.loader.os.scandir", scandir)
         first = load_corpus([tmp_path / "in"], cache=CorpusCache())
     assert "pkg1" not in first.packages
     second = load_corpus([tmp_path / "in"], cache=CorpusCache())
@@ -198,7 +198,8 @@ def test_the_cache_key_follows_the_parsing_code(tmp_path: Path) -> None:
     core = tmp_path / "core"
     shutil.copytree(Path(cachetui.core.__file__).parent, core, ignore=shutil.ignore_patterns("__pycache__"))
     assert source_digest(core) == code_digest()
-    (core / "document.py").write_text((core / "document.py").read_text() + "\n# a fixed parser\n")
+    parser = core / "sources" / "site" / "document.py"
+    parser.write_text(parser.read_text() + "\n# a fixed parser\n")
     assert source_digest(core) != code_digest()
 
 

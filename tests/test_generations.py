@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from cachetui.core.build import build_corpus
-from cachetui.core.loader import load_paths
+from cachetui.core.sources.site.loader import load_paths
 from tests.conftest import WriteDoc, front_matter
 
 HASH_A = "a" * 32

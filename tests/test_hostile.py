@@ -12,7 +12,7 @@ import pytest
 
 from cachetui.cli.main import main
 from cachetui.core.build import build_corpus
-from cachetui.core.loader import load_paths
+from cachetui.core.sources.site.loader import load_paths
 from cachetui.core.problems import Severity
 from cachetui.core.sample import sample_path
 from cachetui.present.inert import inert

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import cachetui.core.parallel as parallel
+import cachetui.core.sources.site.parallel as parallel
 from cachetui.core.corpus import load_corpus
 from cachetui.core.query import Query, all_facet_counts
 from tests.conftest import listing, spec_entry

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from cachetui.core.build import build_corpus
-from cachetui.core.loader import load_paths
+from cachetui.core.sources.site.loader import load_paths
 from cachetui.core.model import Corpus
 from cachetui.core.query import Query, facet_counts, match
 from cachetui.core.sorting import sort_specs

@@ -14,7 +14,7 @@ import pytest
 
 from cachetui.cli.main import main
 from cachetui.core.build import build_corpus
-from cachetui.core.loader import load_paths
+from cachetui.core.sources.site.loader import load_paths
 from cachetui.core.model import Corpus
 from cachetui.core.query import Query, facet_counts, match
 from cachetui.core.variants import VariantKind, atom_name, parse_variants, variant_atoms

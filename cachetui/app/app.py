@@ -17,7 +17,8 @@ from cachetui.app.styles import stylesheet
 from cachetui.core.build import build_corpus
 from cachetui.core.cache import CorpusCache
 from cachetui.core.corpus import load_corpus
-from cachetui.core.loader import DEFAULT_MAX_BYTES
+from cachetui.core.sources.site.loader import DEFAULT_MAX_BYTES
+from cachetui.core.sources.transport import DEFAULT_TIMEOUT_S
 from cachetui.core.model import Corpus
 from cachetui.core.problems import LoadReport, Problem
 from cachetui.present.inert import inert
@@ -40,9 +41,11 @@ class CacheTuiApp(App[None]):
         system_clipboard: bool = True,
         use_cache: bool = True,
         workers: int | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
     ) -> None:
         super().__init__()
         self.paths = list(paths)
+        self.timeout = timeout
         self.max_bytes = max_bytes
         self.cache = CorpusCache() if use_cache else None
         self.load_workers = workers
@@ -55,12 +58,11 @@ class CacheTuiApp(App[None]):
 
     @work(thread=True, exclusive=True, group="load", name="load documents", exit_on_error=False)
     def load_documents(self) -> Corpus:
-        def progress(done: int, total: int) -> None:
-            self.call_from_thread(self.browser.show_progress, done, total)
+        def progress(done: int, total: int | None, what: str) -> None:
+            self.call_from_thread(self.browser.show_progress, done, total, what)
 
-        corpus = load_corpus(
-            self.paths, max_bytes=self.max_bytes, progress=progress, cache=self.cache, workers=self.load_workers
-        )
+        corpus = load_corpus(self.paths, max_bytes=self.max_bytes, progress=progress, cache=self.cache,
+                             workers=self.load_workers, timeout=self.timeout)
         self.call_from_thread(setattr, self.browser, "corpus", corpus)
         return corpus
 

@@ -7,18 +7,16 @@ import json
 import sys
 from typing import Any
 
-from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS, add_load_options, load_or_exit
+from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS, add_inputs, load_or_exit
 from cachetui.core.model import Corpus
 from cachetui.core.problems import Problem
-from cachetui.core.sample import sample_path
 from cachetui.present.inert import inert
 
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("check", help="load documents and report problems")
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="default: the bundled sample corpus")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    add_load_options(parser)
+    add_inputs(parser)
     parser.set_defaults(run=run)
 
 
@@ -26,6 +24,7 @@ def summary(corpus: Corpus) -> dict[str, Any]:
     report = corpus.report
     return {
         "files": report.files_seen,
+        "indexes": report.indexes_read,
         "documents": len(corpus.documents),
         "packages": len(corpus.packages),
         "tags": len(corpus.tags),
@@ -38,7 +37,7 @@ def summary(corpus: Corpus) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    corpus = load_or_exit(args.paths or [str(sample_path())], args)
+    corpus = load_or_exit(args)
     data = summary(corpus)
     if args.json:
         json.dump(data, sys.stdout, indent=2)
@@ -48,10 +47,16 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if data["errors"] else EXIT_OK
 
 
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 def _print_text(data: dict[str, Any], problems: list[Problem]) -> None:
+    read = [_count(data["files"], "file", "files") if data["files"] or not data["indexes"] else "",
+            _count(data["indexes"], "mirror index", "mirror indexes") if data["indexes"] else ""]
     print(
         f"{data['documents']} documents, {data['packages']} packages, {data['tags']} tags, "
-        f"{data['specs']} specs ({data['unique_hashes']} unique hashes) from {data['files']} files"
+        f"{data['specs']} specs ({data['unique_hashes']} unique hashes) from {' and '.join(r for r in read if r)}"
     )
     for problem in problems:
         where = inert(problem.path) + (f":{problem.line}" if problem.line else "")

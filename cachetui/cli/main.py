@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from cachetui import __version__
 from cachetui.cli import check, query
-from cachetui.cli.options import EXIT_OK, add_load_options, fail_usage, guarded
+from cachetui.cli.options import EXIT_OK, add_inputs, check_inputs, guarded
 
 COMMANDS = ("check", "query")
 
@@ -16,12 +16,12 @@ COMMANDS = ("check", "query")
 def _browse_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cachetui",
-        description="Browse Spack build-cache listings. Commands: 'check PATH...' and 'query PATH...' "
-        "(see 'cachetui check --help'). With no PATH, opens the bundled sample corpus.",
+        description="Browse Spack build caches: site documents, mirrors and the public cache. Commands: "
+        "'check SOURCE...' and 'query SOURCE...' (see 'cachetui check --help'). With no SOURCE, opens the "
+        "bundled sample corpus.",
     )
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="documents or directories to load")
     parser.add_argument("--version", action="version", version=f"cachetui {__version__}")
-    add_load_options(parser)
+    add_inputs(parser)
     return parser
 
 
@@ -44,13 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _browse(args: argparse.Namespace) -> int:
     from cachetui.app.app import CacheTuiApp  # Textual loads only when the browser opens
-    from cachetui.core.loader import PathNotFound, require_paths
-    from cachetui.core.sample import sample_path
 
-    try:
-        require_paths(args.paths)  # before the window opens: a typo is a usage error, not a blank app
-    except PathNotFound as exc:
-        fail_usage(f"no such file or directory: {exc}")
-    paths = args.paths or [str(sample_path())]
-    CacheTuiApp(paths, max_bytes=args.max_file_size, use_cache=not args.no_cache, workers=args.workers).run()
+    inputs = check_inputs(args)  # before the window opens: a typo is a usage error, not a blank app
+    CacheTuiApp(inputs, max_bytes=args.max_file_size, use_cache=not args.no_cache, workers=args.workers,
+                timeout=args.timeout).run()
     return EXIT_OK

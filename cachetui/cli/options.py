@@ -4,16 +4,42 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import NoReturn
 
+from cachetui.cli.progress_line import ProgressLine
 from cachetui.core.cache import CorpusCache
-from cachetui.core.corpus import load_corpus
-from cachetui.core.loader import DEFAULT_MAX_BYTES, PathNotFound
+from cachetui.core.corpus import load_corpus, require_inputs
 from cachetui.core.model import Corpus
+from cachetui.core.problems import PathNotFound
+from cachetui.core.sample import sample_path
+from cachetui.core.sources import public_sources
+from cachetui.core.sources.site.loader import DEFAULT_MAX_BYTES
+from cachetui.core.sources.transport import DEFAULT_TIMEOUT_S
 from cachetui.present.inert import inert
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+def add_inputs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "inputs", nargs="*", metavar="SOURCE",
+        help="site documents (files, directories), a mirror (directory or file:// http(s):// s3:// URL), "
+             "an index, or cache_spack_io_index.json; NAME=SOURCE names its tag. Default: the bundled sample",
+    )
+    parser.add_argument(
+        "--public", nargs="?", const="", default=None, metavar="TAG",
+        help="the live public build cache (binaries.spack.io), all tags or one",
+    )
+    add_load_options(parser)
+
+
+def inputs_of(args: argparse.Namespace) -> list[str]:
+    """What to load: the sources named, the public cache if asked for, else the bundled sample."""
+    inputs = list(args.inputs)
+    if args.public is not None:
+        inputs += public_sources(args.public or None)
+    return inputs or [str(sample_path())]
 
 
 def add_load_options(parser: argparse.ArgumentParser) -> None:
@@ -31,26 +57,46 @@ def add_load_options(parser: argparse.ArgumentParser) -> None:
         "--workers", type=int, default=None, metavar="N",
         help="parse in N processes (default: 1; more can pay on machines with more cores)",
     )
+    parser.add_argument(
+        "--timeout", type=_positive, default=DEFAULT_TIMEOUT_S, metavar="S",
+        help=f"network connect and read timeout (default {DEFAULT_TIMEOUT_S:g} s)",
+    )
     parser.add_argument("--debug", action="store_true", help="show a traceback for internal errors")
 
 
-def _megabytes(text: str) -> int:
+def _positive(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if value <= 0:
         raise argparse.ArgumentTypeError("must be positive")
-    return int(value * 2**20)
+    return value
 
 
-def load_or_exit(paths: Sequence[str], args: argparse.Namespace) -> Corpus:
-    """Load the corpus; a missing path is a usage error (exit 2), with a clear message."""
+def _megabytes(text: str) -> int:
+    return int(_positive(text) * 2**20)
+
+
+def load_or_exit(args: argparse.Namespace) -> Corpus:
+    """Load the corpus, with a progress line on a terminal; a missing path is a usage error (exit 2)."""
+    cache = None if args.no_cache else CorpusCache()
     try:
-        cache = None if args.no_cache else CorpusCache()
-        return load_corpus(paths, max_bytes=args.max_file_size, cache=cache, workers=args.workers)
+        with ProgressLine(sys.stderr) as line:
+            return load_corpus(inputs_of(args), max_bytes=args.max_file_size, cache=cache, workers=args.workers,
+                               timeout=args.timeout, progress=line.update)
     except PathNotFound as exc:
         fail_usage(f"no such file or directory: {exc}")
+
+
+def check_inputs(args: argparse.Namespace) -> list[str]:
+    """The inputs, once recognised: a local path that does not exist is a usage error (exit 2)."""
+    inputs = inputs_of(args)
+    try:
+        require_inputs(inputs)
+    except PathNotFound as exc:
+        fail_usage(f"no such file or directory: {exc}")
+    return inputs
 
 
 def report_unknown(exc: Exception) -> int:

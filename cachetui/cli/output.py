@@ -7,7 +7,8 @@ import json
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from cachetui.core.model import SpecView
+from cachetui.core.model import Corpus, SpecView
+from cachetui.core.records import Dependency, deptype_names
 from cachetui.present.format import human_size
 from cachetui.present.inert import inert
 
@@ -15,7 +16,8 @@ FORMATS = ("table", "json", "csv")
 COLUMNS = ("package", "tag", "hash", "version", "compiler", "platform", "os", "target", "variants", "stacks", "size")
 
 
-def spec_record(spec: SpecView) -> dict[str, Any]:
+def spec_record(spec: SpecView, dependencies: list[Dependency] | None = None) -> dict[str, Any]:
+    """A spec as `query --format json` prints it; `dependencies` is empty for site documents."""
     return {
         "package": spec.package,
         "tag": spec.tag,
@@ -29,21 +31,29 @@ def spec_record(spec: SpecView) -> dict[str, Any]:
         "stacks": list(spec.stacks),
         "size": spec.size,
         "path": spec.path,
+        "dependencies": [
+            {"name": d.name, "hash": d.hash, "deptypes": list(deptype_names(d.deptypes)),
+             "virtuals": d.virtuals.split(",") if d.virtuals else []}
+            for d in dependencies or []
+        ],
     }
 
 
 def _cells(spec: SpecView) -> list[str]:
     record = spec_record(spec)
+    del record["dependencies"]
     record["variants"] = " ".join(spec.raw_variants)
     record["stacks"] = ",".join(spec.stacks)
     record["size"] = human_size(spec.size)
     return [inert(str(record[column])) for column in COLUMNS]
 
 
-def write_specs(out: TextIO, specs: Sequence[SpecView], fmt: str) -> None:
+def write_specs(out: TextIO, corpus: Corpus, indices: Sequence[int], fmt: str) -> None:
+    specs = [corpus.spec(i) for i in indices]
     if fmt == "json":
+        records = [spec_record(s, corpus.dependencies(s.index)) for s in specs]
         # ensure_ascii: control and bidi characters come out as \\u escapes, inert by nature.
-        json.dump([spec_record(s) for s in specs], out, indent=2, ensure_ascii=True)
+        json.dump(records, out, indent=2, ensure_ascii=True)
         out.write("\n")
     elif fmt == "csv":
         writer = csv.writer(out, lineterminator="\n")

@@ -8,12 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from cachetui.cli.options import EXIT_OK, add_load_options, fail_usage, load_or_exit, report_unknown
+from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS, add_inputs, fail_usage, load_or_exit, report_unknown
 from cachetui.cli.output import FORMATS, write_specs
 from cachetui.core.filters import MalformedValue, UnknownValue, resolve_filters, resolve_package
 from cachetui.core.model import Corpus
 from cachetui.core.query import Query, match
-from cachetui.core.sample import sample_path
+from cachetui.present.inert import inert
 
 # option -> facet; repeated options of one kind are OR, different kinds AND
 # (each variant name is its own kind: `--variant +mpi --variant ~cuda` needs both).
@@ -31,12 +31,11 @@ FILTER_OPTIONS = {
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("query", help="print the specs that match filters")
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="default: the bundled sample corpus")
     parser.add_argument("--package", action="append", default=[], metavar="NAME")
     for option in FILTER_OPTIONS:
         parser.add_argument(f"--{option}", action="append", default=[], metavar=option.upper())
     parser.add_argument("--format", choices=FORMATS, default="table")
-    add_load_options(parser)
+    add_inputs(parser)
     parser.set_defaults(run=run)
 
 
@@ -53,7 +52,7 @@ def _packages(corpus: Corpus, typed: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    corpus = load_or_exit(args.paths or [str(sample_path())], args)
+    corpus = load_or_exit(args)
     try:
         filters = build_filters(corpus, args)
         packages = _packages(corpus, args.package)
@@ -63,5 +62,12 @@ def run(args: argparse.Namespace) -> int:
         indices = np.concatenate([match(corpus, Query(p, filters)) for p in packages])
     else:
         indices = match(corpus, Query(None, filters))
-    write_specs(sys.stdout, [corpus.spec(int(i)) for i in indices], args.format)
-    return EXIT_OK
+    write_specs(sys.stdout, corpus, [int(i) for i in indices], args.format)
+    return report_load_errors(corpus)
+
+
+def report_load_errors(corpus: Corpus) -> int:
+    """What could not be loaded is said on stderr, so an answer is never silently partial (exit 1)."""
+    for problem in corpus.report.errors:
+        print(f"cachetui: {inert(problem.path)}: {inert(problem.reason)}", file=sys.stderr)
+    return EXIT_PROBLEMS if corpus.report.errors else EXIT_OK

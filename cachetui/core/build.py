@@ -14,7 +14,10 @@ from itertools import accumulate, chain
 
 import numpy as np
 
+from cachetui.core.arrays import as_numpy, expand_ranges
 from cachetui.core.compilers import compiler_name
+from cachetui.core.dependencies import VOCABS as DEPENDENCY_VOCABS
+from cachetui.core.dependencies import DependencyBuilder
 from cachetui.core.model import MULTI_FACETS, RAW_VARIANTS, SINGLE_FACETS, Corpus, Document, MultiColumn, Vocabulary
 from cachetui.core.problems import LoadReport, Problem, Severity
 from cachetui.core.records import ParsedDocument
@@ -37,6 +40,8 @@ class CorpusBuilder:
         self.sizes = array("q")
         self.docs: list[Document] = []
         self._compiler_names: dict[int, int] = {}
+        self.vocab.update({name: Vocabulary() for name in DEPENDENCY_VOCABS})
+        self.dependencies = DependencyBuilder(self.vocab)
 
     def add(self, doc: ParsedDocument) -> None:
         start = len(self.hashes)
@@ -56,6 +61,7 @@ class CorpusBuilder:
             self.single[facet].extend(self.vocab[facet].intern_all(values))
         self._extend_strings(RAW_VARIANTS, columns.variants)
         self._extend_strings("stack", columns.stacks)
+        self.dependencies.add(columns.deps, len(columns))
 
     def _extend_strings(self, name: str, per_spec: list[tuple[str, ...]]) -> None:
         """Append one CSR row of interned strings per spec (facet atoms are derived in `finish`)."""
@@ -80,18 +86,18 @@ class CorpusBuilder:
             atoms = [intern(atom) for atom in text_atoms(text)]
             table.extend(atoms)
             lengths.append(len(atoms))
-        raw_flat, raw_offsets = _np(self.flat[RAW_VARIANTS], np.int32), _np(self.offsets[RAW_VARIANTS], np.int64)
-        atom_lengths = _np(lengths, np.int64)
+        raw_flat, raw_offsets = as_numpy(self.flat[RAW_VARIANTS], np.int32), as_numpy(self.offsets[RAW_VARIANTS], np.int64)
+        atom_lengths = as_numpy(lengths, np.int64)
         atom_starts = np.concatenate(([0], np.cumsum(atom_lengths)[:-1])).astype(np.int64)
         per_entry = atom_lengths[raw_flat]
-        flat = _np(table, np.int32)[_expand_ranges(atom_starts[raw_flat], per_entry)]
+        flat = as_numpy(table, np.int32)[expand_ranges(atom_starts[raw_flat], per_entry)]
         offsets = np.concatenate(([0], np.cumsum(per_entry)))[raw_offsets].astype(np.int64)
         return offsets, flat
 
     def finish(self, report: LoadReport | None = None) -> Corpus:
         """Reorder by package, tag (display order) and path; build the numpy columns."""
         report = report if report is not None else LoadReport()
-        csr = {name: (_np(self.offsets[name], np.int64), _np(self.flat[name], np.int32)) for name in _STORED}
+        csr = {name: (as_numpy(self.offsets[name], np.int64), as_numpy(self.flat[name], np.int32)) for name in _STORED}
         csr["variant"] = self._variant_atoms()
         tags = sort_tags(self.vocab["tag"].values)
         tag_rank = {tag: i for i, tag in enumerate(tags)}
@@ -106,11 +112,12 @@ class CorpusBuilder:
             tags=tags,
             hashes=[self.hashes[i] for i in perm],
             vocab=self.vocab,
-            single={f: _np(self.single[f], np.int32)[perm] for f in SINGLE_FACETS},
+            single={f: as_numpy(self.single[f], np.int32)[perm] for f in SINGLE_FACETS},
             multi={name: _permuted_multi(*csr[name], perm) for name in _MULTI},
             package_of=package_of,
             document_of=document_of,
-            size=_np(self.sizes, np.int64)[perm],
+            size=as_numpy(self.sizes, np.int64)[perm],
+            deps=self.dependencies.finish(perm),
             report=report,
         )
 
@@ -126,30 +133,17 @@ def _doc_key(doc: Document, tag_rank: dict[str, int]) -> tuple[str, int, str]:
     return (doc.package, tag_rank[doc.tag], doc.path)
 
 
-def _np(values: array, dtype: type) -> np.ndarray:
-    return np.frombuffer(values, dtype=dtype) if len(values) else np.zeros(0, dtype=dtype)
-
-
 def _spec_permutation(docs: list[Document], order: list[int]) -> np.ndarray:
     """New position -> old spec index, document by document in the new order."""
     starts = np.fromiter((docs[d].start for d in order), dtype=np.int64, count=len(order))
     lengths = np.fromiter((docs[d].stop - docs[d].start for d in order), dtype=np.int64, count=len(order))
-    return _expand_ranges(starts, lengths)
-
-
-def _expand_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Concatenate range(start, start + length) for each pair, without a Python loop."""
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    new_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    return np.repeat(starts - new_starts, lengths) + np.arange(total, dtype=np.int64)
+    return expand_ranges(starts, lengths)
 
 
 def _permuted_multi(old_offsets: np.ndarray, flat: np.ndarray, perm: np.ndarray) -> MultiColumn:
     lengths = (old_offsets[1:] - old_offsets[:-1])[perm]
     new_offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    new_flat = flat[_expand_ranges(old_offsets[:-1][perm], lengths)]
+    new_flat = flat[expand_ranges(old_offsets[:-1][perm], lengths)]
     owner = np.repeat(np.arange(len(perm), dtype=np.int32), lengths)
     return MultiColumn(offsets=new_offsets, flat=new_flat, owner=owner)
 

@@ -32,10 +32,11 @@ import numpy as np
 import yaml
 
 import cachetui.core
-from cachetui.core.loader import Candidate, DirSignature, Signature, directory_signature, signature
+from cachetui.core.sources.site.loader import Candidate, DirSignature, Signature, directory_signature, signature
 from cachetui.core.model import Corpus
 from cachetui.core.private_dir import NotPrivate, open_private, private_directory, write_private
 from cachetui.core.problems import Problem
+from cachetui.core.records import ParsedDocument
 
 CACHE_FORMAT = 2
 
@@ -70,7 +71,23 @@ class Snapshot:
     walk_problems: list[Problem] = field(default_factory=list)  # symlink loops, unreadable directories
     file_problems: dict[str, list[Problem]] = field(default_factory=dict)  # each file's own problems
     retry: set[str] = field(default_factory=set)  # candidates whose result came from an I/O failure
+    groups: dict[str, tuple] = field(default_factory=dict)  # index group origin -> checksums it was read at
+    group_problems: dict[str, list[Problem]] = field(default_factory=dict)  # each group's own problems
     code: str = field(default_factory=code_digest)
+
+    def documents_from(self, origin: str) -> list[ParsedDocument]:
+        """The cached corpus's documents from one file or index group, back as records to rebuild with."""
+        corpus = self.corpus
+        by_origin = corpus.memo.get("by-origin")
+        if by_origin is None:
+            by_origin = corpus.memo["by-origin"] = {}
+            for d, doc in enumerate(corpus.documents):
+                by_origin.setdefault(doc.path, []).append(d)
+        return [
+            ParsedDocument(doc.path, doc.package, doc.tag, doc.title, doc.generation, corpus.document_columns(d))
+            for d in by_origin.get(origin, [])
+            for doc in [corpus.documents[d]]
+        ]
 
     def reusable(self, path: str, current: Signature | None) -> bool:
         """Whether `path`'s cached result still holds: same file, same inputs, no I/O failure."""

@@ -1,4 +1,10 @@
-"""One call from paths to a ready Corpus; what the app, the CLI and the benchmarks use."""
+"""One call from what the user typed to a ready Corpus; what the app, the CLI and the benchmarks use.
+
+Inputs are recognised by `cachetui.core.sources`: site documents are walked and parsed file
+by file; mirrors and indexes of indexes become index groups (one per tag), located with a
+small request each and read in full only when their checksums changed. With a cache, the
+last corpus is reused wherever its inputs are unchanged (see cachetui.core.cache).
+"""
 
 from __future__ import annotations
 
@@ -6,25 +12,31 @@ import gc
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cachetui.core.build import CorpusBuilder
 from cachetui.core.cache import CorpusCache, Snapshot, listing_unchanged
-from cachetui.core.loader import (
+from cachetui.core.model import Corpus
+from cachetui.core.problems import LoadReport, PathNotFound, Problem
+from cachetui.core.progress import Progress, downloading
+from cachetui.core.records import ParsedDocument
+from cachetui.core.sources import IndexOfIndexes, SiteDocuments, Source, recognise
+from cachetui.core.sources.index_store import IndexStore
+from cachetui.core.sources.indexes import IndexGroup, Located, load_group, locate, read_index_of_indexes
+from cachetui.core.sources.mirror import Net
+from cachetui.core.sources.site.loader import (
     DEFAULT_MAX_BYTES,
-    Candidate,
+    DirSignature,
     FileResult,
-    Progress,
     Signature,
     find_candidates,
     iter_documents,
-    require_paths,
     signature,
 )
-from cachetui.core.model import Corpus
-from cachetui.core.parallel import default_workers, load_files
-from cachetui.core.problems import LoadReport
-from cachetui.core.records import ParsedDocument
+from cachetui.core.sources.site.parallel import default_workers, load_files
+from cachetui.core.sources.transport import DEFAULT_TIMEOUT_S, FetchError
+
+__all__ = ["PathNotFound", "load_corpus", "require_inputs"]
 
 
 @contextmanager
@@ -44,109 +56,194 @@ def _no_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
+def require_inputs(inputs: Sequence[str | os.PathLike[str]]) -> list[Source]:
+    """Recognise every input; raises PathNotFound for the first local path that does not exist."""
+    return [recognise(str(text)) for text in inputs]
+
+
 def load_corpus(
-    paths: Sequence[str | os.PathLike[str]],
+    inputs: Sequence[str | os.PathLike[str]],
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     progress: Progress | None = None,
     workers: int | None = None,
     cache: CorpusCache | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
 ) -> Corpus:
-    """Load every document under `paths` into a Corpus (its `report` holds every problem).
+    """Load every input (documents, mirrors, indexes of indexes) into a Corpus; its `report` holds every problem.
 
     Documents stream straight into the builder, so only a few are held as Python objects at a
-    time. `workers` processes parse the files (default: one per core for large trees). With a
-    `cache`, unchanged files are not parsed again (see cachetui.core.cache).
+    time. `workers` processes parse the files. With a `cache`, unchanged files and indexes
+    are not read again, and indexes are verified once and kept.
     """
-    roots = [str(p) for p in paths]
-    require_paths(roots)
+    sources = require_inputs(inputs)
+    net = Net(timeout=timeout, progress=progress, store=IndexStore(cache.directory) if cache else None)
     with _no_cyclic_gc():
-        if cache is None:
-            report = LoadReport()
-            candidates = find_candidates(roots, report)
-            return _build(candidates, report, {}, max_bytes, progress, workers).corpus
-        return _load_with_cache(roots, cache, max_bytes, progress, workers)
-
-
-def _load_with_cache(
-    roots: list[str], cache: CorpusCache, max_bytes: int, progress: Progress | None, workers: int | None
-) -> Corpus:
-    name = cache.name_for(roots, max_bytes)
-    snapshot = cache.read(name)
-    report = LoadReport()
-    if snapshot is not None and listing_unchanged(snapshot):
-        candidates, directories = snapshot.candidates, snapshot.directories
-        report.extend(snapshot.walk_problems)
-    else:
-        directories = {}
-        candidates = find_candidates(roots, report, directories)
-    walk_problems = list(report.problems)
-    signatures = {c.path: signature(c.path) for c in candidates}  # taken before reading: never newer than the data
-    reused = _reusable(snapshot, signatures) if snapshot is not None else {}
-    if snapshot is not None and len(reused) == len(candidates) and directories is snapshot.directories:
-        snapshot.corpus.cache_status = "hit"
-        return snapshot.corpus
-    build = _build(candidates, report, reused, max_bytes, progress, workers)
-    parsed = len(candidates) - len(reused)
-    if cache.refused is not None:
-        build.corpus.cache_status = f"off: {cache.refused}"
-    else:
-        build.corpus.cache_status = "miss" if snapshot is None else f"partial: {parsed} of {len(candidates)} files parsed"
-    inputs = {path: result.inputs for path, result in build.results.items() if result.inputs}
-    retry = {path for path, result in build.results.items() if result.io_error}
-    problems = {path: result.problems for path, result in build.results.items() if result.problems}
-    cache.write(name, Snapshot(candidates, directories, signatures, inputs, build.corpus, walk_problems, problems, retry))
-    return build.corpus
+        return _Load(sources, [str(i) for i in inputs], cache, max_bytes, progress, workers, net).run()
 
 
 @dataclass
-class _Built:
-    corpus: Corpus
-    results: dict[str, FileResult]  # per candidate path, without the document (that lives in the corpus)
+class _Load:
+    sources: list[Source]
+    inputs: list[str]
+    cache: CorpusCache | None
+    max_bytes: int
+    progress: Progress | None
+    workers: int | None
+    net: Net
+    report: LoadReport = field(default_factory=LoadReport)
+
+    def run(self) -> Corpus:
+        cache, name = self.cache, None
+        snapshot = None
+        if cache is not None:
+            name = cache.name_for(self.inputs, self.max_bytes)
+            snapshot = cache.read(name)
+        site = _Site([s.path for s in self.sources if isinstance(s, SiteDocuments)], snapshot, self.report)
+        groups = [locate(g, self.net) for g in self._groups()]
+        if snapshot is not None and site.all_reused() and _groups_reused(groups, snapshot):
+            return self._hit(snapshot, site, groups)
+        builder = CorpusBuilder()
+        for document in site.documents(self):
+            builder.add(document)
+        group_problems = self._add_groups(builder, groups, snapshot)
+        self.report.extend(self.net.problems)
+        corpus = builder.finish(self.report)
+        corpus.cache_status = _status(cache, snapshot, site, groups)
+        if cache is not None and name is not None:
+            fingerprints = {g.group.origin: g.fingerprint for g in groups if g.complete}
+            cache.write(name, site.to_snapshot(corpus, fingerprints, group_problems))
+        return corpus
+
+    def _groups(self) -> list[IndexGroup]:
+        groups: list[IndexGroup] = []
+        for source in self.sources:
+            if isinstance(source, IndexGroup):
+                groups.append(source)
+            elif isinstance(source, IndexOfIndexes):
+                groups.extend(self._read_index_of_indexes(source))
+        return groups
+
+    def _read_index_of_indexes(self, source: IndexOfIndexes) -> list[IndexGroup]:
+        try:
+            data = self.net.fetch(source.location, what=downloading("the index of indexes"))
+        except FetchError as exc:
+            self.report.add(Problem(source.location, str(exc)))
+            return []
+        groups, problems = read_index_of_indexes(data, source.location, source.only)
+        self.report.extend(problems)
+        return groups
+
+    def _add_groups(self, builder: CorpusBuilder, groups: list[Located], snapshot: Snapshot | None
+                    ) -> dict[str, list[Problem]]:
+        """Each group's documents into the builder: from the cached corpus when its checksums are unchanged."""
+        stored: dict[str, list[Problem]] = {}
+        for located in groups:
+            self.report.indexes_read += sum(1 for ref in located.refs if ref is not None)
+            origin = located.group.origin
+            if snapshot is not None and located.complete and snapshot.groups.get(origin) == located.fingerprint:
+                documents, problems = snapshot.documents_from(origin), snapshot.group_problems.get(origin, [])
+            else:
+                documents, problems = load_group(located, self.net)
+            for document in documents:
+                builder.add(document)
+            self.report.extend(problems)
+            stored[origin] = problems
+        return stored
+
+    def _hit(self, snapshot: Snapshot, site: _Site, groups: list[Located]) -> Corpus:
+        """Everything unchanged: the cached corpus, with this load's own network warnings, never old ones."""
+        corpus = snapshot.corpus
+        problems = [*snapshot.walk_problems, *(p for ps in snapshot.file_problems.values() for p in ps),
+                    *(p for ps in snapshot.group_problems.values() for p in ps), *self.net.problems]
+        indexes = sum(1 for located in groups for ref in located.refs if ref is not None)
+        corpus.report = LoadReport(files_seen=len(site.candidates), indexes_read=indexes, problems=problems)
+        corpus.cache_status = "hit"
+        return corpus
 
 
-def _build(
-    candidates: list[Candidate],
-    report: LoadReport,
-    reused: dict[str, FileResult],
-    max_bytes: int,
-    progress: Progress | None,
-    workers: int | None,
-) -> _Built:
-    """Parse what is not reused, stream everything into the builder; keep each file's result summary."""
-    to_parse = [c for c in candidates if c.path not in reused]
-    workers = default_workers(len(to_parse)) if workers is None else workers
-    parsed = load_files(to_parse, max_bytes, workers)
-    results = (reused[c.path] if c.path in reused else next(parsed) for c in candidates)
-    summaries: dict[str, FileResult] = {}
+def _groups_reused(groups: list[Located], snapshot: Snapshot) -> bool:
+    current = {g.group.origin: g.fingerprint for g in groups}
+    return all(g.complete for g in groups) and current == snapshot.groups
 
-    def remembered(results: Iterator[FileResult]) -> Iterator[FileResult]:
-        for candidate, result in zip(candidates, results):
-            summaries[candidate.path] = FileResult(None, result.problems, result.skipped, result.inputs, result.io_error)
+
+def _status(cache: CorpusCache | None, snapshot: Snapshot | None, site: _Site, groups: list[Located]) -> str:
+    if cache is None:
+        return "off"
+    if cache.refused is not None:
+        return f"off: {cache.refused}"
+    if snapshot is None:
+        return "miss"
+    parts = []
+    if site.candidates:
+        parts.append(f"{len(site.candidates) - len(site.reused)} of {len(site.candidates)} files parsed")
+    if groups:
+        read = sum(1 for g in groups if not (g.complete and snapshot.groups.get(g.group.origin) == g.fingerprint))
+        parts.append(f"{read} of {len(groups)} index groups read")
+    return "partial: " + ", ".join(parts)
+
+
+class _Site:
+    """The site documents of one load: walked (or the cached listing reused), parsed unless unchanged."""
+
+    def __init__(self, roots: list[str], snapshot: Snapshot | None, report: LoadReport) -> None:
+        self.snapshot = snapshot
+        self.report = report
+        if snapshot is not None and listing_unchanged(snapshot):
+            self.candidates, self.directories = snapshot.candidates, snapshot.directories
+            report.extend(snapshot.walk_problems)
+        else:
+            self.directories: dict[str, DirSignature | None] = {}
+            self.candidates = find_candidates(roots, report, self.directories) if roots else []
+        self.walk_problems = list(report.problems)
+        self.signatures = {c.path: signature(c.path) for c in self.candidates}  # before reading: never newer
+        self.reused = _reusable(snapshot, self.signatures) if snapshot is not None else {}
+        self.results: dict[str, FileResult] = {}
+
+    def all_reused(self) -> bool:
+        snapshot = self.snapshot
+        return (snapshot is not None and self.directories is snapshot.directories
+                and len(self.reused) == len(self.candidates))
+
+    def documents(self, load: _Load) -> Iterator[ParsedDocument]:
+        """Parse what is not reused, stream everything; keep each file's result summary for the cache."""
+        to_parse = [c for c in self.candidates if c.path not in self.reused]
+        workers = default_workers(len(to_parse)) if load.workers is None else load.workers
+        parsed = load_files(to_parse, load.max_bytes, workers)
+        results = (self.reused[c.path] if c.path in self.reused else next(parsed) for c in self.candidates)
+        yield from iter_documents(self.candidates, self.report, progress=load.progress,
+                                  results=self._remembered(results))
+
+    def _remembered(self, results: Iterator[FileResult]) -> Iterator[FileResult]:
+        for candidate, result in zip(self.candidates, results):
+            self.results[candidate.path] = FileResult(None, result.problems, result.skipped, result.inputs,
+                                                      result.io_error)
             yield result
 
-    builder = CorpusBuilder()
-    for document in iter_documents(candidates, report, progress=progress, results=remembered(results)):
-        builder.add(document)
-    return _Built(builder.finish(report), summaries)
+    def to_snapshot(self, corpus: Corpus, groups: dict, group_problems: dict[str, list[Problem]]) -> Snapshot:
+        results = self.results
+        return Snapshot(
+            self.candidates, self.directories, self.signatures,
+            {path: r.inputs for path, r in results.items() if r.inputs}, corpus, self.walk_problems,
+            {path: r.problems for path, r in results.items() if r.problems},
+            {path for path, r in results.items() if r.io_error},
+            groups=groups, group_problems=group_problems,
+        )
 
 
 def _reusable(snapshot: Snapshot, signatures: dict[str, Signature | None]) -> dict[str, FileResult]:
     """Results for files whose signature (and whose inputs' signatures) are unchanged, from the cached corpus."""
-    corpus = snapshot.corpus
-    by_path = {doc.path: d for d, doc in enumerate(corpus.documents)}
     reused: dict[str, FileResult] = {}
     for path, sig in signatures.items():
         if not snapshot.reusable(path, sig):
             continue
         problems = list(snapshot.file_problems.get(path, []))
         inputs = snapshot.inputs.get(path, {})
-        d = by_path.get(path)
-        if d is None:
+        documents = snapshot.documents_from(path)
+        if not documents:
             reused[path] = FileResult(problems=problems, skipped=not problems, inputs=inputs)
             continue
-        doc = corpus.documents[d]
-        document = ParsedDocument(doc.path, doc.package, doc.tag, doc.title, doc.generation,
-                                  corpus.document_columns(d), problems)
+        (document,) = documents
+        document.problems = problems
         reused[path] = FileResult(document=document, problems=problems, inputs=inputs)
     return reused

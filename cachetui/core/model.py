@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import compress, repeat
 from typing import NamedTuple
 
 import numpy as np
 
 from cachetui.core.problems import LoadReport
-from cachetui.core.records import UNKNOWN_SIZE, SpecColumns
+from cachetui.core.dependencies import DependencyColumns, dep_block
+from cachetui.core.records import UNKNOWN_SIZE, Dependency, DepTable, SpecColumns
 from cachetui.core.variants import atom_name
 
 # Facets in the order a user reads them.
@@ -42,8 +44,13 @@ class Vocabulary:
         return found
 
     def intern_all(self, values: list[str]) -> list[int]:
-        ids, intern = self.ids, self.intern
-        return [ids[v] if v in ids else intern(v) for v in values]
+        """Ids of many values: a C-speed lookup pass, then Python only for the values never seen."""
+        found = list(map(self.ids.get, values, repeat(-1)))
+        if found and min(found) < 0:
+            intern = self.intern
+            for position in compress(range(len(found)), map((-1).__eq__, found)):
+                found[position] = intern(values[position])
+        return found
 
     def __len__(self) -> int:
         return len(self.values)
@@ -105,6 +112,7 @@ class Corpus:
     package_of: np.ndarray
     document_of: np.ndarray
     size: np.ndarray
+    deps: DependencyColumns
     report: LoadReport = field(default_factory=LoadReport)
     memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
 
@@ -133,7 +141,7 @@ class Corpus:
         sizes = self.size[doc.start : doc.stop].tolist()
         return SpecColumns(self.hashes[doc.start : doc.stop], single("version"), single("compiler"),
                            single("platform"), single("os"), single("target"), multi(RAW_VARIANTS),
-                           multi("stack"), sizes)
+                           multi("stack"), sizes, dep_block(self, doc.start, doc.stop))
 
     @property
     def n_specs(self) -> int:
@@ -217,3 +225,50 @@ class Corpus:
     @property
     def unique_hashes(self) -> int:
         return len(set(self.hashes))
+
+    # -- dependencies ------------------------------------------------------------------------------
+
+    @property
+    def has_dependencies(self) -> bool:
+        """Whether any source carried dependency data (mirror indexes do; site documents do not)."""
+        return len(self.deps.hash) > 0
+
+    def dependencies(self, i: int) -> list[Dependency]:
+        """Spec i's dependency edges, as its index recorded them."""
+        d, values = self.deps, self.vocab
+        hashes, names, versions = values["dep_hash"].values, values["dep_name"].values, values["dep_version"].values
+        edges = []
+        for r in d.rows(i):
+            h = d.hash[r]
+            edges.append(Dependency(names[d.name_of[h]], hashes[h], versions[d.version_of[h]], int(d.types[r]),
+                                    values["dep_virtuals"].values[d.virtuals[r]]))
+        return edges
+
+    @cached_property
+    def dependency_table(self) -> DepTable:
+        """Every dependency the corpus names, by its id: what a rebuilt corpus maps its edges through."""
+        vocab, d = self.vocab, self.deps
+        names, versions = vocab["dep_name"].values, vocab["dep_version"].values
+        return DepTable(list(vocab["dep_hash"].values), [names[i] for i in d.name_of.tolist()],
+                        [versions[i] for i in d.version_of.tolist()])
+
+    @cached_property
+    def _dependents_by_hash(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Edges sorted by the hash they point to, with each edge's spec and deptypes."""
+        order = np.argsort(self.deps.hash, kind="stable")
+        return self.deps.hash[order], self.deps.owners()[order], self.deps.types[order]
+
+    def dependents(self, hash_: str) -> list[tuple[int, int]]:
+        """(spec, deptype bits) of every spec in the corpus with an edge to this hash, in corpus order."""
+        hash_id = self.vocab["dep_hash"].ids.get(hash_)
+        if hash_id is None:
+            return []
+        targets, owners, types = self._dependents_by_hash
+        lo, hi = np.searchsorted(targets, hash_id, "left"), np.searchsorted(targets, hash_id, "right")
+        return sorted(zip(owners[lo:hi].tolist(), types[lo:hi].tolist()))
+
+    def spec_with_hash(self, hash_: str, tag: str | None = None) -> int | None:
+        """A spec carrying this hash, in `tag` when it is there; None when the corpus lacks it."""
+        found = self.occurrences(hash_)
+        same_tag = [i for i in found if self.value("tag", self.single["tag"][i]) == tag]
+        return (same_tag or found or [None])[0]

@@ -36,6 +36,19 @@ def _check(info: os.stat_result, what: str) -> None:
         raise NotPrivate(f"{what} is writable by group or others")
 
 
+def _make_private(path: Path) -> None:
+    """Create `path` and any missing parents 0700 (`mkdir(parents=True)` would give parents the default mode)."""
+    missing = []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    try:
+        for directory in reversed(missing):
+            directory.mkdir(mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise NotPrivate(f"cannot create {missing[0]}: {exc.strerror or exc}") from None
+
+
 @contextmanager
 def private_directory(path: Path, *, create: bool) -> Iterator[int | None]:
     """A descriptor on `path` once it is checked private; None when it does not exist (and not `create`).
@@ -43,10 +56,7 @@ def private_directory(path: Path, *, create: bool) -> Iterator[int | None]:
     Raises NotPrivate when it exists but is not private, or is a symlink.
     """
     if create:
-        try:
-            path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        except OSError as exc:
-            raise NotPrivate(f"cannot create {path}: {exc.strerror or exc}") from None
+        _make_private(path)
     try:
         fd = os.open(path, os.O_RDONLY | _DIRECTORY | _NOFOLLOW)
     except FileNotFoundError:

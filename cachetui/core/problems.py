@@ -11,6 +11,10 @@ class Severity(str, Enum):
     WARNING = "warning"  # loaded, but something about it is off
 
 
+class PathNotFound(FileNotFoundError):
+    """A local path given by the user does not exist (a usage error, not a load problem)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     path: str
@@ -29,6 +33,7 @@ class LoadReport:
     """What a load saw: files looked at, and every problem met on the way."""
 
     files_seen: int = 0
+    indexes_read: int = 0  # mirror indexes found and read (or reused unchanged)
     problems: list[Problem] = field(default_factory=list)
 
     def add(self, problem: Problem) -> None:

@@ -3,11 +3,92 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import NamedTuple
 
 from cachetui.core.problems import Problem
 
 UNKNOWN_SIZE = -1
+DEPTYPES = ("build", "link", "run", "test")  # bit i of a dependency's `deptypes`
+
+
+class Dependency(NamedTuple):
+    """One edge of a binary's dependency DAG, as a mirror's index records it."""
+
+    name: str
+    hash: str
+    version: str  # of the dependency's own record in the index; "" when the index lacks it
+    deptypes: int  # bits over DEPTYPES
+    virtuals: str  # comma-joined, e.g. "c,cxx"
+
+
+@dataclass(slots=True, eq=False)
+class DepTable:
+    """The dependencies one source names, each once: hash, name and version per ordinal."""
+
+    hashes: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    versions: list[str] = field(default_factory=list)  # "" when the source lacks the dependency's record
+
+
+@dataclass(slots=True)
+class DepBlock:
+    """The dependency edges of a run of specs, column by column: no object per edge.
+
+    Spec k of the run owns edges sum(counts[:k]) to sum(counts[:k+1]). An edge is an ordinal
+    into `table` (the dependency: hash, name, version, the same for every edge to it), its
+    deptype bits, and an ordinal into `virtual_names`. The table is shared by every document
+    of a source, so the model maps it to its own ids once per source, not once per edge.
+    """
+
+    counts: list[int]
+    targets: list[int]  # ordinals into table
+    types: bytes  # deptype bits per edge
+    virtuals: list[int]  # ordinals into virtual_names
+    table: DepTable
+    virtual_names: list[str]  # comma-joined, e.g. "c,cxx"
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    @classmethod
+    def from_rows(cls, rows: list[tuple[Dependency, ...]]) -> DepBlock:
+        table, virtual_names = DepTable(), []
+        ordinals: dict[str, int] = {}
+        virtual_ordinals: dict[str, int] = {}
+        for edge in (edge for row in rows for edge in row):
+            if edge.hash not in ordinals:
+                ordinals[edge.hash] = len(table.hashes)
+                table.hashes.append(edge.hash)
+                table.names.append(edge.name)
+                table.versions.append(edge.version)
+            if edge.virtuals not in virtual_ordinals:
+                virtual_ordinals[edge.virtuals] = len(virtual_names)
+                virtual_names.append(edge.virtuals)
+        flat = [edge for row in rows for edge in row]
+        return cls([len(row) for row in rows], [ordinals[e.hash] for e in flat], bytes(e.deptypes for e in flat),
+                   [virtual_ordinals[e.virtuals] for e in flat], table, virtual_names)
+
+    def rows(self) -> list[tuple[Dependency, ...]]:
+        t = self.table
+        edges = [Dependency(t.names[o], t.hashes[o], t.versions[o], bits, self.virtual_names[v])
+                 for o, bits, v in zip(self.targets, self.types, self.virtuals)]
+        offsets = list(accumulate(self.counts, initial=0))
+        return [tuple(edges[a:b]) for a, b in zip(offsets, offsets[1:])]
+
+    def sliced(self, start: int, stop: int) -> DepBlock:
+        """Specs start..stop of the run, with their edges."""
+        first, last = sum(self.counts[:start]), sum(self.counts[:stop])
+        return DepBlock(self.counts[start:stop], self.targets[first:last], self.types[first:last],
+                        self.virtuals[first:last], self.table, self.virtual_names)
+
+
+def deptype_bits(names: list[str] | tuple[str, ...]) -> int:
+    return sum(1 << DEPTYPES.index(name) for name in set(names) if name in DEPTYPES)
+
+
+def deptype_names(bits: int) -> tuple[str, ...]:
+    return tuple(name for i, name in enumerate(DEPTYPES) if bits >> i & 1)
 
 
 class RawSpec(NamedTuple):
@@ -37,6 +118,7 @@ class SpecColumns:
     variants: list[tuple[str, ...]] = field(default_factory=list)
     stacks: list[tuple[str, ...]] = field(default_factory=list)
     sizes: list[int] = field(default_factory=list)
+    deps: DepBlock | None = None  # the specs' dependency edges; None: the source records none
 
     def __len__(self) -> int:
         return len(self.hashes)

@@ -6,7 +6,10 @@ import os
 from collections.abc import Iterable
 from functools import lru_cache
 
+from cachetui.core.progress import DOCUMENTS
+from cachetui.core.sources.transport import is_url
 from cachetui.core.variants import Variant, VariantKind, parse_variants
+from cachetui.present.inert import inert
 
 _UNITS = ("B", "kB", "MB", "GB", "TB", "PB")
 
@@ -60,9 +63,21 @@ def describe_variant(variant: Variant) -> tuple[str, str]:
 
 
 def display_path(path: str) -> str:
-    """Relative to the working directory when under it (shorter, and stable across checkouts)."""
+    """Relative to the working directory when under it (shorter, and stable across checkouts); URLs as they are."""
+    if is_url(path):
+        return path
     try:
         relative = os.path.relpath(path)
     except ValueError:  # another drive on Windows
         return path
     return path if relative.startswith("..") else relative
+
+
+def loading_text(done: int, total: int | None, what: str) -> str:
+    """`Reading documents 300/5000`, `Downloading the develop index: 12.0 of 170.3 MB`, `Reading the develop index`."""
+    phrase = inert(what[:1].upper() + what[1:])
+    if what == DOCUMENTS:
+        return f"{phrase} {done}/{total}…"
+    if what.startswith("downloading"):
+        return f"{phrase}: {done / 1e6:.1f} MB" + (f" of {total / 1e6:.1f} MB…" if total else "…")
+    return f"{phrase}…"

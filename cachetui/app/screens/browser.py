@@ -6,6 +6,7 @@ widgets get data pushed down and send messages up.
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,7 +20,8 @@ from cachetui.app.screens.copy_menu import CopyMenu, copy_choices
 from cachetui.app.screens.help import HelpScreen, help_sections
 from cachetui.app.screens.problems import ProblemsScreen
 from cachetui.app.screens.tag_picker import ALL_TAGS, TagPicker
-from cachetui.app.widgets.detail_pane import DetailPane, SpecDetail
+from cachetui.app.widgets.detail_pane import DetailPane
+from cachetui.app.widgets.spec_detail import spec_detail
 from cachetui.app.widgets.facet_panel import FacetPanel, FacetsPane, FacetState
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.spec_table import SpecRows, SpecTable
@@ -27,6 +29,7 @@ from cachetui.app.widgets.status_line import Status, StatusLine
 from cachetui.core.model import Corpus, SpecView
 from cachetui.core.query import Query, all_facet_counts, match, package_counts
 from cachetui.core.sorting import sort_specs
+from cachetui.present.format import loading_text
 
 # Pane -> the title on its top border; the focused pane's title and border light up.
 PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details", "#facets": "Facets"}
@@ -53,10 +56,12 @@ class BrowserScreen(Screen[None]):
     sort: reactive[tuple[str | None, bool]] = reactive((None, False))
     facet_filter: reactive[str] = reactive("")
     expanded_facets: reactive[frozenset[str]] = reactive(frozenset())
+    with_build_deps: reactive[bool] = reactive(False)
 
     def __init__(self) -> None:
         super().__init__()
         self.facet_counts: dict[str, dict[str, int]] = {}  # for the current query; the palette reads it too
+        self._jumps: list[tuple[Query, int]] = []  # where each jump to a dependency came from (Backspace)
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -79,8 +84,10 @@ class BrowserScreen(Screen[None]):
 
     # -- state flowing down ----------------------------------------------------------
 
-    def show_progress(self, done: int, total: int) -> None:
+    def show_progress(self, done: int, total: int | None, what: str) -> None:
+        """Loading: documents read, or bytes of an index downloaded (the window is up from the start)."""
         self.query_one("#loading-bar", ProgressBar).update(total=total, progress=done)
+        self.query_one("#loading-label", Label).update(Text(loading_text(done, total, what)))
 
     def watch_corpus(self, corpus: Corpus | None) -> None:
         if corpus is None:
@@ -161,9 +168,42 @@ class BrowserScreen(Screen[None]):
         corpus = self.corpus
         detail = None
         if corpus is not None and spec_index is not None:
-            spec = corpus.spec(spec_index)
-            detail = SpecDetail(spec, tuple(corpus.tags_of_hash(spec.hash)))
+            detail = spec_detail(corpus, spec_index, self.with_build_deps)
         self.query_one(DetailPane).detail = detail
+
+    def watch_with_build_deps(self) -> None:
+        self._show_detail(self.query_one(SpecTable).current_spec)
+
+    @on(DetailPane.BuildToggled)
+    def _build_toggled(self) -> None:
+        self.with_build_deps = not self.with_build_deps
+
+    @on(DetailPane.Jump)
+    def _jump(self, event: DetailPane.Jump) -> None:
+        current = self.query_one(SpecTable).current_spec
+        if current is not None:
+            self._jumps.append((self.spec_query, current))
+        self.show_spec(event.spec)
+
+    def show_spec(self, spec: int) -> None:
+        """Open `spec`'s package with the spec selected; filters that would hide it are cleared (and said so)."""
+        corpus = self.corpus
+        if corpus is None:
+            return
+        package = corpus.packages[corpus.package_of[spec]]
+        query = Query(package, self.spec_query.filters)
+        if spec not in set(match(corpus, query).tolist()):
+            query = Query(package)
+            self.notify("Filters cleared to show it.", markup=False)
+        self.spec_query = query
+        self.query_one(SpecTable).select_spec(spec)
+
+    def action_jump_back(self) -> None:
+        """Backspace: back to the spec a jump came from."""
+        if self._jumps:
+            query, spec = self._jumps.pop()
+            self.spec_query = query
+            self.query_one(SpecTable).select_spec(spec)
 
     @on(SpecTable.Selected)
     def _spec_selected(self) -> None:

@@ -33,19 +33,23 @@ def _bindings(node: DOMNode) -> Iterable[Binding]:
 def key_rows(nodes: Iterable[DOMNode], app: DOMNode) -> list[KeyRow]:
     """One row per action: every key bound to it, and its description.
 
-    `nodes` go from the nearest to the focus outwards: a key a nearer node binds is not
-    listed again for a farther one, because the nearer binding is the one that acts.
+    Keys are claimed in the order Textual tries bindings: priority ones from the app down,
+    then the rest from the nearest node (`nodes` go from the focus outwards). A key that is
+    claimed is not listed again for a binding that would never act.
     """
+    nodes = list(nodes)
+    in_order = [b for node in reversed(nodes) for b in _bindings(node) if b.priority]
+    in_order += [b for node in nodes for b in _bindings(node) if not b.priority]
     grouped: dict[tuple[str, str], list[str]] = {}
     claimed: set[str] = set()
-    for node in nodes:
-        bindings = [b for b in _bindings(node) if b.key not in claimed]
-        claimed.update(b.key for b in bindings)
-        for binding in bindings:
-            keys = grouped.setdefault((binding.action, binding.description or binding.action), [])
-            shown = app.get_key_display(binding)  # type: ignore[attr-defined]
-            if shown not in keys:
-                keys.append(shown)
+    for binding in in_order:
+        if binding.key in claimed:
+            continue
+        claimed.add(binding.key)
+        keys = grouped.setdefault((binding.action, binding.description or binding.action), [])
+        shown = app.get_key_display(binding)  # type: ignore[attr-defined]
+        if shown not in keys:
+            keys.append(shown)
     return [(", ".join(keys), description) for (_, description), keys in grouped.items()]
 
 

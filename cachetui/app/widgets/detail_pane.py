@@ -1,76 +1,197 @@
-"""Everything about one spec: full hash, where it was built, variants, tags it appears in."""
+"""Everything about one spec: hash, where it was built, variants, tags, its dependencies and what uses it.
+
+A line view: the cursor moves over the lines, and Enter on a dependency (or on a spec that
+uses this one) that is in the corpus jumps to it. Lines wrap to the pane's width.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.console import Console
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.binding import Binding
+from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Static
 
+from cachetui.app.widgets.pick_list import PickList
+from cachetui.core.dependencies import TreeLine
 from cachetui.core.hashes import is_valid_hash, short_hash
 from cachetui.core.model import SpecView
+from cachetui.core.records import deptype_names
 from cachetui.core.variants import parse_variants
 from cachetui.present.format import describe_variant, display_path, human_size, triple
 from cachetui.present.inert import inert
 
 LABEL_WIDTH = 9
+INDENT = 2
+
+
+@dataclass(frozen=True)
+class UsedBy:
+    spec: int
+    label: str  # `name@version /short  tag`
+    deptypes: int
 
 
 @dataclass(frozen=True)
 class SpecDetail:
     spec: SpecView
     tags: tuple[str, ...]  # every tag in which this hash appears
+    has_dependency_data: bool = False  # mirror indexes record dependencies; site documents do not
+    with_build: bool = False
+    tree: tuple[TreeLine, ...] = ()
+    used_by: tuple[UsedBy, ...] = ()
+    more_used_by: int = 0
 
 
-def render_detail(detail: SpecDetail | None) -> Text:
+Line = tuple[Text, int | None]  # the text, and the spec Enter jumps to
+
+
+def detail_lines(detail: SpecDetail | None) -> list[Line]:
     if detail is None:
-        return Text("No spec selected.", style="dim")
+        return [(Text("No spec selected.", style="dim"), None)]
+    return [*_about(detail), *_variants(detail.spec), *_dependencies(detail), *_users(detail)]
+
+
+def _row(label: str, value: str, style: str = "") -> Line:
+    return Text.assemble((f"{label:<{LABEL_WIDTH}}", "bold"), (inert(value), style)), None
+
+
+def _about(detail: SpecDetail) -> list[Line]:
     spec = detail.spec
-    text = Text(no_wrap=False)
-
-    def row(label: str, value: str, style: str = "") -> None:
-        text.append(f"{label:<{LABEL_WIDTH}}", "bold")
-        text.append(inert(value), style)
-        text.append("\n")
-
-    row("hash", spec.hash, "bold cyan")
-    row("short", "/" + short_hash(spec.hash), "cyan")
+    lines = [_row("hash", spec.hash, "bold cyan"), _row("short", "/" + short_hash(spec.hash), "cyan")]
     if not is_valid_hash(spec.hash):
-        row("", "not a valid Spack hash (32 chars of a-z, 2-7)", "yellow")
-    row("package", f"{spec.package}@{spec.version}")
-    row("compiler", spec.compiler)
-    row("arch", triple(spec.platform, spec.os, spec.target))
-    row("tags", ", ".join(detail.tags))
-    row("stacks", ", ".join(spec.stacks) or "-")
-    row("size", human_size(spec.size))
-    row("source", display_path(spec.path), "dim")
-    text.append("variants\n", "bold")
+        lines.append(_row("", "not a valid Spack hash (32 chars of a-z, 2-7)", "yellow"))
+    lines += [
+        _row("package", f"{spec.package}@{spec.version}"),
+        _row("compiler", spec.compiler),
+        _row("arch", triple(spec.platform, spec.os, spec.target)),
+        _row("tags", ", ".join(detail.tags)),
+        _row("stacks", ", ".join(s for s in spec.stacks if s != "root") or "-"),
+        _row("size", human_size(spec.size)),
+        _row("source", display_path(spec.path), "dim"),
+    ]
+    return lines
+
+
+def _variants(spec: SpecView) -> list[Line]:
+    lines: list[Line] = [(Text("variants", style="bold"), None)]
     variants = [v for raw in spec.raw_variants for v in parse_variants(raw)]
     if not variants:
-        text.append("  (none)\n", "dim")
+        lines.append((Text("  (none)", style="dim"), None))
     for variant in variants:
         state, shown = describe_variant(variant)
         style = {"on": "green", "off": "red"}.get(state, "")
-        text.append(f"  {state:<6}", style)
-        text.append(inert(shown) + "\n")
-    text.rstrip()
-    return text
+        lines.append((Text.assemble((f"  {state:<6}", style), inert(shown)), None))
+    return lines
 
 
-class DetailPane(VerticalScroll, can_focus=True):
-    detail: reactive[SpecDetail | None] = reactive(None)
-    _lines = -1
+def _kinds(with_build: bool) -> str:
+    return "link, run, build" if with_build else "link, run; b adds build"
 
-    def compose(self) -> ComposeResult:
-        yield Static(render_detail(None), id="detail-body")
 
-    def watch_detail(self, detail: SpecDetail | None) -> None:
-        text = render_detail(detail)
-        body = self.query_one("#detail-body", Static)
-        lines = len(text.wrap(self.app.console, max(1, body.size.width or self.size.width)))
-        # A relayout repaints the whole screen; only pay for it when the pane's height changes.
-        body.update(text, layout=lines != self._lines)
-        self._lines = lines
+def _dependencies(detail: SpecDetail) -> list[Line]:
+    if not detail.has_dependency_data:
+        return [(Text("dependencies  not recorded in site documents (mirror indexes carry them)", style="dim"), None)]
+    lines: list[Line] = [(Text.assemble(("dependencies", "bold"), (f"  {_kinds(detail.with_build)}", "dim")), None)]
+    if not detail.tree:
+        lines.append((Text("  (none)", style="dim"), None))
+    for line in detail.tree:
+        dep = line.dependency
+        name = f"{dep.name}@{dep.version}" if dep.version else dep.name
+        text = Text(" " * (INDENT * line.depth))
+        text.append(inert(name), "bold" if line.spec is not None else "")
+        text.append(" /" + inert(short_hash(dep.hash)), "cyan" if line.spec is not None else "dim")
+        if dep.virtuals:
+            text.append(f"  provides {inert(dep.virtuals)}", "dim")
+        if line.spec is None:
+            text.append("  not in the cache", "dim")
+        elif line.repeated:
+            text.append("  (above)", "dim")
+        lines.append((text, line.spec))
+    return lines
+
+
+def _users(detail: SpecDetail) -> list[Line]:
+    if not detail.has_dependency_data:
+        return []
+    lines: list[Line] = [(Text.assemble(("used by", "bold"), (f"  {len(detail.used_by) + detail.more_used_by} "
+                                                               f"specs in the corpus", "dim")), None)]
+    for user in detail.used_by:
+        kinds = ",".join(deptype_names(user.deptypes))
+        lines.append((Text.assemble("  ", inert(user.label), (f"  {kinds}", "dim")), user.spec))
+    if detail.more_used_by:
+        lines.append((Text(f"  … {detail.more_used_by} more", style="dim"), None))
+    return lines
+
+
+@dataclass
+class DetailRows:
+    """The detail's lines wrapped to a width; each wrapped row remembers where Enter jumps."""
+
+    rows: list[Line]
+    initial_cursor: int | None = 0
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def text(self, row: int, width: int) -> Text:
+        return self.rows[row][0]
+
+    def selectable(self, row: int) -> bool:
+        return True
+
+    def target(self, row: int) -> int | None:
+        return self.rows[row][1]
+
+
+def wrap(lines: list[Line], width: int, console: Console) -> list[Line]:
+    wrapped: list[Line] = []
+    for text, target in lines:
+        pieces = text.wrap(console, max(1, width)) if text.cell_len > width else [text]
+        wrapped.extend((piece, target) for piece in pieces)
+    return wrapped
+
+
+class DetailPane(PickList):
+    """Posts `Jump(spec)` on Enter over a dependency or user that is in the corpus."""
+
+    BINDINGS = [
+        Binding("b", "toggle_build", "Build deps", id="detail.build-deps"),
+        Binding("backspace", "screen.jump_back", "Back to the previous spec", show=False, id="detail.jump-back"),
+    ]
+
+    detail: reactive[SpecDetail | None] = reactive(None, always_update=True)
+
+    class Jump(Message):
+        def __init__(self, spec: int) -> None:
+            super().__init__()
+            self.spec = spec
+
+    class BuildToggled(Message):
+        """The user asked to show (or hide) build dependencies."""
+
+    def watch_detail(self) -> None:
+        self._rewrap(keep_cursor=False)
+
+    def on_resize(self) -> None:
+        self._rewrap(keep_cursor=True)
+        super().on_resize()
+
+    def _rewrap(self, keep_cursor: bool) -> None:
+        rows = wrap(detail_lines(self.detail), self.content_width or 80, self.app.console)
+        self.source = DetailRows(rows, self.cursor if keep_cursor else 0)
+
+    def row_chosen(self, row: int) -> None:
+        target = self.source.target(row) if isinstance(self.source, DetailRows) else None
+        if target is not None:
+            self.post_message(self.Jump(target))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "toggle_build":
+            return self.detail is not None and self.detail.has_dependency_data
+        return True
+
+    def action_toggle_build(self) -> None:
+        self.post_message(self.BuildToggled())

@@ -144,6 +144,13 @@ class SpecTable(LineView):
     def cursor_moved(self) -> None:
         self.post_message(self.Highlighted(self.current_spec))
 
+    def select_spec(self, spec: int) -> None:
+        """Put the cursor on `spec` when the table shows it."""
+        if self.data is not None:
+            rows = np.flatnonzero(self.data.indices == spec)
+            if len(rows):
+                self.cursor = int(rows[0])
+
     def _columns(self) -> tuple[Column, ...]:
         """Every column, but the package column only when rows can come from several packages."""
         if self.data is not None and self.data.package is not None:

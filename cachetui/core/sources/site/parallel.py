@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
-from cachetui.core.loader import Candidate, FileResult, load_file
+from cachetui.core.sources.site.loader import Candidate, FileResult, load_file
 
 PARALLEL_MIN_FILES = 10_000  # measured: at 3,000 files (scale M) spawning costs more than it saves
 # Off by default: on the shared 2-core development machine, one process or two workers won

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from cachetui.core.document import UnsupportedDocument, interpret
-from cachetui.core.frontmatter import FrontMatterError, has_front_matter, split_front_matter
-from cachetui.core.parse import parse_front_matter
-from cachetui.core.problems import LoadReport, Problem, Severity
+from cachetui.core.sources.site.document import UnsupportedDocument, interpret
+from cachetui.core.sources.site.frontmatter import FrontMatterError, has_front_matter, split_front_matter
+from cachetui.core.sources.site.parse import parse_front_matter
+from cachetui.core.problems import LoadReport, PathNotFound, Problem, Severity
+from cachetui.core.progress import DOCUMENTS, Progress
 from cachetui.core.records import ParsedDocument
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024  # the largest real document is well under 1 MB
@@ -21,7 +22,6 @@ LISTING_NAMES = frozenset({"specs.md", "index.md"})
 _HEAD_BYTES = 8
 _ONE_READ_BYTES = 256 * 1024  # below this a whole read costs no more than a peek
 
-Progress = Callable[[int, int], None]
 Signature = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode: any write changes one
 
 
@@ -56,10 +56,6 @@ class FileResult:
 class Candidate:
     path: str
     explicit: bool  # named on the command line, or a site listing name: must be a document
-
-
-class PathNotFound(FileNotFoundError):
-    """A path given by the user does not exist (a usage error, not a load problem)."""
 
 
 DirSignature = tuple[int, int]  # mtime_ns, ctime_ns: an entry added, removed or renamed changes them
@@ -257,7 +253,7 @@ def iter_documents(
         if result.document is not None:
             yield result.document
         if progress is not None and (done % 256 == 0 or done == len(candidates)):
-            progress(done, len(candidates))
+            progress(done, len(candidates), DOCUMENTS)
 
 
 def load_paths(

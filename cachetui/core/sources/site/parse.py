@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from cachetui.core.frontmatter import FrontMatterError
+from cachetui.core.sources.site.frontmatter import FrontMatterError
 
 SafeLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

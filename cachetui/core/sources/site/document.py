@@ -22,7 +22,7 @@ from cachetui.core.compilers import compiler_text, normalise_compiler
 from cachetui.core.hashes import HASH_LENGTH, is_valid_hash
 from cachetui.core.problems import Problem, Severity
 from cachetui.core.records import UNKNOWN_SIZE, ParsedDocument, RawSpec, SpecColumns
-from cachetui.core.specjson import SpecFileReader, spec_from_spec_json
+from cachetui.core.sources.site.specjson import SpecFileReader, spec_from_spec_json
 
 MAX_SIZE = 2**62  # sizes live in an int64 column; anything larger is not a real binary
 

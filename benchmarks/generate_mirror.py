@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Generate a layout-v3 Spack mirror whose index holds N records with realistic dependencies.
+
+The index is a database v8, written as Spack >= 1.0 writes it (compact JSON,
+`{"database": {"version": "8", "installs": {...}}}`), with nodes shaped like the real
+fixtures: an `arch` with a target dict (name, vendor, features, generation, parents,
+cpupart), `parameters` with variants and the six flag lists, `package_hash`,
+`annotations`, and dependency edges `{name, hash, parameters: {deptypes, virtuals}}`.
+Specs form a DAG (each depends on specs generated before it), every node has build edges to
+`compiler-wrapper` and a compiler providing `c`/`cxx` (an external, not in the build
+cache, like the fixture's gcc), a link edge to `gcc-runtime`, and 1-12 link/run/build edges
+to other packages built for the same target. The blob and its manifest are written as
+`blobs/sha256/<cc>/<checksum>` and `v3/manifests/index/index.manifest.json`.
+
+    python benchmarks/generate_mirror.py OUT_DIR [--records 120000] [--seed 0]
+
+Deterministic for a seed; standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+TARGETS = {  # name -> (vendor, generation, parents, features)
+    "x86_64_v3": ("generic", 0, ["x86_64_v2"], "avx avx2 bmi1 bmi2 f16c fma lzcnt movbe xsave mmx sse sse2 ssse3 "
+                  "sse4_1 sse4_2 popcnt cx16"),
+    "zen4": ("AuthenticAMD", 0, ["zen3", "x86_64_v4"], "abm aes avx avx2 avx512bw avx512cd avx512dq avx512f "
+             "avx512vl bmi1 bmi2 clflushopt clwb f16c fma mmx movbe pclmulqdq popcnt rdseed sha sse sse2"),
+    "neoverse_v2": ("ARM", 0, ["neoverse_n1"], "aes asimd asimddp asimdfhm asimdhp asimdrdm atomics cpuid crc32 "
+                    "dcpodp dcpop fcma flagm fp fphp frint ilrcpc jscvt lrcpc pmull sb sha1 sha2 sha3 sve sve2"),
+    "aarch64": ("generic", 0, [], "fp asimd"),
+}
+OSES = {"x86_64_v3": "ubuntu22.04", "zen4": "rhel8", "neoverse_v2": "ubuntu22.04", "aarch64": "ubuntu24.04"}
+VARIANT_NAMES = "mpi shared static pic openmp cuda rocm fortran cxx threadsafe hl debug tests python".split()
+VALUED = {"build_type": ["Release", "RelWithDebInfo"], "build_system": ["cmake", "autotools", "generic"],
+          "cxxstd": ["17", "20"], "libs": [["shared"], ["shared", "static"]], "cuda_arch": [["80"], ["80", "90"]]}
+FLAGS = ("cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs")
+
+
+def _hash(rng: random.Random) -> str:
+    return base64.b32encode(rng.getrandbits(160).to_bytes(20, "big")).decode().lower()
+
+
+def _arch(target: str) -> dict:
+    vendor, generation, parents, features = TARGETS[target]
+    return {"platform": "linux", "platform_os": OSES[target],
+            "target": {"name": target, "vendor": vendor, "features": sorted(features.split()),
+                       "generation": generation, "parents": parents, "cpupart": ""}}
+
+
+def _edge(name: str, hash_: str, deptypes: list[str], virtuals: list[str] | None = None) -> dict:
+    return {"name": name, "hash": hash_, "parameters": {"deptypes": deptypes, "virtuals": virtuals or []}}
+
+
+def _parameters(rng: random.Random) -> dict:
+    parameters: dict = {name: rng.random() < 0.5 for name in rng.sample(VARIANT_NAMES, rng.randint(2, 8))}
+    for name in rng.sample(sorted(VALUED), rng.randint(1, 3)):
+        parameters[name] = rng.choice(VALUED[name])
+    if rng.random() < 0.1:
+        parameters["patches"] = sorted(hashlib.sha256(rng.randbytes(8)).hexdigest() for _ in range(rng.randint(1, 3)))
+    parameters.update({flag: [] for flag in FLAGS})
+    return dict(sorted(parameters.items()))
+
+
+def _node(name: str, version: str, target: str, hash_: str, dependencies: list[dict], rng: random.Random) -> dict:
+    node = {"name": name, "version": version, "arch": _arch(target), "namespace": "builtin",
+            "parameters": _parameters(rng), "package_hash": base64.b32encode(rng.randbytes(32)).decode(),
+            "annotations": {"original_specfile_version": 5}, "hash": hash_}
+    if dependencies:
+        node["dependencies"] = sorted(dependencies, key=lambda e: e["name"])
+    return node
+
+
+def generate(out_dir: Path, records: int = 120_000, seed: int = 0) -> dict[str, int]:
+    rng = random.Random(seed)
+    installs: dict[str, dict] = {}
+    base: dict[str, dict[str, str]] = {}  # target -> name -> hash of the shared toolchain nodes
+    for target in TARGETS:
+        gcc, wrapper, runtime = _hash(rng), _hash(rng), _hash(rng)
+        gcc_node = {"name": "gcc", "version": "13.2.0", "arch": {"platform": "linux", "platform_os": OSES[target],
+                                                                  "target": target.split("_")[0]},
+                    "namespace": "builtin", "parameters": {"languages": ["c", "c++", "fortran"],
+                                                            **{f: [] for f in FLAGS}},
+                    "external": {"path": "/usr", "module": None, "extra_attributes": {}},
+                    "annotations": {"original_specfile_version": 5}, "hash": gcc}
+        installs[gcc] = {"spec": gcc_node, "ref_count": 0, "in_buildcache": False}
+        installs[wrapper] = {"spec": _node("compiler-wrapper", "1.0", target, wrapper, [], rng), "ref_count": 0,
+                             "in_buildcache": True}
+        installs[runtime] = {"spec": _node("gcc-runtime", "13.2.0", target, runtime,
+                                           [_edge("gcc", gcc, ["build"])], rng), "ref_count": 0, "in_buildcache": True}
+        base[target] = {"gcc": gcc, "compiler-wrapper": wrapper, "gcc-runtime": runtime}
+    packages = [f"pkg{i:04}" for i in range(3_000)]
+    built: dict[str, list[tuple[str, str]]] = {t: [] for t in TARGETS}  # target -> [(name, hash)] in DAG order
+    while len(installs) < records:
+        target = rng.choice(list(TARGETS))
+        position = rng.randrange(len(packages))
+        name = packages[position]
+        earlier = built[target]  # built before: build order is a topological order, so the graph is a DAG
+        toolchain = base[target]
+        edges = [_edge("compiler-wrapper", toolchain["compiler-wrapper"], ["build"]),
+                 _edge("gcc", toolchain["gcc"], ["build"], ["c", "cxx"]),
+                 _edge("gcc-runtime", toolchain["gcc-runtime"], ["link"])]
+        chosen: dict[str, str] = {}
+        for pick in rng.sample(range(len(earlier)), min(len(earlier), rng.randint(1, 12))):
+            dep_name, dep_hash = earlier[pick]
+            if dep_name != name:
+                chosen.setdefault(dep_name, dep_hash)
+        for dep_name, dep_hash in chosen.items():
+            deptypes = rng.choice([["build", "link"], ["link"], ["build", "link", "run"], ["run"], ["build"]])
+            edges.append(_edge(dep_name, dep_hash, deptypes))
+        hash_ = _hash(rng)
+        version = f"{position % 17}.{rng.randint(0, 9)}.{rng.randint(0, 20)}"
+        installs[hash_] = {"spec": _node(name, version, target, hash_, edges, rng), "ref_count": 0,
+                           "in_buildcache": True}
+        built[target].append((name, hash_))
+    index = json.dumps({"database": {"version": "8", "installs": installs}}, separators=(",", ":")).encode()
+    return _write_v3(out_dir, index) | {"records": len(installs)}
+
+
+def _write_v3(root: Path, index: bytes) -> dict[str, int]:
+    checksum = hashlib.sha256(index).hexdigest()
+    blob = root / "blobs" / "sha256" / checksum[:2] / checksum
+    blob.parent.mkdir(parents=True, exist_ok=True)
+    blob.write_bytes(index)
+    (root / "v3").mkdir(parents=True, exist_ok=True)
+    (root / "v3" / "layout.json").write_text(json.dumps({"signing": "gpg"}))
+    manifest = {"version": 3, "data": [{"contentLength": len(index), "mediaType": "application/vnd.spack.db.v8+json",
+                                        "compression": "none", "checksumAlgorithm": "sha256", "checksum": checksum}]}
+    path = root / "v3" / "manifests" / "index" / "index.manifest.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(manifest, indent=0, separators=(",", ":")))
+    return {"bytes": len(index)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out_dir", type=Path, metavar="OUT_DIR")
+    parser.add_argument("--records", type=int, default=120_000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    counts = generate(args.out_dir, args.records, args.seed)
+    print(f"mirror: {counts['records']:,} records, {counts['bytes'] / 1e6:.1f} MB index "
+          f"in {time.perf_counter() - started:.1f}s -> {args.out_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""What the detail pane shows for one spec, gathered from the corpus (dependency tree, users)."""
+
+from __future__ import annotations
+
+from cachetui.app.widgets.detail_pane import SpecDetail, UsedBy
+from cachetui.core.dependencies import RUNTIME, WITH_BUILD, dependency_tree, used_by
+from cachetui.core.hashes import short_hash
+from cachetui.core.model import Corpus
+
+MAX_USED_BY = 200  # a common library is used by thousands; the first ones show, the count says the rest
+
+
+def spec_detail(corpus: Corpus, index: int, with_build: bool) -> SpecDetail:
+    spec = corpus.spec(index)
+    document = corpus.documents[corpus.document_of[index]]
+    if not document.generation.startswith("mirror"):
+        return SpecDetail(spec, tuple(corpus.tags_of_hash(spec.hash)))
+    deptypes = WITH_BUILD if with_build else RUNTIME
+    users = used_by(corpus, spec.hash, deptypes)
+    shown = tuple(UsedBy(user, _label(corpus, user), types) for user, types in users[:MAX_USED_BY])
+    return SpecDetail(spec, tuple(corpus.tags_of_hash(spec.hash)), True, with_build,
+                      tuple(dependency_tree(corpus, index, deptypes)), shown, max(0, len(users) - MAX_USED_BY))
+
+
+def _label(corpus: Corpus, index: int) -> str:
+    spec = corpus.spec(index)
+    return f"{spec.package}@{spec.version} /{short_hash(spec.hash)}  {spec.tag}"

@@ -1,0 +1,96 @@
+"""Every kind of input, recognised from what the user typed, and turned into the same records.
+
+- site documents: files and directories of `_cache/<tag>/<package>/specs.md` listings;
+- a Spack mirror: its root as a directory, `file://`, `http(s)://` or `s3://spack-binaries/…`
+  URL (layout v3 or v2), or one of its indexes named directly (`index.json`,
+  `index.manifest.json`, a `blobs/sha256/…` index blob);
+- the index of indexes `cache_spack_io_index.json` (path or URL): one tag per ref, one
+  stack per label.
+
+`NAME=SOURCE` names the tag of a mirror or index (for an index of indexes: the only ref to
+read); otherwise a mirror's tag is the last component of its location. Whatever the kind,
+each yields `ParsedDocument`s (one per package and tag), so the model, facets, queries, CLI
+and app do not care where a spec came from.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from cachetui.core.problems import PathNotFound
+from cachetui.core.sources.indexes import IndexGroup, Member, group_tag
+from cachetui.core.sources.mirror import V2_INDEX, V3_MANIFEST, blob_ref, probe_manifest, probe_root, probe_v2_index
+from cachetui.core.sources.transport import is_url, local_path, public_url
+
+INDEX_OF_INDEXES = "cache_spack_io_index.json"
+PUBLIC_INDEX_OF_INDEXES = f"https://binaries.spack.io/{INDEX_OF_INDEXES}"
+__all__ = ["PathNotFound", "Source", "recognise", "public_sources"]
+_NAMED = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.+-]*)=(?P<source>.+)")
+_BLOB = re.compile(r"/blobs/sha256/[0-9a-f]{2}/[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True)
+class SiteDocuments:
+    path: str
+
+
+@dataclass(frozen=True)
+class IndexOfIndexes:
+    location: str
+    only: frozenset[str] = frozenset()  # refs to read; empty: all
+
+
+Source = SiteDocuments | IndexGroup | IndexOfIndexes
+
+
+def recognise(typed: str) -> Source:
+    """The source `typed` names. Raises PathNotFound for a local path that does not exist."""
+    name, text = _split_name(typed)
+    location = public_url(text) if is_url(text) else text
+    path = local_path(location)
+    if path is not None and not os.path.lexists(path):
+        raise PathNotFound(text)
+    if location.rstrip("/").endswith(INDEX_OF_INDEXES):
+        return IndexOfIndexes(location, frozenset({name}) if name else frozenset())
+    index = _index_named(location, name)
+    if index is not None:
+        return index
+    if path is None or _is_mirror_directory(path):
+        root = location.rstrip("/")
+        return IndexGroup(root, name or group_tag(root), [Member(None, root, lambda net: probe_root(root, net))])
+    return SiteDocuments(location)
+
+
+def public_sources(tag: str | None) -> list[str]:
+    """What `--public [TAG]` opens: the public cache's index of indexes, or one tag of it."""
+    return [f"{tag}={PUBLIC_INDEX_OF_INDEXES}" if tag else PUBLIC_INDEX_OF_INDEXES]
+
+
+def _split_name(typed: str) -> tuple[str | None, str]:
+    """`develop=https://…` -> ("develop", "https://…"), unless `typed` is itself an existing path."""
+    match = _NAMED.fullmatch(typed)
+    if match is None or os.path.lexists(typed):
+        return None, typed
+    return match.group("name"), match.group("source")
+
+
+def _index_named(location: str, name: str | None) -> IndexGroup | None:
+    """An index named directly: a v2 `index.json`, a v3 `index.manifest.json`, or an index blob."""
+    bare = location.rstrip("/")
+    if bare.endswith(V3_MANIFEST) or bare.endswith("index.manifest.json"):
+        locate = lambda net: probe_manifest(bare, net)  # noqa: E731
+    elif bare.endswith(V2_INDEX) or bare.endswith("/index.json"):
+        locate = lambda net: probe_v2_index(bare, net)  # noqa: E731
+    elif _BLOB.search(bare):
+        locate = lambda net: blob_ref(bare)  # noqa: E731
+    else:
+        return None
+    return IndexGroup(bare, name or group_tag(bare), [Member(None, bare, locate)])
+
+
+def _is_mirror_directory(path: str) -> bool:
+    return os.path.isdir(path) and (
+        os.path.isfile(os.path.join(path, V3_MANIFEST)) or os.path.isfile(os.path.join(path, V2_INDEX))
+    )

@@ -1,0 +1,208 @@
+"""A Spack mirror's build-cache index: found by layout, verified against what the mirror published.
+
+Layout v3 (Spack >= 1.0): `v3/manifests/index/index.manifest.json` names the index blob,
+`blobs/<algorithm>/<first two>/<checksum>`, with its checksum, length and compression
+(`none` or `gzip`); the checksum covers the stored bytes. Layout v2 (Spack <= 0.23):
+`build_cache/index.json`, whose sha256 is published in `index.json.hash`.
+
+Finding the checksum costs one small request; the index itself is read from the index
+store when that checksum was verified before. A checksum that does not match, a truncated
+or corrupt blob, or a missing index is a `MirrorError` that names the location and checksum.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import re
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from cachetui.core.problems import Problem, Severity
+from cachetui.core.sources.index_store import IndexStore
+from cachetui.core.progress import Progress
+from cachetui.core.sources.transport import FetchError, exists, fetch, join
+
+V3_MANIFEST = "v3/manifests/index/index.manifest.json"
+V2_INDEX = "build_cache/index.json"
+V2_HASH = "build_cache/index.json.hash"
+DB_MEDIA_TYPE = re.compile(r"application/vnd\.spack\.db\.v(\d+)\+json")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_BLOB = re.compile(r"/blobs/(?P<algorithm>[a-z0-9]+)/(?P<prefix>[0-9a-f]{2})/(?P<checksum>[0-9a-f]{64})$")
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+class MirrorError(Exception):
+    """This index cannot be used: where (a URL or path) and why, in one line."""
+
+    def __init__(self, location: str, reason: str) -> None:
+        super().__init__(f"{location}: {reason}")
+        self.location = location
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class IndexRef:
+    """Where an index's bytes are and what checksum the mirror published for them."""
+
+    location: str
+    checksum: str | None  # sha256 hex of the stored bytes; None when the mirror published none
+    compression: str = "detect"  # none, gzip, or detect (gzip magic bytes)
+    layout: str = "v3"
+    length: int | None = None
+
+
+@dataclass
+class Net:
+    """How indexes are reached: timeouts, progress, and the store of verified indexes (None: no warm start)."""
+
+    timeout: float = 30.0
+    progress: Progress | None = None
+    store: IndexStore | None = None
+    now: Callable[[], float] = time.time
+    problems: list[Problem] = field(default_factory=list)
+
+    def fetch(self, location: str, *, what: str = "") -> bytes:
+        """Fetch `location`; with `what`, report progress as downloading it (small requests stay quiet)."""
+        progress = self.progress
+        report = (lambda done, total: progress(done, total, what)) if progress and what else None
+        return fetch(location, timeout=self.timeout, progress=report).data
+
+
+# -- finding an index ---------------------------------------------------------------------------------
+
+
+def probe_root(root: str, net: Net) -> IndexRef:
+    """The index of the mirror at `root` (v3 first, as Spack reads them), with one or two small requests."""
+    try:
+        manifest = net.fetch(join(root, V3_MANIFEST))
+    except FetchError as exc:
+        if not exc.missing:
+            raise
+    else:
+        return _from_manifest(root, join(root, V3_MANIFEST), manifest)
+    try:
+        return probe_v2_index(join(root, V2_INDEX), net, root=root)
+    except FetchError as exc:
+        if exc.missing:  # neither layout: one error that says where it looked
+            raise MirrorError(root, f"no build-cache index here (neither {V3_MANIFEST} nor {V2_INDEX})") from None
+        raise
+
+
+def probe_manifest(location: str, net: Net) -> IndexRef:
+    """An index manifest named directly: its blob lives under the mirror root three levels up."""
+    root = location[: -len(V3_MANIFEST)] if location.endswith(V3_MANIFEST) else location.rsplit("/v3/", 1)[0]
+    return _from_manifest(root.rstrip("/"), location, net.fetch(location))
+
+
+def probe_v2_index(location: str, net: Net, *, root: str | None = None) -> IndexRef:
+    """A v2 `index.json`, checked against the `index.json.hash` beside it when there is one."""
+    try:
+        published = net.fetch(location + ".hash")
+    except FetchError as exc:
+        if not exc.missing:
+            raise
+        if not exists(location, timeout=net.timeout):
+            raise FetchError(location, "no such index", missing=True) from None
+        net.problems.append(Problem(root or location, "no index.json.hash beside the index: it cannot be verified",
+                                    Severity.WARNING))
+        return IndexRef(location, None, "none", "v2")
+    checksum = published[:64].decode("ascii", "replace")  # as Spack reads it: a trailing newline is harmless
+    if not _HEX64.fullmatch(checksum):
+        raise MirrorError(f"{location}.hash", "not a sha256 hex digest")
+    return IndexRef(location, checksum, "none", "v2")
+
+
+def blob_ref(location: str) -> IndexRef:
+    """An index blob named directly (as the index of indexes does): its name is its checksum."""
+    match = _BLOB.search(location)
+    if match is None or match.group("algorithm") != "sha256":
+        raise MirrorError(location, "not a sha256 blob location")
+    return IndexRef(location, match.group("checksum"), "detect", "v3")
+
+
+def _from_manifest(root: str, location: str, data: bytes) -> IndexRef:
+    try:
+        manifest = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise MirrorError(location, f"not valid JSON ({exc})") from None
+    entries = manifest.get("data") if isinstance(manifest, dict) else None
+    if not isinstance(entries, list):
+        raise MirrorError(location, "no 'data' list: not an index manifest")
+    for entry in entries:
+        if isinstance(entry, dict) and DB_MEDIA_TYPE.fullmatch(str(entry.get("mediaType", ""))):
+            return _entry_ref(root, location, entry)
+    raise MirrorError(location, "names no database blob (mediaType application/vnd.spack.db.v*+json)")
+
+
+def _entry_ref(root: str, location: str, entry: dict) -> IndexRef:
+    algorithm, checksum = entry.get("checksumAlgorithm"), entry.get("checksum")
+    compression = entry.get("compression", "none")
+    if algorithm != "sha256" or not isinstance(checksum, str) or not _HEX64.fullmatch(checksum):
+        raise MirrorError(location, "the index blob has no sha256 checksum")
+    if compression not in ("none", "gzip"):
+        raise MirrorError(location, f"unknown compression {str(compression)[:20]!r} (Spack writes none or gzip)")
+    length = entry.get("contentLength")
+    blob = join(root, "blobs", algorithm, checksum[:2], checksum)
+    return IndexRef(blob, checksum, compression, "v3", length if isinstance(length, int) else None)
+
+
+# -- reading and verifying it ------------------------------------------------------------------------
+
+
+def read_index(ref: IndexRef, net: Net, key: str, what: str) -> bytes:
+    """The index JSON behind `ref`: from the store when this checksum was verified before, else fetched."""
+    if ref.checksum and net.store is not None:
+        stored = net.store.get(key, ref.checksum)
+        if stored is not None:
+            return stored
+    try:
+        raw = net.fetch(ref.location, what=what)
+    except FetchError as exc:
+        if exc.missing:
+            raise MirrorError(exc.url, f"the index is missing ({exc.reason})") from None
+        raise
+    data = verified(ref, raw)
+    if ref.checksum and net.store is not None:
+        net.store.put(key, ref.checksum, data)
+    return data
+
+
+def verified(ref: IndexRef, raw: bytes) -> bytes:
+    """`raw` checked against the published checksum and length, then decompressed if need be."""
+    if ref.checksum is not None:
+        actual = hashlib.sha256(raw).hexdigest()
+        if actual != ref.checksum:
+            raise MirrorError(ref.location, f"checksum mismatch: the mirror published sha256 {ref.checksum}, "
+                                            f"the bytes served have sha256 {actual}")
+    if ref.length is not None and len(raw) != ref.length:
+        raise MirrorError(ref.location, f"{len(raw)} bytes where the manifest says {ref.length} "
+                                        f"(sha256 {ref.checksum})")
+    if ref.compression == "gzip" or (ref.compression == "detect" and raw.startswith(GZIP_MAGIC)):
+        try:
+            return gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise MirrorError(ref.location, f"corrupt or truncated gzip (sha256 {ref.checksum}): {exc}") from None
+    return raw
+
+
+def offline_fallback(key: str, net: Net, error: FetchError) -> IndexRef | None:
+    """When the mirror cannot be reached: the last index stored for it, with a warning of its age."""
+    stored = net.store.latest(key) if net.store is not None else None
+    if stored is None:
+        return None
+    age = _age(net.now() - stored.stored_at)
+    net.problems.append(Problem(key, f"cannot reach the mirror ({error.reason}); showing its index as stored "
+                                     f"{age} ago (sha256 {stored.checksum})", Severity.WARNING))
+    return IndexRef(f"{key} (stored copy)", stored.checksum, "none", "stored")
+
+
+def _age(seconds: float) -> str:
+    minutes = max(0, int(seconds // 60))
+    if minutes < 120:
+        return f"{minutes} minutes"
+    hours = minutes // 60
+    return f"{hours} hours" if hours < 48 else f"{hours // 24} days"

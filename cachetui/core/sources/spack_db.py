@@ -1,0 +1,492 @@
+"""Read a Spack build-cache database (DB 6, 7, 8) into normalised records, as the site renders them.
+
+`{"database": {"version": "8", "installs": {<hash>: {"spec": <node>, "in_buildcache": bool, ...}}}}`:
+
+- a record is a binary only when `in_buildcache` is true; its hash is the `installs` key;
+- target: the string, or the dict's `name`;
+- compiler: the node's `compiler` object (DB 6/7); for DB 8 the build dependency that
+  provides `c`, else `cxx`, else `fortran` (`name@version` of that node), else
+  `annotations.compiler`, else `none`;
+- variants from `parameters`, sorted by name: `+x`/`~x`, `k=v`, multi-valued values sorted
+  and comma-joined, each patch cut to 7 characters, the compiler flag lists left out;
+- every dependency edge is kept: name, hash, deptypes, virtuals, and the version of the
+  dependency's own record when the index has it.
+
+Key order is never relied on (the DB 6 fixture puts `version` after `installs`). A typed
+msgspec decode reads big indexes fast and keeps only these fields; when a document does
+not fit those types, a tolerant reading goes record by record and reports what it skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import accumulate, chain, groupby
+from operator import itemgetter
+from typing import Any, NamedTuple
+
+import msgspec
+
+from cachetui.core.compilers import normalise_compiler
+from cachetui.core.problems import Problem, Severity
+from cachetui.core.records import (
+    UNKNOWN_SIZE,
+    DepBlock,
+    Dependency,
+    DepTable,
+    ParsedDocument,
+    SpecColumns,
+    deptype_bits,
+)
+
+KNOWN_VERSIONS = frozenset({"6", "7", "8"})
+FLAGS = frozenset({"cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs"})
+COMPILER_VIRTUALS = ("c", "cxx", "fortran")
+PATCH_LENGTH = 7
+
+
+class IndexFormatError(ValueError):
+    """Not a Spack build-cache database."""
+
+
+# -- the typed shape: only what is rendered is decoded into objects -------------------------------------
+
+
+class _Target(msgspec.Struct):
+    name: str = ""
+
+
+class _Arch(msgspec.Struct):
+    platform: str = ""
+    platform_os: str = ""
+    target: str | _Target = ""
+
+
+class _Compiler(msgspec.Struct):
+    name: str = ""
+    version: str = ""
+
+
+class _Edge(msgspec.Struct):
+    name: str = ""
+    hash: str = ""
+    parameters: msgspec.Raw = msgspec.Raw()  # {deptypes, virtuals}: few distinct values, read once each
+    type: list[str] | None = None  # DB 6 (specfile v2/v3) wrote the deptypes here
+
+
+class _Annotations(msgspec.Struct):
+    compiler: str = ""
+
+
+class _Node(msgspec.Struct):
+    name: str = ""
+    version: str = ""
+    arch: _Arch | None = None
+    compiler: _Compiler | None = None
+    parameters: msgspec.Raw = msgspec.Raw()  # rendered once per distinct value
+    dependencies: list[_Edge] | None = None
+    annotations: _Annotations | None = None
+
+
+class _Record(msgspec.Struct):
+    spec: _Node
+    in_buildcache: bool = False
+
+
+class _Database(msgspec.Struct):
+    installs: dict[str, msgspec.Raw]  # each record decoded on its own: the whole tree never exists at once
+    version: str | int = ""
+
+
+class _Index(msgspec.Struct):
+    database: _Database
+
+
+class _Membership(msgspec.Struct):
+    in_buildcache: bool = False
+
+
+class _MembershipDatabase(msgspec.Struct):
+    installs: dict[str, _Membership]
+    version: str | int = ""
+
+
+class _MembershipIndex(msgspec.Struct):
+    database: _MembershipDatabase
+
+
+_DECODER = msgspec.json.Decoder(_Index)
+_RECORD_DECODER = msgspec.json.Decoder(_Record)
+_MEMBERSHIP_DECODER = msgspec.json.Decoder(_MembershipIndex)
+
+
+# -- what a reading gives ----------------------------------------------------------------------------
+
+
+@dataclass
+class DatabaseContent:
+    version: str
+    documents: list[ParsedDocument]  # one per package
+    problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass
+class _Rows:
+    """Every binary of an index, column by column, in package-name order."""
+
+    hashes: list[str]
+    names: list[str]
+    versions: list[str]
+    compilers: list[str]
+    platforms: list[str]
+    oss: list[str]
+    targets: list[str]
+    variants: list[tuple[str, ...]]
+    deps: DepBlock
+
+
+def read_database(data: bytes, origin: str, tag: str, generation: str) -> DatabaseContent:
+    """The binaries of one index, grouped per package into ParsedDocuments. Raises IndexFormatError."""
+    try:
+        database = _DECODER.decode(data).database
+        rows = _typed_rows(database.installs)
+    except (msgspec.ValidationError, _NotTyped):  # not the usual shape (DB 5 nodes, odd types): record by record
+        return _read_tolerantly(data, origin, tag, generation)
+    except msgspec.DecodeError as exc:
+        raise IndexFormatError(f"not valid JSON: {exc}") from None
+    version = str(database.version)
+    return DatabaseContent(version, _documents(rows, origin, tag, generation), _version_problems(version, origin))
+
+
+def read_membership(data: bytes) -> set[str]:
+    """Only the hashes in the build cache (a stack's index, when its tag's root gives the records)."""
+    try:
+        database = _MEMBERSHIP_DECODER.decode(data).database
+    except msgspec.ValidationError:
+        return _tolerant_membership(data)
+    except msgspec.DecodeError as exc:
+        raise IndexFormatError(f"not valid JSON: {exc}") from None
+    return {hash_ for hash_, record in database.installs.items() if record.in_buildcache}
+
+
+def _version_problems(version: str, origin: str) -> list[Problem]:
+    if version in KNOWN_VERSIONS:
+        return []
+    reason = f"database version {version or '(none)'} is not one of 6, 7, 8; read as far as it is recognisable"
+    return [Problem(origin, reason, Severity.WARNING)]
+
+
+# -- the typed reading: column by column, each distinct value worked out once --------------------------------
+
+
+NO_COMPILER = len(COMPILER_VIRTUALS)  # an edge's rank when it provides no compiler language
+
+
+class _NotTyped(Exception):
+    """A record the typed reading cannot render (a node without a name: DB 5 wrapped nodes in theirs)."""
+
+
+class _Binary(NamedTuple):
+    """One record in the build cache, rendered but for its compiler, which may need a later record."""
+
+    hash: str
+    name: str
+    version: str
+    platform: str
+    os: str
+    target: str
+    variants: tuple[str, ...]
+    own_compiler: str  # DB 6/7: the node's compiler object; "" when it has none
+    annotated_compiler: str  # `annotations.compiler` (nodes converted from older specfiles); ""
+    edge_hashes: list[str]
+    edge_infos: list[tuple[int, str, int]]  # (deptype bits, virtuals, compiler rank) per edge
+
+
+def _typed_rows(installs: dict[str, msgspec.Raw]) -> _Rows:
+    decode = _RECORD_DECODER.decode
+    records: dict[str, tuple[str, str]] = {}  # hash -> (name, version) of every record
+    binaries: list[_Binary] = []
+    variants: dict[bytes, tuple[str, ...]] = {}
+    for hash_, raw in installs.items():
+        node = (record := decode(raw)).spec
+        if not node.name:
+            raise _NotTyped(hash_)
+        records[hash_] = (node.name, node.version)
+        if record.in_buildcache:
+            binaries.append(_binary(hash_, node, variants))
+    binaries.sort(key=lambda b: b.name)
+    edge_hashes = list(chain.from_iterable(b.edge_hashes for b in binaries))
+    table = _table(records, edge_hashes, installs)
+    ordinal = {h: i for i, h in enumerate(table.hashes)}
+    infos = list(chain.from_iterable(b.edge_infos for b in binaries))
+    virtual_names = list(dict.fromkeys(map(itemgetter(1), infos)))
+    virtual_ordinal = {v: i for i, v in enumerate(virtual_names)}
+    deps = DepBlock([len(b.edge_hashes) for b in binaries], list(map(ordinal.__getitem__, edge_hashes)),
+                    bytes(map(itemgetter(0), infos)), [virtual_ordinal[i[1]] for i in infos], table, virtual_names)
+    named = dict(zip(table.hashes, zip(table.names, table.versions)))  # records, and edge names for the rest
+    return _Rows([b.hash for b in binaries], [b.name for b in binaries], [b.version for b in binaries],
+                 [_compiler_of(b, named) for b in binaries], [b.platform for b in binaries],
+                 [b.os for b in binaries], [b.target for b in binaries], [b.variants for b in binaries], deps)
+
+
+def _table(records: dict[str, tuple[str, str]], edge_hashes: list[str], installs: dict[str, msgspec.Raw]) -> DepTable:
+    """Every dependency named by an edge, once; one the index has no record of keeps the edge's own name."""
+    hashes = list(dict.fromkeys(edge_hashes))
+    named = list(map(records.get, hashes))
+    if None in named:
+        edge_names = _edge_names({h for h, n in zip(hashes, named) if n is None}, installs)
+        named = [n or (edge_names.get(h, ""), "") for h, n in zip(hashes, named)]
+    return DepTable(hashes, [n for n, _ in named], [v for _, v in named])
+
+
+def _edge_names(missing: set[str], installs: dict[str, msgspec.Raw]) -> dict[str, str]:
+    """Names of dependencies the index lacks records of, from the edges that name them (a second, rare pass)."""
+    names: dict[str, str] = {}
+    for raw in installs.values():
+        for edge in _RECORD_DECODER.decode(raw).spec.dependencies or ():
+            if edge.hash in missing:
+                names.setdefault(edge.hash, edge.name)
+    return names
+
+
+def _binary(hash_: str, node: _Node, variants: dict[bytes, tuple[str, ...]]) -> _Binary:
+    arch = node.arch or _Arch()
+    edges = node.dependencies or ()
+    own = node.compiler
+    own_compiler = (f"{own.name}@{own.version}" if own.version else own.name) if own and own.name else ""
+    annotated = node.annotations.compiler if node.annotations else ""
+    return _Binary(
+        hash_, node.name, node.version, arch.platform, arch.platform_os,
+        arch.target if isinstance(arch.target, str) else arch.target.name,
+        _variants_of(node.parameters, variants),
+        normalise_compiler(own_compiler) if own_compiler else "", normalise_compiler(annotated) if annotated else "",
+        [edge.hash for edge in edges], [_MEANINGS.get(bytes(edge.parameters)) or _edge_info(edge) for edge in edges],
+    )
+
+
+def _compiler_of(binary: _Binary, named: dict[str, tuple[str, str]]) -> str:
+    """Its own compiler (DB 6/7), else the build edge providing c, cxx, fortran (DB 8), else its annotation."""
+    if binary.own_compiler:
+        return binary.own_compiler
+    ranks = [info[2] for info in binary.edge_infos]
+    best = min(range(len(ranks)), key=ranks.__getitem__, default=None)
+    if best is not None and ranks[best] < NO_COMPILER:
+        name, version = named.get(binary.edge_hashes[best], ("", ""))
+        if name:
+            return f"{name}@{version}" if version else name
+    return binary.annotated_compiler or "none"
+
+
+@lru_cache(maxsize=4096)
+def _edge_meaning(parameters: bytes, legacy_types: tuple[str, ...]) -> tuple[int, str, int]:
+    """(deptype bits, virtuals, compiler rank) of one edge's parameters: a handful of distinct values."""
+    data = msgspec.json.decode(parameters) if parameters else {}
+    if not isinstance(data, dict):
+        data = {}
+    deptypes = data.get("deptypes", legacy_types)
+    virtuals = [v for v in data.get("virtuals") or () if isinstance(v, str)]
+    bits = deptype_bits([t for t in deptypes if isinstance(t, str)] if isinstance(deptypes, list | tuple) else [])
+    rank = min((COMPILER_VIRTUALS.index(v) for v in virtuals if v in COMPILER_VIRTUALS), default=NO_COMPILER)
+    return bits, ",".join(virtuals), rank if bits & 1 else NO_COMPILER  # only a build edge can be the compiler
+
+
+_MEANINGS: dict[bytes, tuple[int, str, int]] = {}  # an edge's parameters text -> its meaning; a handful of values
+
+
+def _edge_info(edge: _Edge) -> tuple[int, str, int]:
+    key = bytes(edge.parameters)
+    if not key:  # DB 6: deptypes in `type`
+        return _edge_meaning(b"", tuple(edge.type or ()))
+    meaning = _edge_meaning(key, ())
+    if len(_MEANINGS) < 10_000:
+        _MEANINGS[key] = meaning
+    return meaning
+
+
+def _variants_of(parameters: msgspec.Raw, cache: dict[bytes, tuple[str, ...]]) -> tuple[str, ...]:
+    """Rendered once per distinct `parameters` text in this index."""
+    key = bytes(parameters)
+    found = cache.get(key)
+    if found is None:
+        decoded = msgspec.json.decode(key) if key else {}
+        found = cache[key] = render_variants(decoded if isinstance(decoded, dict) else {})
+    return found
+
+
+def render_variants(parameters: Mapping[str, Any]) -> tuple[str, ...]:
+    """`parameters` as the site lists variants: sorted by name, flags left out, patches shortened."""
+    rendered = []
+    for key in sorted(parameters):
+        if key in FLAGS:
+            continue
+        value = parameters[key]
+        text = _rendered_pair(key, tuple(value) if isinstance(value, list) else value)
+        if text:
+            rendered.append(text)
+    return tuple(rendered)
+
+
+@lru_cache(maxsize=65536)
+def _rendered_pair(key: str, value: object) -> str:
+    """One variant as text, worked out once per (name, value): equal variants are then one string object."""
+    if isinstance(value, bool):
+        return ("+" if value else "~") + key
+    if isinstance(value, str):
+        return f"{key}={value}"
+    if isinstance(value, tuple) and value and all(isinstance(v, str) for v in value):
+        values = [v[:PATCH_LENGTH] for v in value] if key == "patches" else list(value)
+        return f"{key}={','.join(sorted(values))}"
+    return ""
+
+
+# -- grouping per package ------------------------------------------------------------------------------
+
+
+def _documents(rows: _Rows, origin: str, tag: str, generation: str) -> list[ParsedDocument]:
+    """One document per package: runs of the package-ordered rows, their edges sliced alongside."""
+    edge_offsets = list(accumulate(rows.deps.counts, initial=0))
+    documents = []
+    start = 0
+    for name, run in groupby(rows.names):
+        stop = start + sum(1 for _ in run)
+        lo, hi = edge_offsets[start], edge_offsets[stop]
+        d = rows.deps
+        deps = DepBlock(d.counts[start:stop], d.targets[lo:hi], d.types[lo:hi], d.virtuals[lo:hi], d.table,
+                        d.virtual_names)
+        columns = SpecColumns(rows.hashes[start:stop], rows.versions[start:stop], rows.compilers[start:stop],
+                              rows.platforms[start:stop], rows.oss[start:stop], rows.targets[start:stop],
+                              rows.variants[start:stop], [()] * (stop - start), [UNKNOWN_SIZE] * (stop - start), deps)
+        documents.append(ParsedDocument(origin, name, tag, name, generation, columns))
+        start = stop
+    return documents
+
+
+# -- the tolerant reading: record by record ---------------------------------------------------------------
+
+
+def _database(data: bytes) -> dict[str, Any]:
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise IndexFormatError(f"not valid JSON: {exc}") from None
+    database = document.get("database") if isinstance(document, dict) else None
+    if not isinstance(database, dict) or not isinstance(database.get("installs"), dict):
+        raise IndexFormatError("no 'database.installs' mapping: not a Spack build-cache index")
+    return database
+
+
+def _read_tolerantly(data: bytes, origin: str, tag: str, generation: str) -> DatabaseContent:
+    database = _database(data)
+    version = str(database.get("version", ""))
+    problems = _version_problems(version, origin)
+    nodes = database["installs"]
+    specs: list[tuple[str, _Spec]] = []
+    skipped = 0
+    for hash_, record in nodes.items():
+        if not isinstance(record, dict) or record.get("in_buildcache") is not True:
+            continue
+        spec = _tolerant_spec(record.get("spec"), nodes)
+        if spec is None:
+            skipped += 1
+        else:
+            specs.append((str(hash_), spec))
+    if skipped:
+        problems.append(Problem(origin, f"{skipped} records in the build cache have no usable spec; skipped"))
+    specs.sort(key=lambda item: item[1].name)
+    rows = _Rows([h for h, _ in specs], *([getattr(s, f) for _, s in specs] for f in _ROW_FIELDS),
+                 DepBlock.from_rows([s.deps for _, s in specs]))
+    return DatabaseContent(version, _documents(rows, origin, tag, generation), problems)
+
+
+_ROW_FIELDS = ("name", "version", "compiler", "platform", "os", "target", "variants")
+
+
+@dataclass(slots=True)
+class _Spec:
+    """One record as the tolerant reading renders it."""
+
+    name: str
+    version: str
+    compiler: str
+    platform: str
+    os: str
+    target: str
+    variants: tuple[str, ...]
+    deps: tuple[Dependency, ...]
+
+
+def _tolerant_membership(data: bytes) -> set[str]:
+    installs = _database(data)["installs"]
+    return {str(h) for h, r in installs.items() if isinstance(r, dict) and r.get("in_buildcache") is True}
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _tolerant_spec(node: Any, nodes: Mapping[str, Any]) -> _Spec | None:
+    if isinstance(node, dict) and "name" not in node and len(node) == 1:
+        (name, inner), = node.items()  # DB 5 (specfile v1) wrapped each node in its name
+        node = {**inner, "name": name} if isinstance(inner, dict) else None
+    if not isinstance(node, dict) or not isinstance(node.get("name"), str):
+        return None
+    arch = node.get("arch") if isinstance(node.get("arch"), dict) else {}
+    target = arch.get("target")
+    target = target.get("name") if isinstance(target, dict) else target
+    edges = _tolerant_edges(node.get("dependencies"))
+    deps = tuple(Dependency(name, h, _version_of(nodes, h), types, virtuals) for name, h, types, virtuals in edges)
+    compiler = node.get("compiler") if isinstance(node.get("compiler"), dict) else {}
+    annotations = node.get("annotations") if isinstance(node.get("annotations"), dict) else None
+    parameters = node.get("parameters") if isinstance(node.get("parameters"), dict) else {}
+    return _Spec(node["name"], _text(node.get("version")),
+                 _compiler(_text(compiler.get("name")), _text(compiler.get("version")), deps, annotations),
+                 _text(arch.get("platform")), _text(arch.get("platform_os")), _text(target),
+                 render_variants(parameters), deps)
+
+
+def _compiler(name: str, version: str, deps: tuple[Dependency, ...], annotations: Mapping[str, Any] | None) -> str:
+    if name:  # DB 6/7: the node's own compiler object
+        return normalise_compiler(f"{name}@{version}" if version else name)
+    for virtual in COMPILER_VIRTUALS:  # DB 8: compilers are build dependencies providing a language
+        for dep in deps:
+            if dep.deptypes & 1 and virtual in dep.virtuals.split(","):
+                return f"{dep.name}@{dep.version}" if dep.version else dep.name
+    annotated = annotations.get("compiler") if annotations else None
+    return normalise_compiler(annotated) if isinstance(annotated, str) and annotated else "none"
+
+
+def _version_of(nodes: Mapping[str, Any], hash_: str) -> str:
+    record = nodes.get(hash_)
+    spec = record.get("spec") if isinstance(record, dict) else None
+    version = spec.get("version") if isinstance(spec, dict) else None
+    return version if isinstance(version, str) else ""
+
+
+def _legacy_edges(dependencies: Mapping[str, Any] | None) -> list[tuple[str, str, int, str]]:
+    """Specfile v1 wrote `{name: {"hash": ..., "type": [...]}}`."""
+    edges = []
+    for name, value in (dependencies or {}).items():
+        if isinstance(value, dict) and isinstance(value.get("hash"), str):
+            types = value.get("type") if isinstance(value.get("type"), list) else []
+            edges.append((str(name), value["hash"], deptype_bits([t for t in types if isinstance(t, str)]), ""))
+    return edges
+
+
+def _tolerant_edges(dependencies: Any) -> list[tuple[str, str, int, str]]:
+    if isinstance(dependencies, dict):
+        return _legacy_edges(dependencies)
+    edges = []
+    for edge in dependencies if isinstance(dependencies, list) else []:
+        if not isinstance(edge, dict) or not isinstance(edge.get("hash"), str):
+            continue
+        parameters = edge.get("parameters") if isinstance(edge.get("parameters"), dict) else {}
+        types = parameters.get("deptypes", edge.get("type"))
+        virtuals = parameters.get("virtuals")
+        edges.append((_text(edge.get("name")), edge["hash"], deptype_bits(_strings(types)), ",".join(_strings(virtuals))))
+    return edges
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []

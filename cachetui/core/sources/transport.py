@@ -1,0 +1,212 @@
+"""Bytes from wherever a user points: a path, `file://`, `http(s)://`, or the public `s3://` bucket.
+
+Network reads stream with a progress callback, connect and read timeouts, and redirects
+(http and https only). Every failure is one `FetchError` whose message names the URL and
+says what went wrong (404, refused, DNS, TLS, timeout, truncated, too large), never a
+traceback. Nothing here writes anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import http.client
+    import urllib.request
+
+# http.client, ssl and urllib.request are imported only when something is fetched over the
+# network: a warm start on local inputs never needs them, and they cost ~25 ms to import.
+
+# The public build cache: `s3://spack-binaries/<path>` is served at `https://binaries.spack.io/<path>`.
+PUBLIC_BUCKET = "spack-binaries"
+PUBLIC_HTTPS = "https://binaries.spack.io"
+CHUNK = 1 << 20
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_MAX_BYTES = 2 << 30  # a whole-site index is 100-200 MB; refuse an endless stream
+USER_AGENT = "cachetui (Spack build-cache browser)"
+
+ByteProgress = Callable[[int, int | None], None]  # bytes so far, total when known
+
+
+class FetchError(Exception):
+    """One line: the URL and what went wrong. `missing` is True for a 404 or absent file."""
+
+    def __init__(self, url: str, reason: str, *, missing: bool = False) -> None:
+        super().__init__(f"{url}: {reason}")
+        self.url = url
+        self.reason = reason
+        self.missing = missing
+
+
+@dataclass(frozen=True)
+class Fetched:
+    data: bytes
+    url: str  # after redirects
+
+
+def is_url(text: str) -> bool:
+    return urllib.parse.urlsplit(text).scheme in ("http", "https", "file", "s3")
+
+
+def public_url(text: str) -> str:
+    """`s3://spack-binaries/x` -> `https://binaries.spack.io/x`; other locations unchanged.
+
+    Raises FetchError for another bucket: only the public one has an https front.
+    """
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme != "s3":
+        return text
+    if parts.netloc != PUBLIC_BUCKET:
+        raise FetchError(text, f"only s3://{PUBLIC_BUCKET} (served at {PUBLIC_HTTPS}) can be read without credentials")
+    return f"{PUBLIC_HTTPS}/{parts.path.lstrip('/')}"
+
+
+def join(base: str, *parts: str) -> str:
+    """A location under `base`: a URL or a path, whichever `base` is."""
+    if is_url(base):
+        return base.rstrip("/") + "/" + "/".join(p.strip("/") for p in parts)
+    return os.path.join(base, *parts)
+
+
+def local_path(location: str) -> str | None:
+    """The file-system path of a path or `file://` URL; None for a network URL."""
+    parts = urllib.parse.urlsplit(location)
+    if parts.scheme == "file":
+        return urllib.parse.unquote(parts.path)
+    return None if parts.scheme in ("http", "https", "s3") else location
+
+
+def fetch(
+    location: str,
+    *,
+    progress: ByteProgress | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Fetched:
+    """The whole content of `location`, or FetchError."""
+    location = public_url(location)
+    path = local_path(location)
+    if path is not None:
+        return Fetched(_read_local(location, path, max_bytes), location)
+    return _read_http(location, progress, timeout, max_bytes)
+
+
+def exists(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> bool:
+    """Whether `location` is there (a HEAD request for a URL); any failure other than 404 raises FetchError."""
+    location = public_url(location)
+    path = local_path(location)
+    if path is not None:
+        return os.path.isfile(path)
+    import http.client
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(location, method="HEAD", headers={"User-Agent": USER_AGENT})
+    try:
+        with _opener().open(request, timeout=timeout):
+            return True
+    except urllib.error.HTTPError as exc:
+        if exc.code in (404, 410):
+            return False
+        raise FetchError(location, f"HTTP {exc.code} {exc.reason}") from None
+    except urllib.error.URLError as exc:
+        raise FetchError(location, _reason(exc.reason, timeout)) from None
+    except (http.client.HTTPException, OSError, ValueError) as exc:
+        raise FetchError(location, _reason(exc, timeout)) from None
+
+
+def _read_local(location: str, path: str, max_bytes: int) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise FetchError(location, "no such file", missing=True) from None
+    except IsADirectoryError:
+        raise FetchError(location, "is a directory", missing=True) from None
+    except PermissionError:
+        raise FetchError(location, "permission denied") from None
+    except OSError as exc:
+        raise FetchError(location, f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise FetchError(location, f"larger than {max_bytes / 2**20:.0f} MB; not read")
+    return data
+
+
+@cache
+def _opener() -> urllib.request.OpenerDirector:
+    """urllib's opener: it follows redirects within http(s) only, up to 10."""
+    import urllib.request
+
+    return urllib.request.build_opener()
+
+
+def _read_http(url: str, progress: ByteProgress | None, timeout: float, max_bytes: int) -> Fetched:
+    import http.client
+    import socket
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"})
+    try:
+        with _opener().open(request, timeout=timeout) as response:
+            total = _content_length(response)
+            if total is not None and total > max_bytes:
+                raise FetchError(url, f"is {total / 2**20:.0f} MB, over the {max_bytes / 2**20:.0f} MB limit")
+            data = _stream(url, response, total, progress, max_bytes)
+            return Fetched(data, response.geturl())
+    except FetchError:
+        raise
+    except urllib.error.HTTPError as exc:
+        raise FetchError(url, f"HTTP {exc.code} {exc.reason}", missing=exc.code in (404, 410)) from None
+    except urllib.error.URLError as exc:
+        raise FetchError(url, _reason(exc.reason, timeout)) from None
+    except (TimeoutError, socket.timeout):
+        raise FetchError(url, f"timed out after {timeout:g} s") from None
+    except http.client.IncompleteRead as exc:
+        raise FetchError(url, f"truncated: the connection closed after {len(exc.partial)} bytes") from None
+    except (http.client.HTTPException, OSError, ValueError) as exc:
+        raise FetchError(url, _reason(exc, timeout)) from None
+
+
+def _content_length(response: http.client.HTTPResponse) -> int | None:
+    value = response.headers.get("Content-Length")
+    return int(value) if value and value.isdigit() else None
+
+
+def _stream(url: str, response: http.client.HTTPResponse, total: int | None, progress: ByteProgress | None,
+            max_bytes: int) -> bytes:
+    buffer = bytearray()
+    while chunk := response.read(CHUNK):
+        buffer += chunk
+        if len(buffer) > max_bytes:
+            raise FetchError(url, f"more than {max_bytes / 2**20:.0f} MB; stopped")
+        if progress is not None:
+            progress(len(buffer), total)
+    if total is not None and len(buffer) != total:
+        raise FetchError(url, f"truncated: got {len(buffer)} of {total} bytes")
+    return bytes(buffer)
+
+
+def _reason(error: object, timeout: float) -> str:
+    """What a person needs to know, in words: DNS, refused, TLS or timeout."""
+    import socket
+    import ssl
+
+    if isinstance(error, (TimeoutError, socket.timeout)):
+        return f"timed out after {timeout:g} s"
+    if isinstance(error, socket.gaierror):
+        return "cannot resolve the host name (DNS)"
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(error, ssl.SSLCertVerificationError):
+        return f"TLS certificate not trusted: {getattr(error, 'verify_message', None) or error}"
+    if isinstance(error, ssl.SSLError):
+        return f"TLS error: {getattr(error, 'reason', None) or error}"
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__

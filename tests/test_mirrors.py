@@ -1,0 +1,295 @@
+"""Mirrors read directly: layouts v2 and v3, databases 6-8, verification, the network done properly.
+
+Every mirror is served from 127.0.0.1 by `mirror_server` (tests/mirrors.py); counts and
+rendered records are checked against an independent reading of the same index.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import socket
+import ssl
+from pathlib import Path
+
+import pytest
+
+from cachetui.cli.main import main
+from cachetui.core.cache import CorpusCache
+from cachetui.core.corpus import load_corpus
+from cachetui.core.model import Corpus
+from cachetui.core.records import deptype_names
+from cachetui.core.sources import IndexOfIndexes, PUBLIC_INDEX_OF_INDEXES, public_sources, recognise
+from cachetui.core.sources.indexes import IndexGroup
+from cachetui.core.sources.transport import FetchError, fetch, public_url
+from tests.mirrors import (
+    DB6,
+    DB7,
+    DB8,
+    DB8_SIGNED,
+    MirrorServer,
+    blob_path,
+    expected_records,
+    index_bytes,
+    v2_mirror,
+    v3_mirror,
+)
+
+
+def _records(corpus: Corpus) -> dict[str, dict]:
+    """hash -> what the corpus says about it, in the shape of `expected_records`."""
+    found = {}
+    for i in range(corpus.n_specs):
+        spec = corpus.spec(i)
+        found[spec.hash] = {
+            "package": spec.package, "version": spec.version, "platform": spec.platform, "os": spec.os,
+            "target": spec.target, "compiler": spec.compiler, "variants": list(spec.raw_variants),
+            "dependencies": [{"name": d.name, "hash": d.hash, "deptypes": list(deptype_names(d.deptypes)),
+                              "virtuals": d.virtuals.split(",") if d.virtuals else []}
+                             for d in corpus.dependencies(i)],
+        }
+    return found
+
+
+@pytest.mark.parametrize(
+    ("layout", "fixture"),
+    [("v3", DB8), ("v3-gzip", DB8), ("v2", DB7), ("v2", DB6), ("v2", DB8_SIGNED), ("v3", DB7)],
+    ids=["v3-db8", "v3-gzip-db8", "v2-db7", "v2-db6", "v2-db8-signed", "v3-db7"],
+)
+def test_each_layout_and_database_version(mirror_server: MirrorServer, layout: str, fixture: Path) -> None:
+    root = mirror_server.root / "develop"
+    if layout == "v2":
+        v2_mirror(root, fixture)
+    else:
+        v3_mirror(root, index_bytes(fixture), compression="gzip" if layout.endswith("gzip") else "none")
+    corpus = load_corpus([mirror_server.at("develop")])
+    assert corpus.report.problems == []
+    assert corpus.tags == ["develop"]
+    assert _records(corpus) == expected_records(index_bytes(fixture))
+
+
+def test_only_records_in_the_build_cache_are_binaries(mirror_server: MirrorServer) -> None:
+    v3_mirror(mirror_server.root / "develop", index_bytes(DB8))
+    corpus = load_corpus([mirror_server.at("develop")])
+    installs = json.loads(index_bytes(DB8))["database"]["installs"]
+    assert corpus.n_specs == sum(1 for r in installs.values() if r["in_buildcache"]) == 6
+    assert "gcc" not in corpus.packages  # the external gcc is a dependency, not a binary in the cache
+    libelf = next(i for i in range(corpus.n_specs) if corpus.spec(i).target == "m1" and corpus.spec(i).package == "libelf")
+    assert corpus.spec(libelf).compiler == "gcc@10.2.1"  # the build edge that provides c
+    assert {d.name: d.version for d in corpus.dependencies(libelf)}["gcc"] == "10.2.1"
+
+
+def test_a_db6_mirror_given_as_a_file_url(tmp_path: Path) -> None:
+    root = v2_mirror(tmp_path / "old-mirror", DB6)
+    corpus = load_corpus([root.as_uri()])
+    assert corpus.tags == ["old-mirror"] and _records(corpus) == expected_records(index_bytes(DB6))
+
+
+def test_a_local_mirror_directory_and_named_tags(tmp_path: Path) -> None:
+    v2_mirror(tmp_path / "a", DB7)
+    v3_mirror(tmp_path / "b", index_bytes(DB8))
+    corpus = load_corpus([str(tmp_path / "a"), f"v1.0.0={tmp_path / 'b'}"])
+    assert corpus.tags == ["v1.0.0", "a"]
+
+
+def test_the_database_version_may_come_after_installs_and_a_newer_one_warns(mirror_server: MirrorServer) -> None:
+    data = json.loads(index_bytes(DB8))
+    data["database"]["version"] = "9"
+    reordered = {"database": {"installs": data["database"]["installs"], "version": "9"}}
+    v3_mirror(mirror_server.root / "develop", json.dumps(reordered).encode())
+    corpus = load_corpus([mirror_server.at("develop")])
+    assert corpus.n_specs == 6 and corpus.report.errors == []
+    (warning,) = corpus.report.warnings
+    assert "database version 9" in warning.reason
+
+
+# -- index of indexes -----------------------------------------------------------------------------------
+
+
+def _subset(index: bytes, keep: set[str]) -> bytes:
+    """The same database with only `keep` in the build cache (a stack's index)."""
+    data = json.loads(index)
+    for hash_, record in data["database"]["installs"].items():
+        record["in_buildcache"] = record["in_buildcache"] and hash_ in keep
+    return json.dumps(data).encode()
+
+
+def test_an_index_of_indexes_with_two_refs_and_a_stack(mirror_server: MirrorServer) -> None:
+    www = mirror_server.root
+    root = v3_mirror(www / "develop", index_bytes(DB8))
+    stack_members = {"u5uz3dcch5if4eve4sef67o2rf2lbfgh", "jr3yipyxyjulcdvckwwwjrrumis7glpa"}
+    stack = v3_mirror(www / "develop" / "e4s", _subset(index_bytes(DB8), stack_members))
+    v2_mirror(www / "v0.23.0", DB7)
+    refs = {
+        "develop": [{"label": "root", "url": mirror_server.at(f"develop/{blob_path(www, root)}")},
+                    {"label": "e4s", "url": mirror_server.at(f"develop/e4s/{blob_path(www, stack)}")}],
+        "v0.23.0": [{"label": "build_cache", "url": mirror_server.at("v0.23.0/build_cache/index.json")}],
+    }
+    (www / "cache_spack_io_index.json").write_text(json.dumps(refs))
+    corpus = load_corpus([mirror_server.at("cache_spack_io_index.json")])
+    assert corpus.report.problems == []
+    assert corpus.tags == ["develop", "v0.23.0"]
+    develop = [corpus.spec(i) for i in range(corpus.n_specs) if corpus.spec(i).tag == "develop"]
+    assert len(develop) == 6 and sum(1 for i in range(corpus.n_specs) if corpus.spec(i).tag == "v0.23.0") == 2
+    assert {s.hash for s in develop if s.stacks == ("e4s",)} == stack_members
+    assert all(s.stacks == () for s in develop if s.hash not in stack_members)
+    only = load_corpus([f"v0.23.0={mirror_server.at('cache_spack_io_index.json')}"])
+    assert only.tags == ["v0.23.0"]
+
+
+def test_the_public_cache_and_s3_urls() -> None:
+    assert public_sources(None) == ["https://binaries.spack.io/cache_spack_io_index.json"]
+    (one,) = public_sources("develop")
+    assert recognise(one) == IndexOfIndexes(PUBLIC_INDEX_OF_INDEXES, frozenset({"develop"}))
+    assert public_url("s3://spack-binaries/develop/blobs/sha256/ab/x") == "https://binaries.spack.io/develop/blobs/sha256/ab/x"
+    group = recognise("s3://spack-binaries/releases/v0.23")
+    assert isinstance(group, IndexGroup) and group.origin == "https://binaries.spack.io/releases/v0.23"
+    assert group.tag == "v0.23"
+    with pytest.raises(FetchError, match="only s3://spack-binaries"):
+        public_url("s3://somebody-else/x")
+
+
+# -- verification and the network --------------------------------------------------------------------------
+
+
+def _check(capsys: pytest.CaptureFixture[str], *sources: str, extra: tuple[str, ...] = ()) -> tuple[int, dict]:
+    code = main(["check", *sources, "--json", "--no-cache", *extra])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_a_corrupt_blob_is_one_error_naming_the_checksum(mirror_server: MirrorServer, capsys) -> None:  # noqa: ANN001
+    checksum = v3_mirror(mirror_server.root / "develop", index_bytes(DB8), stored=b'{"database": {}}')
+    code, data = _check(capsys, mirror_server.at("develop"))
+    (error,) = data["errors"]
+    assert code == 1 and data["specs"] == 0
+    assert "checksum mismatch" in error["reason"] and checksum in error["reason"]
+
+
+def test_a_truncated_gzip_blob_is_one_error_naming_the_checksum(mirror_server: MirrorServer, capsys) -> None:  # noqa: ANN001
+    whole = gzip.compress(index_bytes(DB8), mtime=0)
+    cut = whole[: len(whole) // 2]
+    root = mirror_server.root / "develop"
+    checksum = v3_mirror(root, index_bytes(DB8), compression="gzip")
+    (root / blob_path(root, checksum)).unlink()
+    published = hashlib.sha256(cut).hexdigest()  # the mirror published the truncated stream itself
+    blob = root / blob_path(root, published)
+    blob.parent.mkdir(parents=True, exist_ok=True)
+    blob.write_bytes(cut)
+    manifest = root / "v3" / "manifests" / "index" / "index.manifest.json"
+    manifest.write_text(manifest.read_text().replace(checksum, published).replace(str(len(whole)), str(len(cut))))
+    code, data = _check(capsys, mirror_server.at("develop"))
+    (error,) = data["errors"]
+    assert code == 1 and "gzip" in error["reason"] and published in error["reason"]
+
+
+def test_a_missing_mirror_is_one_clear_error(mirror_server: MirrorServer, capsys) -> None:  # noqa: ANN001
+    code, data = _check(capsys, mirror_server.at("nothing-here"))
+    (error,) = data["errors"]
+    assert code == 1 and data["warnings"] == []
+    assert error["path"] == mirror_server.at("nothing-here") and "no build-cache index" in error["reason"]
+
+
+def test_a_stalled_server_times_out_with_the_url(mirror_server: MirrorServer, capsys) -> None:  # noqa: ANN001
+    code, data = _check(capsys, mirror_server.at("stall/develop"), extra=("--timeout", "0.3"))
+    (error,) = data["errors"]
+    assert code == 1 and error["path"].startswith(mirror_server.at("stall/develop"))
+    assert "timed out after 0.3 s" in error["reason"]
+
+
+def test_redirects_are_followed(mirror_server: MirrorServer) -> None:
+    v3_mirror(mirror_server.root / "develop", index_bytes(DB8))
+    corpus = load_corpus([mirror_server.at("redirect/develop")])
+    assert corpus.n_specs == 6 and corpus.report.problems == []
+    assert any(r.startswith("/redirect/") for r in mirror_server.requests)
+
+
+def test_a_body_shorter_than_its_length_is_truncated(mirror_server: MirrorServer) -> None:
+    v2_mirror(mirror_server.root / "develop", DB7)
+    with pytest.raises(FetchError, match="truncated"):
+        fetch(mirror_server.at("truncate/develop/build_cache/index.json"))
+
+
+def test_a_refused_connection_names_the_url(capsys) -> None:  # noqa: ANN001
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]  # nothing listens once it is closed
+    code, data = _check(capsys, f"http://127.0.0.1:{port}/develop")
+    (error,) = data["errors"]
+    assert code == 1 and "connection refused" in error["reason"] and f"127.0.0.1:{port}" in error["path"]
+
+
+@pytest.mark.parametrize(
+    ("error", "said"),
+    [(socket.gaierror(-2, "Name or service not known"), "cannot resolve the host name (DNS)"),
+     (ssl.SSLCertVerificationError(1, "certificate verify failed"), "TLS certificate not trusted")],
+)
+def test_dns_and_tls_failures_are_said_in_words(monkeypatch: pytest.MonkeyPatch, error: Exception, said: str) -> None:
+    def failing(*args: object, **kwargs: object) -> None:
+        raise error
+
+    monkeypatch.setattr("socket.create_connection", failing)
+    with pytest.raises(FetchError) as raised:
+        fetch("https://mirror.example.org/develop/v3/layout.json")
+    assert said in raised.value.reason and raised.value.url.startswith("https://mirror.example.org/")
+
+
+def test_query_json_rows_carry_every_dependency_edge(mirror_server: MirrorServer, capsys) -> None:  # noqa: ANN001
+    v3_mirror(mirror_server.root / "develop", index_bytes(DB8))
+    code = main(["query", mirror_server.at("develop"), "--format", "json", "--no-cache"])
+    rows = json.loads(capsys.readouterr().out)
+    expected = expected_records(index_bytes(DB8))
+    assert code == 0 and len(rows) == len(expected) == 6
+    assert {r["hash"]: r["dependencies"] for r in rows} == {h: e["dependencies"] for h, e in expected.items()}
+
+
+def test_query_says_what_could_not_be_loaded(mirror_server: MirrorServer, capsys) -> None:  # noqa: ANN001
+    code = main(["query", mirror_server.at("missing"), "--format", "json", "--no-cache"])
+    captured = capsys.readouterr()
+    assert code == 1 and json.loads(captured.out) == [] and "no build-cache index" in captured.err
+
+
+# -- warm start: an unchanged mirror costs one small request; offline shows the stored index ---------------
+
+
+def test_an_unchanged_mirror_costs_one_request(mirror_server: MirrorServer) -> None:
+    v3_mirror(mirror_server.root / "develop", index_bytes(DB8))
+    first = load_corpus([mirror_server.at("develop")], cache=CorpusCache())
+    mirror_server.requests.clear()
+    second = load_corpus([mirror_server.at("develop")], cache=CorpusCache())
+    assert (first.cache_status, second.cache_status) == ("miss", "hit")
+    assert mirror_server.requests == ["/develop/v3/manifests/index/index.manifest.json"]
+    assert _records(second) == _records(first)
+
+
+def test_the_stored_indexes_are_private(mirror_server: MirrorServer, private_cache_home: Path) -> None:
+    v3_mirror(mirror_server.root / "develop", index_bytes(DB8))
+    load_corpus([mirror_server.at("develop")], cache=CorpusCache())
+    for directory in (private_cache_home / "cachetui", private_cache_home / "cachetui" / "indexes"):
+        assert directory.stat().st_mode & 0o777 == 0o700, directory
+    assert all(f.stat().st_mode & 0o777 == 0o600 for f in (private_cache_home / "cachetui" / "indexes").iterdir())
+
+
+def test_a_changed_mirror_is_read_again(mirror_server: MirrorServer) -> None:
+    root = mirror_server.root / "develop"
+    v3_mirror(root, index_bytes(DB8))
+    load_corpus([mirror_server.at("develop")], cache=CorpusCache())
+    v3_mirror(root, index_bytes(DB7))
+    corpus = load_corpus([mirror_server.at("develop")], cache=CorpusCache())
+    assert corpus.cache_status.startswith("partial") and _records(corpus) == expected_records(index_bytes(DB7))
+
+
+def test_offline_the_stored_index_is_used_with_its_age(tmp_path: Path) -> None:
+    from tests.mirrors import serve
+
+    www = tmp_path / "www"
+    v3_mirror(www / "develop", index_bytes(DB8))
+    servers = serve(www)
+    server = next(servers)
+    url = server.at("develop")
+    load_corpus([url], cache=CorpusCache(), timeout=2)
+    servers.close()  # the network is down
+    corpus = load_corpus([url], cache=CorpusCache(), timeout=2)
+    assert corpus.n_specs == 6 and corpus.report.errors == []
+    (warning,) = corpus.report.warnings
+    assert "cannot reach the mirror" in warning.reason and "minutes ago" in warning.reason
