@@ -3,7 +3,9 @@
 Nothing here reaches the internet: the server listens on 127.0.0.1, port 0. Besides plain
 files it has a few misbehaving routes: `/stall/...` never answers (until the test ends),
 `/redirect/...` answers 302 to the path without the prefix, `/truncate/...` promises the
-whole file and sends half of it.
+whole file and sends half of it, `/trickle/...` sends a byte at a time, `/forbidden/...` answers
+403 for what is missing (as S3 does), `/nohead/...` answers 405 to HEAD, and `/redirect-ftp/...`
+redirects to an ftp:// URL.
 """
 
 from __future__ import annotations
@@ -159,7 +161,42 @@ def _handler(server_state: MirrorServer) -> type[SimpleHTTPRequestHandler]:
             if self.path.startswith("/truncate/"):
                 self._send_half(server_state.root / self.path.removeprefix("/truncate/"))
                 return
+            if self.path.startswith("/trickle/"):
+                self._trickle()
+                return
+            if self.path.startswith("/redirect-ftp/"):
+                self.send_response(302)
+                self.send_header("Location", "ftp://127.0.0.1/" + self.path.removeprefix("/redirect-ftp/"))
+                self.end_headers()
+                return
+            if self.path.startswith("/forbidden/"):
+                target = server_state.root / self.path.removeprefix("/forbidden/")
+                if not target.is_file():
+                    self.send_error(403)
+                    return
+                self.path = "/" + self.path.removeprefix("/forbidden/")
+            if self.path.startswith("/nohead/"):
+                self.path = "/" + self.path.removeprefix("/nohead/")
             super().do_GET()
+
+        def do_HEAD(self) -> None:  # noqa: N802 - http.server's name
+            server_state.requests.append("HEAD " + self.path)
+            if self.path.startswith("/nohead/"):
+                self.send_error(405)
+                return
+            super().do_HEAD()
+
+        def _trickle(self) -> None:
+            """Promise a big body and send one byte at a time, until the client gives up."""
+            self.send_response(200)
+            self.send_header("Content-Length", "1000000")
+            self.end_headers()
+            while not server_state.release.wait(timeout=0.05):
+                try:
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                except OSError:
+                    return
 
         def _send_half(self, path: Path) -> None:
             data = path.read_bytes()

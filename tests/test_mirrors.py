@@ -293,3 +293,184 @@ def test_offline_the_stored_index_is_used_with_its_age(tmp_path: Path) -> None:
     assert corpus.n_specs == 6 and corpus.report.errors == []
     (warning,) = corpus.report.warnings
     assert "cannot reach the mirror" in warning.reason and "minutes ago" in warning.reason
+
+
+# -- hostile or broken indexes: reported, never a crash (found in review) ---------------------------------
+
+
+def _db_with(record_changes: dict) -> bytes:
+    """The DB 8 fixture with the m1 libelf record's spec changed as given."""
+    data = json.loads(index_bytes(DB8))
+    spec = data["database"]["installs"]["jr3yipyxyjulcdvckwwwjrrumis7glpa"]["spec"]
+    spec.update(record_changes)
+    # Nesting deeper than json.dumps can write goes in as text.
+    return json.dumps(data).replace('"<deep>"', "[" * 2000 + "]" * 2000).encode()
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"dependencies": [{"name": "gcc", "hash": "vd7v4ssgnoqdplgxyig3orum67n4vmhq",
+                           "parameters": {"deptypes": ["build"], "virtuals": 5}}]},
+        {"dependencies": [{"name": "gcc", "hash": "vd7v4ssgnoqdplgxyig3orum67n4vmhq",
+                           "parameters": {"deptypes": ["build"], "virtuals": "cxx"}}]},
+        {"parameters": {"x": [["a"]], "y": {"a": 1}, "z": 3, "ok": True}},
+        {"version": 5, "arch": ["not", "a", "mapping"]},
+        {"junk": "<deep>"},
+    ],
+    ids=["virtuals-a-number", "virtuals-a-string", "parameters-of-odd-types", "fields-of-odd-types", "deep-nesting"],
+)
+def test_odd_shapes_in_one_record_never_crash_the_load(tmp_path: Path, changes: dict) -> None:
+    v2 = tmp_path / "develop"
+    (v2 / "build_cache").mkdir(parents=True)
+    index = _db_with(changes)
+    (v2 / "build_cache" / "index.json").write_bytes(index)
+    (v2 / "build_cache" / "index.json.hash").write_text(hashlib.sha256(index).hexdigest())
+    v2_mirror(tmp_path / "other", DB7)
+    corpus = load_corpus([str(v2), str(tmp_path / "other")])  # never raises
+    assert "other" in corpus.tags
+    assert sum(1 for i in range(corpus.n_specs) if corpus.spec(i).tag == "other") == 2  # the rest still loads
+    libelf = [i for i in range(corpus.n_specs) if corpus.hashes[i] == "jr3yipyxyjulcdvckwwwjrrumis7glpa"]
+    if libelf:  # read record by record: the odd fields are empty, not guessed
+        spec = corpus.spec(libelf[0])
+        assert spec.compiler == "none" or spec.compiler.startswith("gcc")
+        assert "+ok" in spec.raw_variants or "parameters" not in changes
+    else:  # the whole index could not be read: said so, naming the file
+        (error,) = corpus.report.errors
+        assert error.path.endswith("index.json") and "develop" not in corpus.tags
+
+
+def test_a_string_of_virtuals_does_not_make_a_compiler(tmp_path: Path) -> None:
+    edge = {"name": "gcc", "hash": "vd7v4ssgnoqdplgxyig3orum67n4vmhq", "parameters": {"deptypes": ["build"],
+                                                                                   "virtuals": "cxx"}}
+    root = v3_mirror(tmp_path / "m", _db_with({"dependencies": [edge]}))
+    del root
+    corpus = load_corpus([str(tmp_path / "m")])
+    (libelf,) = [i for i in range(corpus.n_specs) if corpus.hashes[i] == "jr3yipyxyjulcdvckwwwjrrumis7glpa"]
+    assert corpus.spec(libelf).compiler == "none"  # "cxx" is not a list of virtuals, so gcc provides nothing
+
+
+def test_an_index_of_indexes_with_a_tag_that_is_not_a_list(tmp_path: Path) -> None:
+    (tmp_path / "cache_spack_io_index.json").write_text(json.dumps({"develop": 5}))
+    corpus = load_corpus([str(tmp_path / "cache_spack_io_index.json")])
+    (error,) = corpus.report.errors
+    assert "develop" in error.reason and corpus.n_specs == 0
+
+
+def test_a_gzip_blob_may_not_expand_without_limit(mirror_server: MirrorServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("cachetui.core.sources.mirror.MAX_INDEX_BYTES", 1000)
+    v3_mirror(mirror_server.root / "develop", index_bytes(DB8), compression="gzip")  # 6 kB once expanded
+    corpus = load_corpus([mirror_server.at("develop")])
+    (error,) = corpus.report.errors
+    assert "expands past" in error.reason and corpus.n_specs == 0
+
+
+def test_a_private_s3_bucket_is_a_usage_error(capsys) -> None:  # noqa: ANN001
+    assert main(["check", "s3://my-private-bucket/develop"]) == 2
+    assert "only s3://spack-binaries" in capsys.readouterr().err
+
+
+def test_a_remote_index_of_indexes_cannot_point_into_this_machine(mirror_server: MirrorServer, tmp_path: Path) -> None:
+    local = v2_mirror(tmp_path / "local", DB7)
+    refs = {"develop": [{"label": "root", "url": local.as_uri()}]}
+    (mirror_server.root / "cache_spack_io_index.json").write_text(json.dumps(refs))
+    corpus = load_corpus([mirror_server.at("cache_spack_io_index.json")])
+    assert corpus.n_specs == 0 and "local location" in corpus.report.problems[0].reason
+
+
+# -- the network, more ways to fail -------------------------------------------------------------------------
+
+
+def test_a_trickling_server_is_given_up_on(mirror_server: MirrorServer) -> None:
+    with pytest.raises(FetchError, match="stalled"):
+        fetch(mirror_server.at("trickle/x"), timeout=0.3)
+
+
+def test_redirects_to_other_schemes_are_refused(mirror_server: MirrorServer) -> None:
+    with pytest.raises(FetchError, match="refused redirect from http to ftp"):
+        fetch(mirror_server.at("redirect-ftp/x"))
+
+
+def test_a_403_for_the_v3_manifest_still_finds_a_v2_index(mirror_server: MirrorServer) -> None:
+    v2_mirror(mirror_server.root / "develop", DB7)
+    corpus = load_corpus([mirror_server.at("forbidden/develop")])
+    assert corpus.n_specs == 2 and corpus.report.errors == []
+
+
+def test_a_server_without_head_still_serves_an_unverified_index(mirror_server: MirrorServer) -> None:
+    v2_mirror(mirror_server.root / "develop", DB7)
+    (mirror_server.root / "develop" / "build_cache" / "index.json.hash").unlink()
+    corpus = load_corpus([mirror_server.at("nohead/develop")])
+    assert corpus.n_specs == 2 and [w.reason for w in corpus.report.warnings] == [
+        "no index.json.hash beside the index: it cannot be verified"]
+
+
+# -- the warm start never serves a failed, partial or order-dependent load (found in review) ---------------
+
+
+def test_a_failed_index_read_is_read_again_next_time(tmp_path: Path) -> None:
+    root = v2_mirror(tmp_path / "develop", DB7)
+    index = root / "build_cache" / "index.json"
+    good = index.read_bytes()
+    index.write_bytes(good.replace(b"libelf", b"libelG"))  # no longer what index.json.hash says
+    first = load_corpus([str(root)], cache=CorpusCache())
+    assert first.n_specs == 0 and "checksum mismatch" in first.report.errors[0].reason
+    index.write_bytes(good)
+    second = load_corpus([str(root)], cache=CorpusCache())
+    assert second.n_specs == 2 and second.report.errors == [] and second.cache_status != "hit"
+
+
+def test_a_cache_hit_still_says_what_is_wrong_with_the_inputs(tmp_path: Path) -> None:
+    root = v3_mirror(tmp_path / "develop", index_bytes(DB8))
+    refs = {"develop": [{"label": "root", "url": f"develop/{blob_path(tmp_path, root)}"}]}
+    (tmp_path / "cache_spack_io_index.json").write_text(json.dumps(refs))
+    typo = f"devlop={tmp_path / 'cache_spack_io_index.json'}"
+    statuses, reasons = [], []
+    for _ in range(2):
+        corpus = load_corpus([typo], cache=CorpusCache())
+        statuses.append(corpus.cache_status)
+        reasons.append([p.reason for p in corpus.report.errors])
+    assert reasons[0] == reasons[1] == ["tag 'devlop' is not in this index of indexes"]
+
+
+def test_dependency_versions_do_not_depend_on_the_order_of_sources(tmp_path: Path) -> None:
+    with_record = v2_mirror(tmp_path / "b", DB8)
+    data = json.loads(index_bytes(DB8))
+    del data["database"]["installs"]["izgzpzeljwairalfjm3k6fntbb64nt6n"]  # this one lacks gcc-runtime's record
+    without = tmp_path / "a" / "build_cache"
+    without.mkdir(parents=True)
+    raw = json.dumps(data).encode()
+    (without / "index.json").write_bytes(raw)
+    (without / "index.json.hash").write_text(hashlib.sha256(raw).hexdigest())
+    versions = []
+    for order in ([str(tmp_path / "a"), str(with_record)], [str(with_record), str(tmp_path / "a")]):
+        corpus = load_corpus(order)
+        versions.append({d.hash: d.version for i in range(corpus.n_specs) for d in corpus.dependencies(i)})
+    assert versions[0] == versions[1] and versions[0]["izgzpzeljwairalfjm3k6fntbb64nt6n"] == "10.2.1"
+
+
+def test_one_mirror_read_as_two_tags_is_never_doubled_on_a_warm_start(tmp_path: Path) -> None:
+    v2_mirror(tmp_path / "m", DB7)
+    other = v2_mirror(tmp_path / "c", DB7)
+    inputs = [f"a={tmp_path / 'm'}", f"b={tmp_path / 'm'}", str(other)]
+    cold = load_corpus(inputs, cache=CorpusCache())
+    v2_mirror(other, DB6)  # only the third changes
+    warm = load_corpus(inputs, cache=CorpusCache())
+    assert cold.n_specs == 6 and warm.n_specs == 5 and warm.report.warnings == []
+    assert sorted(warm.tags) == ["a", "b", "c"]
+
+
+def test_an_index_of_indexes_is_used_offline_from_its_stored_copy(tmp_path: Path) -> None:
+    from tests.mirrors import serve
+
+    www = tmp_path / "www"
+    root = v3_mirror(www / "develop", index_bytes(DB8))
+    servers = serve(www)
+    server = next(servers)
+    refs = {"develop": [{"label": "root", "url": server.at(f"develop/{blob_path(www, root)}")}]}
+    (www / "cache_spack_io_index.json").write_text(json.dumps(refs))
+    load_corpus([server.at("cache_spack_io_index.json")], cache=CorpusCache(), timeout=2)
+    servers.close()
+    corpus = load_corpus([server.at("cache_spack_io_index.json")], cache=CorpusCache(), timeout=2)
+    assert corpus.n_specs == 6 and corpus.report.errors == []
+    assert any("showing the copy stored" in w.reason for w in corpus.report.warnings)

@@ -11,7 +11,7 @@ from cachetui.cli.progress_line import ProgressLine
 from cachetui.core.cache import CorpusCache
 from cachetui.core.corpus import load_corpus, require_inputs
 from cachetui.core.model import Corpus
-from cachetui.core.problems import PathNotFound
+from cachetui.core.problems import PathNotFound, UnusableInput
 from cachetui.core.sample import sample_path
 from cachetui.core.sources import public_sources
 from cachetui.core.sources.site.loader import DEFAULT_MAX_BYTES
@@ -87,6 +87,8 @@ def load_or_exit(args: argparse.Namespace) -> Corpus:
                                timeout=args.timeout, progress=line.update)
     except PathNotFound as exc:
         fail_usage(f"no such file or directory: {exc}")
+    except UnusableInput as exc:
+        fail_usage(str(exc))
 
 
 def check_inputs(args: argparse.Namespace) -> list[str]:
@@ -96,6 +98,8 @@ def check_inputs(args: argparse.Namespace) -> list[str]:
         require_inputs(inputs)
     except PathNotFound as exc:
         fail_usage(f"no such file or directory: {exc}")
+    except UnusableInput as exc:
+        fail_usage(str(exc))
     return inputs
 
 

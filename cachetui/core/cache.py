@@ -71,23 +71,20 @@ class Snapshot:
     walk_problems: list[Problem] = field(default_factory=list)  # symlink loops, unreadable directories
     file_problems: dict[str, list[Problem]] = field(default_factory=dict)  # each file's own problems
     retry: set[str] = field(default_factory=set)  # candidates whose result came from an I/O failure
-    groups: dict[str, tuple] = field(default_factory=dict)  # index group origin -> checksums it was read at
+    groups: dict[str, tuple] = field(default_factory=dict)  # index group key -> checksums it was read in full at
     group_problems: dict[str, list[Problem]] = field(default_factory=dict)  # each group's own problems
     code: str = field(default_factory=code_digest)
 
-    def documents_from(self, origin: str) -> list[ParsedDocument]:
-        """The cached corpus's documents from one file or index group, back as records to rebuild with."""
+    def documents_from(self, origin: str, tag: str | None = None) -> list[ParsedDocument]:
+        """The cached corpus's documents from one file, or one index group (origin and tag), as records again."""
         corpus = self.corpus
         by_origin = corpus.memo.get("by-origin")
         if by_origin is None:
             by_origin = corpus.memo["by-origin"] = {}
             for d, doc in enumerate(corpus.documents):
                 by_origin.setdefault(doc.path, []).append(d)
-        return [
-            ParsedDocument(doc.path, doc.package, doc.tag, doc.title, doc.generation, corpus.document_columns(d))
-            for d in by_origin.get(origin, [])
-            for doc in [corpus.documents[d]]
-        ]
+        chosen = [d for d in by_origin.get(origin, []) if tag is None or corpus.documents[d].tag == tag]
+        return corpus.documents_as_records(chosen)
 
     def reusable(self, path: str, current: Signature | None) -> bool:
         """Whether `path`'s cached result still holds: same file, same inputs, no I/O failure."""

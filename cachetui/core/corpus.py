@@ -18,11 +18,11 @@ from cachetui.core.build import CorpusBuilder
 from cachetui.core.cache import CorpusCache, Snapshot, listing_unchanged
 from cachetui.core.model import Corpus
 from cachetui.core.problems import LoadReport, PathNotFound, Problem
-from cachetui.core.progress import Progress, downloading
+from cachetui.core.progress import Progress
 from cachetui.core.records import ParsedDocument
 from cachetui.core.sources import IndexOfIndexes, SiteDocuments, Source, recognise
 from cachetui.core.sources.index_store import IndexStore
-from cachetui.core.sources.indexes import IndexGroup, Located, load_group, locate, read_index_of_indexes
+from cachetui.core.sources.indexes import IndexGroup, Located, index_of_indexes, load_group, locate
 from cachetui.core.sources.mirror import Net
 from cachetui.core.sources.site.loader import (
     DEFAULT_MAX_BYTES,
@@ -34,7 +34,7 @@ from cachetui.core.sources.site.loader import (
     signature,
 )
 from cachetui.core.sources.site.parallel import default_workers, load_files
-from cachetui.core.sources.transport import DEFAULT_TIMEOUT_S, FetchError
+from cachetui.core.sources.transport import DEFAULT_TIMEOUT_S
 
 __all__ = ["PathNotFound", "load_corpus", "require_inputs"]
 
@@ -106,55 +106,60 @@ class _Load:
         builder = CorpusBuilder()
         for document in site.documents(self):
             builder.add(document)
-        group_problems = self._add_groups(builder, groups, snapshot)
+        cacheable = self._add_groups(builder, groups, snapshot)
         self.report.extend(self.net.problems)
         corpus = builder.finish(self.report)
         corpus.cache_status = _status(cache, snapshot, site, groups)
         if cache is not None and name is not None:
-            fingerprints = {g.group.origin: g.fingerprint for g in groups if g.complete}
-            cache.write(name, site.to_snapshot(corpus, fingerprints, group_problems))
+            fingerprints = {key: fingerprint for key, (fingerprint, _) in cacheable.items()}
+            problems = {key: group_problems for key, (_, group_problems) in cacheable.items()}
+            cache.write(name, site.to_snapshot(corpus, fingerprints, problems))
         return corpus
 
     def _groups(self) -> list[IndexGroup]:
-        groups: list[IndexGroup] = []
+        """Every index group, once: the same location read as the same tag twice is one group."""
+        groups: dict[str, IndexGroup] = {}
         for source in self.sources:
             if isinstance(source, IndexGroup):
-                groups.append(source)
+                found = [source]
             elif isinstance(source, IndexOfIndexes):
-                groups.extend(self._read_index_of_indexes(source))
-        return groups
-
-    def _read_index_of_indexes(self, source: IndexOfIndexes) -> list[IndexGroup]:
-        try:
-            data = self.net.fetch(source.location, what=downloading("the index of indexes"))
-        except FetchError as exc:
-            self.report.add(Problem(source.location, str(exc)))
-            return []
-        groups, problems = read_index_of_indexes(data, source.location, source.only)
-        self.report.extend(problems)
-        return groups
+                found, problems = index_of_indexes(source.location, source.only, self.net)
+                self.report.extend(problems)
+            else:
+                found = []
+            for group in found:
+                groups.setdefault(group.key, group)
+        return list(groups.values())
 
     def _add_groups(self, builder: CorpusBuilder, groups: list[Located], snapshot: Snapshot | None
-                    ) -> dict[str, list[Problem]]:
-        """Each group's documents into the builder: from the cached corpus when its checksums are unchanged."""
-        stored: dict[str, list[Problem]] = {}
+                    ) -> dict[str, tuple[tuple, list[Problem]]]:
+        """Each group's documents into the builder: from the cached corpus when its checksums are unchanged.
+
+        Returns what may be cached: the fingerprint and problems of each group read in full.
+        """
+        cacheable: dict[str, tuple[tuple, list[Problem]]] = {}
         for located in groups:
             self.report.indexes_read += sum(1 for ref in located.refs if ref is not None)
-            origin = located.group.origin
-            if snapshot is not None and located.complete and snapshot.groups.get(origin) == located.fingerprint:
-                documents, problems = snapshot.documents_from(origin), snapshot.group_problems.get(origin, [])
+            key = located.group.key
+            if snapshot is not None and located.complete and snapshot.groups.get(key) == located.fingerprint:
+                documents, problems = snapshot.documents_from(located.group.origin, located.group.tag), \
+                    snapshot.group_problems.get(key, [])
+                ok = True
             else:
-                documents, problems = load_group(located, self.net)
+                loaded = load_group(located, self.net)
+                documents, problems, ok = loaded.documents, loaded.problems, loaded.ok
             for document in documents:
                 builder.add(document)
             self.report.extend(problems)
-            stored[origin] = problems
-        return stored
+            if ok:
+                cacheable[key] = (located.fingerprint, problems)
+        return cacheable
 
     def _hit(self, snapshot: Snapshot, site: _Site, groups: list[Located]) -> Corpus:
-        """Everything unchanged: the cached corpus, with this load's own network warnings, never old ones."""
+        """Everything unchanged: the cached corpus, with this load's own walk, network and index-of-indexes
+        problems (never old ones), and the problems of the files and indexes it was built from."""
         corpus = snapshot.corpus
-        problems = [*snapshot.walk_problems, *(p for ps in snapshot.file_problems.values() for p in ps),
+        problems = [*self.report.problems, *(p for ps in snapshot.file_problems.values() for p in ps),
                     *(p for ps in snapshot.group_problems.values() for p in ps), *self.net.problems]
         indexes = sum(1 for located in groups for ref in located.refs if ref is not None)
         corpus.report = LoadReport(files_seen=len(site.candidates), indexes_read=indexes, problems=problems)
@@ -163,7 +168,7 @@ class _Load:
 
 
 def _groups_reused(groups: list[Located], snapshot: Snapshot) -> bool:
-    current = {g.group.origin: g.fingerprint for g in groups}
+    current = {g.group.key: g.fingerprint for g in groups}
     return all(g.complete for g in groups) and current == snapshot.groups
 
 
@@ -178,9 +183,9 @@ def _status(cache: CorpusCache | None, snapshot: Snapshot | None, site: _Site, g
     if site.candidates:
         parts.append(f"{len(site.candidates) - len(site.reused)} of {len(site.candidates)} files parsed")
     if groups:
-        read = sum(1 for g in groups if not (g.complete and snapshot.groups.get(g.group.origin) == g.fingerprint))
+        read = sum(1 for g in groups if not (g.complete and snapshot.groups.get(g.group.key) == g.fingerprint))
         parts.append(f"{read} of {len(groups)} index groups read")
-    return "partial: " + ", ".join(parts)
+    return "partial: " + ", ".join(parts) if parts else "miss"
 
 
 class _Site:

@@ -55,6 +55,8 @@ class DependencyBuilder:
         if block is None:  # a source without dependency data: no edges for any of its specs
             self.offsets.extend([self.offsets[-1]] * n_specs)
             return
+        if len(block.counts) != n_specs:
+            raise ValueError(f"{len(block.counts)} edge counts for {n_specs} specs")  # would shift every later spec
         if block.targets:
             ids = self._ids_of(block.table)[np.asarray(block.targets, dtype=np.int64)]
             self.hashes.frombytes(ids.tobytes())
@@ -73,19 +75,25 @@ class DependencyBuilder:
         vocabulary = self.vocab["dep_hash"]
         known = len(vocabulary)
         ids = np.asarray(vocabulary.intern_all(table.hashes), dtype=np.int32)
-        self._describe_new_hashes(known, ids, table)
+        self._describe(ids, known, table)
         self._tables[id(table)] = (table, ids)
         return ids
 
-    def _describe_new_hashes(self, known: int, ids: np.ndarray, table: DepTable) -> None:
-        """Name and version of each hash seen for the first time: once per dependency, not per edge."""
+    def _describe(self, ids: np.ndarray, known: int, table: DepTable) -> None:
+        """Name and version of each dependency: set when first seen, filled in when a later source knows
+        what an earlier one did not (its record was not in that index), so the order of sources never matters."""
         names, versions = self.vocab["dep_name"], self.vocab["dep_version"]
-        first = np.flatnonzero(ids >= known)
-        order = first[np.argsort(ids[first], kind="stable")]
-        for ordinal in order.tolist():
-            if int(ids[ordinal]) == len(self.name_of):
-                self.name_of.append(names.intern(table.names[ordinal]))
-                self.version_of.append(versions.intern(table.versions[ordinal]))
+        unnamed, unversioned = names.intern(""), versions.intern("")
+        for ordinal, hash_id in enumerate(ids.tolist()):
+            name, version = table.names[ordinal], table.versions[ordinal]
+            if hash_id == len(self.name_of):  # new ids come in the table's order
+                self.name_of.append(names.intern(name))
+                self.version_of.append(versions.intern(version))
+            elif hash_id < known:
+                if name and self.name_of[hash_id] == unnamed:
+                    self.name_of[hash_id] = names.intern(name)
+                if version and self.version_of[hash_id] == unversioned:
+                    self.version_of[hash_id] = versions.intern(version)
 
     def finish(self, perm: np.ndarray) -> DependencyColumns:
         """Columns in the corpus order: spec perm[k] of the stream becomes spec k."""
@@ -97,8 +105,6 @@ class DependencyBuilder:
         return DependencyColumns(offsets, as_numpy(self.hashes, np.int32)[take], as_numpy(self.types, np.uint8)[take],
                                  as_numpy(self.virtuals, np.int32)[take], as_numpy(self.name_of, np.int32).copy(),
                                  as_numpy(self.version_of, np.int32).copy())
-
-
 
 
 # -- walking the graph ------------------------------------------------------------------------------------
@@ -143,14 +149,19 @@ def used_by(corpus, hash_: str, deptypes: int = RUNTIME) -> list[tuple[int, int]
     return [(spec, types) for spec, types in corpus.dependents(hash_) if types & deptypes]
 
 
-def dep_block(corpus, start: int, stop: int) -> DepBlock | None:  # noqa: ANN001
-    """Specs start..stop's edges back as a DepBlock (to rebuild a corpus around changed inputs).
-
-    The table is the corpus's whole dependency vocabulary (shared, so it is mapped once).
-    """
-    d = corpus.deps
-    lo, hi = int(d.offsets[start]), int(d.offsets[stop])
-    if lo == hi:
-        return None
-    return DepBlock(np.diff(d.offsets[start : stop + 1]).tolist(), d.hash[lo:hi].tolist(), d.types[lo:hi].tobytes(),
-                    d.virtuals[lo:hi].tolist(), corpus.dependency_table, corpus.vocab["dep_virtuals"].values)
+def dependency_blocks(corpus, ranges: list[tuple[int, int]]) -> list[DepBlock | None]:  # noqa: ANN001
+    """The edges of each spec range back as DepBlocks sharing one table of just the dependencies they name."""
+    d, vocab = corpus.deps, corpus.vocab
+    spans = [(int(d.offsets[start]), int(d.offsets[stop])) for start, stop in ranges]
+    named = np.unique(np.concatenate([d.hash[lo:hi] for lo, hi in spans] or [np.zeros(0, dtype=np.int32)]))
+    hashes, names, versions = vocab["dep_hash"].values, vocab["dep_name"].values, vocab["dep_version"].values
+    table = DepTable([hashes[i] for i in named.tolist()], [names[i] for i in d.name_of[named].tolist()],
+                     [versions[i] for i in d.version_of[named].tolist()])
+    ordinal = np.full(len(hashes), -1, dtype=np.int64)
+    ordinal[named] = np.arange(len(named))
+    virtual_names = list(vocab["dep_virtuals"].values)
+    return [
+        DepBlock(np.diff(d.offsets[start : stop + 1]).tolist(), ordinal[d.hash[lo:hi]].tolist(),
+                 d.types[lo:hi].tobytes(), d.virtuals[lo:hi].tolist(), table, virtual_names) if hi > lo else None
+        for (start, stop), (lo, hi) in zip(ranges, spans)
+    ]

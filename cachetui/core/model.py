@@ -16,8 +16,8 @@ from typing import NamedTuple
 import numpy as np
 
 from cachetui.core.problems import LoadReport
-from cachetui.core.dependencies import DependencyColumns, dep_block
-from cachetui.core.records import UNKNOWN_SIZE, Dependency, DepTable, SpecColumns
+from cachetui.core.dependencies import DependencyColumns, dependency_blocks
+from cachetui.core.records import UNKNOWN_SIZE, DepBlock, Dependency, ParsedDocument, SpecColumns
 from cachetui.core.variants import atom_name
 
 # Facets in the order a user reads them.
@@ -125,9 +125,20 @@ class Corpus:
         state["memo"] = {}
         return state
 
-    def document_columns(self, d: int) -> SpecColumns:
-        """Document d's specs back as columns of strings (to rebuild a corpus around changed files)."""
-        doc = self.documents[d]
+    def documents_as_records(self, indices: list[int]) -> list[ParsedDocument]:
+        """Documents back as records, to rebuild a corpus around changed inputs.
+
+        Their edges share one table of just the dependencies they name, with the names and
+        versions this corpus has for them (never the rest of the vocabulary).
+        """
+        blocks = dependency_blocks(self, [(self.documents[d].start, self.documents[d].stop) for d in indices])
+        return [
+            ParsedDocument(doc.path, doc.package, doc.tag, doc.title, doc.generation, self._columns(doc, block))
+            for d, block in zip(indices, blocks)
+            for doc in [self.documents[d]]
+        ]
+
+    def _columns(self, doc: Document, deps: DepBlock | None) -> SpecColumns:
         indices = range(doc.start, doc.stop)
 
         def single(facet: str) -> list[str]:
@@ -141,7 +152,7 @@ class Corpus:
         sizes = self.size[doc.start : doc.stop].tolist()
         return SpecColumns(self.hashes[doc.start : doc.stop], single("version"), single("compiler"),
                            single("platform"), single("os"), single("target"), multi(RAW_VARIANTS),
-                           multi("stack"), sizes, dep_block(self, doc.start, doc.stop))
+                           multi("stack"), sizes, deps)
 
     @property
     def n_specs(self) -> int:
@@ -243,14 +254,6 @@ class Corpus:
             edges.append(Dependency(names[d.name_of[h]], hashes[h], versions[d.version_of[h]], int(d.types[r]),
                                     values["dep_virtuals"].values[d.virtuals[r]]))
         return edges
-
-    @cached_property
-    def dependency_table(self) -> DepTable:
-        """Every dependency the corpus names, by its id: what a rebuilt corpus maps its edges through."""
-        vocab, d = self.vocab, self.deps
-        names, versions = vocab["dep_name"].values, vocab["dep_version"].values
-        return DepTable(list(vocab["dep_hash"].values), [names[i] for i in d.name_of.tolist()],
-                        [versions[i] for i in d.version_of.tolist()])
 
     @cached_property
     def _dependents_by_hash(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

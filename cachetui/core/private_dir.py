@@ -69,6 +69,8 @@ def private_directory(path: Path, *, create: bool) -> Iterator[int | None]:
         if not stat.S_ISDIR(info.st_mode):
             raise NotPrivate(f"{path} is not a directory")
         _check(info, str(path))
+        if info.st_mode & 0o077:  # ours, but readable by others (an older version made it so): make it private
+            os.fchmod(fd, 0o700)
         yield fd
     finally:
         os.close(fd)

@@ -15,6 +15,10 @@ class PathNotFound(FileNotFoundError):
     """A local path given by the user does not exist (a usage error, not a load problem)."""
 
 
+class UnusableInput(ValueError):
+    """An input that names something cachetui cannot read, such as a private s3:// bucket (a usage error)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     path: str

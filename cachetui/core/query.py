@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from cachetui.core.masks import facet_mask
 from cachetui.core.model import FACETS, MULTI_FACETS, Corpus
+from cachetui.core.specmatch import runs_on_mask, spec_mask
+from cachetui.core.specquery import SpecQuery
 from cachetui.core.tags import sort_tags
 from cachetui.core.variants import atom_name
 from cachetui.core.versions import version_key
@@ -43,15 +46,29 @@ class Filters(Mapping[str, frozenset[str]]):
 
 
 @dataclass(frozen=True, slots=True)
+class RunsOn:
+    """Binaries that run on a machine: its microarchitecture (and, for this host, its platform)."""
+
+    machine: str
+    platform: str | None = None
+
+    def __str__(self) -> str:
+        return f"runs on {self.machine}" + (f" ({self.platform})" if self.platform else "")
+
+
+@dataclass(frozen=True, slots=True)
 class Query:
-    """What a user asked for: a package (None = all) and facet filters.
+    """What a user asked for: a package (None = all), facet filters, a spec query, a machine to run on.
 
     Filters are OR within a facet and AND across facets; the variant facet is one facet per
-    variant name (`cuda_arch=80` or `cuda_arch=90`, and `+mpi`, and `~cuda`).
+    variant name (`cuda_arch=80` or `cuda_arch=90`, and `+mpi`, and `~cuda`). The spec query
+    and "runs on" are ANDed with everything (see cachetui.core.specmatch).
     """
 
     package: str | None = None
     filters: Filters = field(default_factory=Filters)
+    spec: SpecQuery | None = None
+    runs_on: RunsOn | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.filters, Filters):
@@ -68,25 +85,11 @@ class Query:
     def with_facet(self, facet: str, values: frozenset[str]) -> Query:
         filters = dict(self.filters)
         filters[facet] = values
-        return Query(self.package, Filters(filters))
+        return replace(self, filters=Filters(filters))
 
     def cleared(self) -> Query:
-        return Query(self.package)
-
-
-def facet_mask(corpus: Corpus, scope: slice, facet: str, values: frozenset[str]) -> np.ndarray:
-    """Boolean mask over the scope: specs having any of `values` in `facet`."""
-    vocab = corpus.vocab[facet].ids
-    ids = np.fromiter((vocab[v] for v in values if v in vocab), dtype=np.int32)
-    n = scope.stop - scope.start
-    if facet in MULTI_FACETS:
-        col = corpus.multi[facet]
-        lo, hi = col.offsets[scope.start], col.offsets[scope.stop]
-        hit = np.isin(col.flat[lo:hi], ids)
-        mask = np.zeros(n, dtype=bool)
-        mask[col.owner[lo:hi][hit] - scope.start] = True
-        return mask
-    return np.isin(corpus.single[facet][scope], ids)
+        """Without facet filters and "runs on" (the spec query belongs to the search box)."""
+        return Query(self.package, spec=self.spec)
 
 
 def _variant_key(name: str) -> str:
@@ -111,9 +114,15 @@ def filter_groups(filters: Mapping[str, frozenset[str]]) -> dict[str, tuple[str,
     return groups
 
 
-def _masks(corpus: Corpus, scope: slice, filters: Mapping[str, frozenset[str]]) -> dict[str, np.ndarray]:
-    """One mask per filter key, computed once and combined as needed."""
-    return {key: facet_mask(corpus, scope, facet, values) for key, (facet, values) in filter_groups(filters).items()}
+def _masks(corpus: Corpus, scope: slice, query: Query) -> dict[str, np.ndarray]:
+    """One mask per filter key, computed once and combined as needed; the spec query and "runs on" too."""
+    groups = filter_groups(query.filters).items()
+    masks = {key: facet_mask(corpus, scope, facet, values) for key, (facet, values) in groups}
+    if query.spec is not None:
+        masks["spec"] = spec_mask(corpus, scope, query.spec)
+    if query.runs_on is not None:
+        masks["runs-on"] = runs_on_mask(corpus, scope, query.runs_on.machine, query.runs_on.platform)
+    return masks
 
 
 def _all_but(masks: dict[str, np.ndarray], size: int, skip: str | None = None) -> np.ndarray:
@@ -127,7 +136,7 @@ def _all_but(masks: dict[str, np.ndarray], size: int, skip: str | None = None) -
 def match(corpus: Corpus, query: Query) -> np.ndarray:
     """Indices of the matching specs, in corpus order."""
     scope = corpus.package_slice(query.package)
-    mask = _all_but(_masks(corpus, scope, query.filters), scope.stop - scope.start)
+    mask = _all_but(_masks(corpus, scope, query), scope.stop - scope.start)
     return np.flatnonzero(mask) + scope.start
 
 
@@ -141,7 +150,7 @@ def all_facet_counts(
 ) -> dict[str, dict[str, int]]:
     """Counts for several facets, each under every other active filter; masks are built once."""
     scope = corpus.package_slice(query.package)
-    masks = _masks(corpus, scope, query.filters)
+    masks = _masks(corpus, scope, query)
     size = scope.stop - scope.start
     found = {}
     for facet in facets:

@@ -19,10 +19,10 @@ import os
 import re
 from dataclasses import dataclass
 
-from cachetui.core.problems import PathNotFound
+from cachetui.core.problems import PathNotFound, UnusableInput
 from cachetui.core.sources.indexes import IndexGroup, Member, group_tag
 from cachetui.core.sources.mirror import V2_INDEX, V3_MANIFEST, blob_ref, probe_manifest, probe_root, probe_v2_index
-from cachetui.core.sources.transport import is_url, local_path, public_url
+from cachetui.core.sources.transport import FetchError, is_url, local_path, public_url
 
 INDEX_OF_INDEXES = "cache_spack_io_index.json"
 PUBLIC_INDEX_OF_INDEXES = f"https://binaries.spack.io/{INDEX_OF_INDEXES}"
@@ -48,10 +48,15 @@ Source = SiteDocuments | IndexGroup | IndexOfIndexes
 def recognise(typed: str) -> Source:
     """The source `typed` names. Raises PathNotFound for a local path that does not exist."""
     name, text = _split_name(typed)
-    location = public_url(text) if is_url(text) else text
+    try:
+        location = public_url(text) if is_url(text) else text
+    except FetchError as exc:
+        raise UnusableInput(str(exc)) from None
     path = local_path(location)
     if path is not None and not os.path.lexists(path):
         raise PathNotFound(text)
+    if path is not None and not is_url(location) and not _is_site_documents(path):
+        location = os.path.abspath(location)  # one identity per mirror or index, whatever the working directory
     if location.rstrip("/").endswith(INDEX_OF_INDEXES):
         return IndexOfIndexes(location, frozenset({name}) if name else frozenset())
     index = _index_named(location, name)
@@ -88,6 +93,12 @@ def _index_named(location: str, name: str | None) -> IndexGroup | None:
     else:
         return None
     return IndexGroup(bare, name or group_tag(bare), [Member(None, bare, locate)])
+
+
+def _is_site_documents(path: str) -> bool:
+    name = os.path.basename(path.rstrip("/"))
+    is_index = name in (INDEX_OF_INDEXES, "index.json", "index.manifest.json") or bool(_BLOB.search(path))
+    return not is_index and not _is_mirror_directory(path)
 
 
 def _is_mirror_directory(path: str) -> bool:

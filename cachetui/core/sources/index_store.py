@@ -24,6 +24,7 @@ class StoredIndex:
     data: bytes
     checksum: str
     stored_at: float  # seconds since the epoch
+    layout: str = ""  # v3 or v2, when the index came from a mirror
 
 
 def _key(location: str) -> str:
@@ -45,16 +46,17 @@ class IndexStore:
         pointer = self._read(f"{_key(location)}.latest")
         try:
             info = json.loads(pointer) if pointer else None
-            checksum, stored_at = str(info["checksum"]), float(info["stored_at"])
-        except (ValueError, TypeError, KeyError):
+            checksum, stored_at, layout = str(info["checksum"]), float(info["stored_at"]), str(info.get("layout", ""))
+        except (ValueError, TypeError, KeyError, AttributeError):
             return None
         data = self.get(location, checksum)
-        return StoredIndex(data, checksum, stored_at) if data is not None else None
+        return StoredIndex(data, checksum, stored_at, layout) if data is not None else None
 
-    def put(self, location: str, checksum: str, data: bytes) -> None:
+    def put(self, location: str, checksum: str, data: bytes, layout: str = "") -> None:
         """Keep verified bytes; a failure to store is never a failure to load."""
         key = _key(location)
-        pointer = json.dumps({"location": location, "checksum": checksum, "stored_at": time.time()}).encode()
+        pointer = json.dumps({"location": location, "checksum": checksum, "stored_at": time.time(),
+                              "layout": layout}).encode()
         try:
             with private_directory(self.directory, create=True) as dir_fd:
                 assert dir_fd is not None

@@ -8,6 +8,7 @@ reused as a whole: its fingerprint is the checksums of all its indexes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -23,6 +24,7 @@ from cachetui.core.sources.mirror import (
     IndexRef,
     MirrorError,
     Net,
+    age,
     blob_ref,
     offline_fallback,
     probe_manifest,
@@ -31,7 +33,7 @@ from cachetui.core.sources.mirror import (
     read_index,
 )
 from cachetui.core.sources.spack_db import IndexFormatError, read_database, read_membership
-from cachetui.core.sources.transport import FetchError, is_url, join, public_url
+from cachetui.core.sources.transport import FetchError, is_url, join, local_path, public_url
 
 ROOT_LABELS = frozenset({"root", "build_cache"})  # the whole tag, not a stack
 _LAYOUT_TAIL = re.compile(r"/(?:build_cache/index\.json|v3/manifests/index/index\.manifest\.json|blobs/sha256/.*)$")
@@ -48,9 +50,14 @@ class Member:
 
 @dataclass
 class IndexGroup:
-    origin: str  # identity in the warm-start cache; shown as the documents' source
+    origin: str  # shown as the documents' source
     tag: str
     members: list[Member]
+
+    @property
+    def key(self) -> str:
+        """Its identity in the warm-start cache: one location can be read as several tags."""
+        return f"{self.tag}={self.origin}"
 
 
 @dataclass
@@ -105,67 +112,82 @@ def _locate_member(member: Member, net: Net, problems: list[Problem]) -> IndexRe
 # -- reading and merging ---------------------------------------------------------------------------------
 
 
-def load_group(located: Located, net: Net) -> tuple[list[ParsedDocument], list[Problem]]:
+@dataclass
+class LoadedGroup:
+    documents: list[ParsedDocument]
+    problems: list[Problem]
+    ok: bool  # every index found, read, verified and parsed: only then may the result be cached
+
+
+def load_group(located: Located, net: Net) -> LoadedGroup:
     """The group's specs, one document per package, with each spec's stacks from the stack indexes."""
-    problems = list(located.problems)
+    reading = _Reading(located.group, net, list(located.problems))
     group = located.group
     roots = [(m, r) for m, r in zip(group.members, located.refs) if r is not None and m.label is None]
     stacks = [(m, r) for m, r in zip(group.members, located.refs) if r is not None and m.label is not None]
     documents: dict[str, ParsedDocument] = {}
     for member, ref in roots:
-        _merge(documents, _read(member, ref, net, group, problems))
+        data = reading.fetch(member, ref)
+        if data is not None:
+            _merge(documents, reading.parse(member, ref, data))
     membership: dict[str, set[str]] = {}
     for member, ref in stacks:
-        data = _fetch(member, ref, net, group, problems)
+        data = reading.fetch(member, ref)
         if data is None:
             continue
         if not roots:  # no whole-tag index: the stacks' own records are the specs
-            _merge(documents, _parse(member, ref, data, group, net, problems))
-        membership[member.label or ""] = _membership(member, data, problems)
-    _attach_stacks(documents.values(), membership)
-    return sorted(documents.values(), key=lambda d: d.package), problems
+            _merge(documents, reading.parse(member, ref, data))
+        membership[member.label or ""] = reading.membership(member, data)
+    _attach_stacks(list(documents.values()), membership)
+    ok = located.complete and not reading.failed
+    return LoadedGroup(sorted(documents.values(), key=lambda d: d.package), reading.problems, ok)
 
 
-def _fetch(member: Member, ref: IndexRef, net: Net, group: IndexGroup, problems: list[Problem]) -> bytes | None:
-    try:
-        return read_index(ref, net, member.key, downloading(_index_name(group, member)))
-    except MirrorError as exc:
-        problems.append(Problem(exc.location, exc.reason))
-    except FetchError as exc:
-        problems.append(Problem(exc.url, exc.reason))
-    return None
+@dataclass
+class _Reading:
+    """Reads a group's indexes, recording each problem and whether any read failed."""
 
+    group: IndexGroup
+    net: Net
+    problems: list[Problem]
+    failed: bool = False
 
-def _read(member: Member, ref: IndexRef, net: Net, group: IndexGroup, problems: list[Problem]) -> list[ParsedDocument]:
-    data = _fetch(member, ref, net, group, problems)
-    return [] if data is None else _parse(member, ref, data, group, net, problems)
+    def fetch(self, member: Member, ref: IndexRef) -> bytes | None:
+        try:
+            return read_index(ref, self.net, member.key, downloading(_index_name(self.group, member)))
+        except MirrorError as exc:
+            self._fail(Problem(exc.location, exc.reason))
+        except FetchError as exc:
+            self._fail(Problem(exc.url, exc.reason))
+        return None
+
+    def parse(self, member: Member, ref: IndexRef, data: bytes) -> list[ParsedDocument]:
+        if self.net.progress is not None:
+            self.net.progress(0, None, reading(_index_name(self.group, member)))
+        try:
+            content = read_database(data, self.group.origin, self.group.tag, "mirror index")
+        except IndexFormatError as exc:
+            self._fail(Problem(ref.location, f"{exc} (sha256 {ref.checksum})"))
+            return []
+        self.problems.extend(content.problems)
+        for doc in content.documents:
+            doc.generation = f"mirror index (layout {ref.layout}, database v{content.version})"
+        return content.documents
+
+    def membership(self, member: Member, data: bytes) -> set[str]:
+        try:
+            return read_membership(data)
+        except IndexFormatError as exc:
+            self._fail(Problem(member.key, str(exc)))
+            return set()
+
+    def _fail(self, problem: Problem) -> None:
+        self.problems.append(problem)
+        self.failed = True
 
 
 def _index_name(group: IndexGroup, member: Member) -> str:
     return f"the {group.tag} index" + (f" of {member.label}" if member.label else "")
-
-
-def _parse(member: Member, ref: IndexRef, data: bytes, group: IndexGroup, net: Net,
-           problems: list[Problem]) -> list[ParsedDocument]:
-    if net.progress is not None:
-        net.progress(0, None, reading(_index_name(group, member)))
-    try:
-        content = read_database(data, group.origin, group.tag, f"mirror index (layout {ref.layout})")
-    except IndexFormatError as exc:
-        problems.append(Problem(ref.location, f"{exc} (sha256 {ref.checksum})"))
-        return []
-    problems.extend(content.problems)
-    for doc in content.documents:
-        doc.generation = f"mirror index (layout {ref.layout}, database v{content.version})"
-    return content.documents
-
-
-def _membership(member: Member, data: bytes, problems: list[Problem]) -> set[str]:
-    try:
-        return read_membership(data)
-    except IndexFormatError as exc:
-        problems.append(Problem(member.key, str(exc)))
-        return set()
 
 
 def _merge(documents: dict[str, ParsedDocument], new: list[ParsedDocument]) -> None:
@@ -174,34 +196,52 @@ def _merge(documents: dict[str, ParsedDocument], new: list[ParsedDocument]) -> N
         if doc.package not in documents:
             documents[doc.package] = doc
             continue
-        into = documents[doc.package].columns
-        seen = set(into.hashes)
-        for row in range(len(doc.columns)):
-            if doc.columns.hashes[row] not in seen:
-                _append_row(into, doc.columns, row)
+        into = documents[doc.package]
+        seen = set(into.columns.hashes)
+        rows = [row for row in range(len(doc.columns)) if doc.columns.hashes[row] not in seen]
+        if rows:
+            into.columns = _with_rows(into.columns, doc.columns, rows)
 
 
-def _append_row(into: SpecColumns, source: SpecColumns, row: int) -> None:
-    for name in ("hashes", "versions", "compilers", "platforms", "oss", "targets", "variants", "stacks", "sizes"):
-        getattr(into, name).append(getattr(source, name)[row])
-    if source.deps is not None:
-        into.deps = _join(into.deps, source.deps.sliced(row, row + 1), len(into) - 1)
+def _with_rows(into: SpecColumns, source: SpecColumns, rows: list[int]) -> SpecColumns:
+    """`into` and then the given rows of `source` (their dependency edges too)."""
+    columns = SpecColumns(*(getattr(into, name) + [getattr(source, name)[row] for row in rows] for name in _LISTS))
+    if into.deps is not None or source.deps is not None:
+        kept = into.deps.rows() if into.deps is not None else [()] * len(into)
+        added = source.deps.rows() if source.deps is not None else [()] * len(source)
+        columns.deps = DepBlock.from_rows(kept + [added[row] for row in rows])
+    return columns
 
 
-def _join(first: DepBlock | None, second: DepBlock, first_specs: int) -> DepBlock:
-    """Two runs' edges as one (their tables differ: rebuilt from rows; only for specs a root index lacks)."""
-    rows = first.rows() if first is not None else [()] * first_specs
-    return DepBlock.from_rows(rows + second.rows())
+_LISTS = ("hashes", "versions", "compilers", "platforms", "oss", "targets", "variants", "stacks", "sizes")
 
 
-def _attach_stacks(documents: object, membership: dict[str, set[str]]) -> None:
+def _attach_stacks(documents: list[ParsedDocument], membership: dict[str, set[str]]) -> None:
     labels = sorted(membership)
-    for doc in documents:  # type: ignore[attr-defined]
+    for doc in documents:
         columns = doc.columns
         columns.stacks = [tuple(label for label in labels if h in membership[label]) for h in columns.hashes]
 
 
 # -- the index of indexes ----------------------------------------------------------------------------------
+
+
+def index_of_indexes(location: str, only: frozenset[str], net: Net) -> tuple[list[IndexGroup], list[Problem]]:
+    """Fetch an index of indexes (offline: its stored copy, with its age) and read its groups."""
+    try:
+        data = net.fetch(location, what=downloading("the index of indexes"))
+    except FetchError as exc:
+        stored = net.store.latest(location) if net.store is not None and not exc.missing else None
+        if stored is None:
+            return [], [Problem(exc.url, exc.reason)]
+        data = stored.data
+        warning = Problem(location, f"cannot reach it ({exc.reason}); showing the copy stored "
+                                    f"{age(net.now() - stored.stored_at)} ago", Severity.WARNING)
+        groups, problems = read_index_of_indexes(data, location, only)
+        return groups, [warning, *problems]
+    if net.store is not None:
+        net.store.put(location, hashlib.sha256(data).hexdigest(), data)
+    return read_index_of_indexes(data, location, only)
 
 
 def read_index_of_indexes(data: bytes, location: str, only: frozenset[str]) -> tuple[list[IndexGroup], list[Problem]]:
@@ -217,7 +257,10 @@ def read_index_of_indexes(data: bytes, location: str, only: frozenset[str]) -> t
     for ref, entries in refs.items():
         if only and ref not in only:
             continue
-        members = [_member(entry, location, problems) for entry in entries if isinstance(entries, list)]
+        if not isinstance(entries, list):
+            problems.append(Problem(location, f"tag {str(ref)[:40]!r} is not a list of {{label, url}}"))
+            continue
+        members = [_member(entry, location, problems) for entry in entries]
         groups.append(IndexGroup(f"{location}#{ref}", str(ref), [m for m in members if m is not None]))
     return groups, problems
 
@@ -231,6 +274,9 @@ def _member(entry: object, location: str, problems: list[Problem]) -> Member | N
         url = _resolve(entry["url"], location)
     except FetchError as exc:
         problems.append(Problem(location, str(exc)))
+        return None
+    if is_url(location) and local_path(url) is not None:  # a remote file must not point into this machine
+        problems.append(Problem(location, f"an entry names a local location ({url[:80]}); not read"))
         return None
     return Member(label, url, _locator(url))
 

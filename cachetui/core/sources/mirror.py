@@ -12,7 +12,6 @@ or corrupt blob, or a missing index is a `MirrorError` that names the location a
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import re
@@ -24,6 +23,7 @@ from dataclasses import dataclass, field
 from cachetui.core.problems import Problem, Severity
 from cachetui.core.sources.index_store import IndexStore
 from cachetui.core.progress import Progress
+from cachetui.core.sources.transport import DEFAULT_MAX_BYTES as MAX_INDEX_BYTES
 from cachetui.core.sources.transport import FetchError, exists, fetch, join
 
 V3_MANIFEST = "v3/manifests/index/index.manifest.json"
@@ -80,7 +80,7 @@ def probe_root(root: str, net: Net) -> IndexRef:
     try:
         manifest = net.fetch(join(root, V3_MANIFEST))
     except FetchError as exc:
-        if not exc.missing:
+        if not (exc.missing or exc.status == 403):  # S3 and CDNs answer 403 for a key that is not there
             raise
     else:
         return _from_manifest(root, join(root, V3_MANIFEST), manifest)
@@ -167,7 +167,7 @@ def read_index(ref: IndexRef, net: Net, key: str, what: str) -> bytes:
         raise
     data = verified(ref, raw)
     if ref.checksum and net.store is not None:
-        net.store.put(key, ref.checksum, data)
+        net.store.put(key, ref.checksum, data, ref.layout)
     return data
 
 
@@ -182,11 +182,23 @@ def verified(ref: IndexRef, raw: bytes) -> bytes:
         raise MirrorError(ref.location, f"{len(raw)} bytes where the manifest says {ref.length} "
                                         f"(sha256 {ref.checksum})")
     if ref.compression == "gzip" or (ref.compression == "detect" and raw.startswith(GZIP_MAGIC)):
-        try:
-            return gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise MirrorError(ref.location, f"corrupt or truncated gzip (sha256 {ref.checksum}): {exc}") from None
+        return _gunzip(ref, raw)
     return raw
+
+
+def _gunzip(ref: IndexRef, raw: bytes) -> bytes:
+    """Decompressed, but never past MAX_INDEX_BYTES: a small blob must not expand into all of memory."""
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        data = inflate.decompress(raw, MAX_INDEX_BYTES + 1)
+    except zlib.error as exc:
+        raise MirrorError(ref.location, f"corrupt gzip (sha256 {ref.checksum}): {exc}") from None
+    if len(data) > MAX_INDEX_BYTES:
+        raise MirrorError(ref.location, f"expands past {MAX_INDEX_BYTES / 2**20:.0f} MB (sha256 {ref.checksum}); "
+                                        "not read")
+    if not inflate.eof:
+        raise MirrorError(ref.location, f"truncated gzip (sha256 {ref.checksum}): the stream ends early")
+    return data
 
 
 def offline_fallback(key: str, net: Net, error: FetchError) -> IndexRef | None:
@@ -194,13 +206,14 @@ def offline_fallback(key: str, net: Net, error: FetchError) -> IndexRef | None:
     stored = net.store.latest(key) if net.store is not None else None
     if stored is None:
         return None
-    age = _age(net.now() - stored.stored_at)
     net.problems.append(Problem(key, f"cannot reach the mirror ({error.reason}); showing its index as stored "
-                                     f"{age} ago (sha256 {stored.checksum})", Severity.WARNING))
-    return IndexRef(f"{key} (stored copy)", stored.checksum, "none", "stored")
+                                     f"{age(net.now() - stored.stored_at)} ago (sha256 {stored.checksum})",
+                                Severity.WARNING))
+    return IndexRef(f"{key} (stored copy)", stored.checksum, "none", stored.layout or "v3")
 
 
-def _age(seconds: float) -> str:
+def age(seconds: float) -> str:
+    """How long ago, in words a person reads at a glance."""
     minutes = max(0, int(seconds // 60))
     if minutes < 120:
         return f"{minutes} minutes"

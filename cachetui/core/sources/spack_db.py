@@ -152,7 +152,7 @@ def read_database(data: bytes, origin: str, tag: str, generation: str) -> Databa
     try:
         database = _DECODER.decode(data).database
         rows = _typed_rows(database.installs)
-    except (msgspec.ValidationError, _NotTyped):  # not the usual shape (DB 5 nodes, odd types): record by record
+    except (msgspec.ValidationError, _NotTyped, RecursionError):  # unusual shapes: record by record
         return _read_tolerantly(data, origin, tag, generation)
     except msgspec.DecodeError as exc:
         raise IndexFormatError(f"not valid JSON: {exc}") from None
@@ -164,7 +164,7 @@ def read_membership(data: bytes) -> set[str]:
     """Only the hashes in the build cache (a stack's index, when its tag's root gives the records)."""
     try:
         database = _MEMBERSHIP_DECODER.decode(data).database
-    except msgspec.ValidationError:
+    except (msgspec.ValidationError, RecursionError):
         return _tolerant_membership(data)
     except msgspec.DecodeError as exc:
         raise IndexFormatError(f"not valid JSON: {exc}") from None
@@ -245,7 +245,7 @@ def _edge_names(missing: set[str], installs: dict[str, msgspec.Raw]) -> dict[str
     """Names of dependencies the index lacks records of, from the edges that name them (a second, rare pass)."""
     names: dict[str, str] = {}
     for raw in installs.values():
-        for edge in _RECORD_DECODER.decode(raw).spec.dependencies or ():
+        for edge in _edges(_RECORD_DECODER.decode(raw).spec):
             if edge.hash in missing:
                 names.setdefault(edge.hash, edge.name)
     return names
@@ -253,7 +253,7 @@ def _edge_names(missing: set[str], installs: dict[str, msgspec.Raw]) -> dict[str
 
 def _binary(hash_: str, node: _Node, variants: dict[bytes, tuple[str, ...]]) -> _Binary:
     arch = node.arch or _Arch()
-    edges = node.dependencies or ()
+    edges = _edges(node)
     own = node.compiler
     own_compiler = (f"{own.name}@{own.version}" if own.version else own.name) if own and own.name else ""
     annotated = node.annotations.compiler if node.annotations else ""
@@ -264,6 +264,12 @@ def _binary(hash_: str, node: _Node, variants: dict[bytes, tuple[str, ...]]) -> 
         normalise_compiler(own_compiler) if own_compiler else "", normalise_compiler(annotated) if annotated else "",
         [edge.hash for edge in edges], [_MEANINGS.get(bytes(edge.parameters)) or _edge_info(edge) for edge in edges],
     )
+
+
+def _edges(node: _Node) -> list[_Edge] | tuple[()]:
+    """The node's edges; one without a hash names nothing and is left out (as the tolerant reading does)."""
+    edges = node.dependencies or ()
+    return edges if all(edge.hash for edge in edges) else [edge for edge in edges if edge.hash]
 
 
 def _compiler_of(binary: _Binary, named: dict[str, tuple[str, str]]) -> str:
@@ -285,9 +291,9 @@ def _edge_meaning(parameters: bytes, legacy_types: tuple[str, ...]) -> tuple[int
     data = msgspec.json.decode(parameters) if parameters else {}
     if not isinstance(data, dict):
         data = {}
-    deptypes = data.get("deptypes", legacy_types)
-    virtuals = [v for v in data.get("virtuals") or () if isinstance(v, str)]
-    bits = deptype_bits([t for t in deptypes if isinstance(t, str)] if isinstance(deptypes, list | tuple) else [])
+    deptypes = _strings(data.get("deptypes", list(legacy_types)))
+    virtuals = _strings(data.get("virtuals"))  # Spack writes a list; anything else provides nothing
+    bits = deptype_bits(deptypes)
     rank = min((COMPILER_VIRTUALS.index(v) for v in virtuals if v in COMPILER_VIRTUALS), default=NO_COMPILER)
     return bits, ",".join(virtuals), rank if bits & 1 else NO_COMPILER  # only a build edge can be the compiler
 
@@ -322,23 +328,25 @@ def render_variants(parameters: Mapping[str, Any]) -> tuple[str, ...]:
         if key in FLAGS:
             continue
         value = parameters[key]
-        text = _rendered_pair(key, tuple(value) if isinstance(value, list) else value)
-        if text:
-            rendered.append(text)
+        if isinstance(value, list):
+            if not value or not all(isinstance(v, str) for v in value):
+                continue  # not a variant's value list: left out rather than guessed
+            value = tuple(value)
+        elif not isinstance(value, bool | str):
+            continue
+        rendered.append(_rendered_pair(key, value))
     return tuple(rendered)
 
 
 @lru_cache(maxsize=65536)
-def _rendered_pair(key: str, value: object) -> str:
+def _rendered_pair(key: str, value: bool | str | tuple[str, ...]) -> str:
     """One variant as text, worked out once per (name, value): equal variants are then one string object."""
     if isinstance(value, bool):
         return ("+" if value else "~") + key
     if isinstance(value, str):
         return f"{key}={value}"
-    if isinstance(value, tuple) and value and all(isinstance(v, str) for v in value):
-        values = [v[:PATCH_LENGTH] for v in value] if key == "patches" else list(value)
-        return f"{key}={','.join(sorted(values))}"
-    return ""
+    values = [v[:PATCH_LENGTH] for v in value] if key == "patches" else list(value)
+    return f"{key}={','.join(sorted(values))}"
 
 
 # -- grouping per package ------------------------------------------------------------------------------
@@ -381,6 +389,9 @@ def _read_tolerantly(data: bytes, origin: str, tag: str, generation: str) -> Dat
     database = _database(data)
     version = str(database.get("version", ""))
     problems = _version_problems(version, origin)
+    if version in KNOWN_VERSIONS:
+        reason = "some records do not have the shape Spack writes; fields of the wrong type are shown empty"
+        problems.append(Problem(origin, reason, Severity.WARNING))
     nodes = database["installs"]
     specs: list[tuple[str, _Spec]] = []
     skipped = 0
@@ -430,7 +441,7 @@ def _tolerant_spec(node: Any, nodes: Mapping[str, Any]) -> _Spec | None:
     if isinstance(node, dict) and "name" not in node and len(node) == 1:
         (name, inner), = node.items()  # DB 5 (specfile v1) wrapped each node in its name
         node = {**inner, "name": name} if isinstance(inner, dict) else None
-    if not isinstance(node, dict) or not isinstance(node.get("name"), str):
+    if not isinstance(node, dict) or not isinstance(node.get("name"), str) or not node["name"]:
         return None
     arch = node.get("arch") if isinstance(node.get("arch"), dict) else {}
     target = arch.get("target")

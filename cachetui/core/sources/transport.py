@@ -1,14 +1,16 @@
 """Bytes from wherever a user points: a path, `file://`, `http(s)://`, or the public `s3://` bucket.
 
-Network reads stream with a progress callback, connect and read timeouts, and redirects
-(http and https only). Every failure is one `FetchError` whose message names the URL and
-says what went wrong (404, refused, DNS, TLS, timeout, truncated, too large), never a
-traceback. Nothing here writes anywhere.
+Network reads stream with a progress callback, connect and read timeouts, a stall check
+(a server that trickles bytes is given up on too), and redirects: within http and https
+only, never from https down to http. Every failure is one `FetchError` whose message names
+the URL and says what went wrong (404, refused, DNS, TLS, timeout, truncated, too large),
+never a traceback. Nothing here writes anywhere.
 """
 
 from __future__ import annotations
 
 import os
+import time
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 PUBLIC_BUCKET = "spack-binaries"
 PUBLIC_HTTPS = "https://binaries.spack.io"
 CHUNK = 1 << 20
+MIN_RATE = 1024  # bytes a second: slower than this for a whole timeout is a stalled download
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_BYTES = 2 << 30  # a whole-site index is 100-200 MB; refuse an endless stream
 USER_AGENT = "cachetui (Spack build-cache browser)"
@@ -36,11 +39,12 @@ ByteProgress = Callable[[int, int | None], None]  # bytes so far, total when kno
 class FetchError(Exception):
     """One line: the URL and what went wrong. `missing` is True for a 404 or absent file."""
 
-    def __init__(self, url: str, reason: str, *, missing: bool = False) -> None:
+    def __init__(self, url: str, reason: str, *, missing: bool = False, status: int | None = None) -> None:
         super().__init__(f"{url}: {reason}")
         self.url = url
         self.reason = reason
         self.missing = missing
+        self.status = status  # the HTTP status, when the server answered with an error
 
 
 @dataclass(frozen=True)
@@ -113,7 +117,9 @@ def exists(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> bool:
     except urllib.error.HTTPError as exc:
         if exc.code in (404, 410):
             return False
-        raise FetchError(location, f"HTTP {exc.code} {exc.reason}") from None
+        if exc.code in (405, 501):  # the server does not answer HEAD: assume it is there, the GET will tell
+            return True
+        raise FetchError(location, f"HTTP {exc.code} {exc.reason}", status=exc.code) from None
     except urllib.error.URLError as exc:
         raise FetchError(location, _reason(exc.reason, timeout)) from None
     except (http.client.HTTPException, OSError, ValueError) as exc:
@@ -139,10 +145,24 @@ def _read_local(location: str, path: str, max_bytes: int) -> bytes:
 
 @cache
 def _opener() -> urllib.request.OpenerDirector:
-    """urllib's opener: it follows redirects within http(s) only, up to 10."""
+    """An opener for http and https only (no file:, ftp: or data:), following safe redirects."""
+    import urllib.error
     import urllib.request
 
-    return urllib.request.build_opener()
+    class SafeRedirects(urllib.request.HTTPRedirectHandler):
+        max_redirections = 10
+
+        def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001, ANN201, N802
+            old, new = urllib.parse.urlsplit(req.full_url).scheme, urllib.parse.urlsplit(newurl).scheme
+            if new not in ("http", "https") or (old == "https" and new == "http"):
+                raise urllib.error.HTTPError(newurl, code, f"refused redirect from {old} to {new}", headers, fp)
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    opener = urllib.request.OpenerDirector()
+    for handler in (urllib.request.HTTPHandler(), urllib.request.HTTPSHandler(), SafeRedirects(),
+                    urllib.request.HTTPDefaultErrorHandler(), urllib.request.HTTPErrorProcessor()):
+        opener.add_handler(handler)
+    return opener
 
 
 def _read_http(url: str, progress: ByteProgress | None, timeout: float, max_bytes: int) -> Fetched:
@@ -157,12 +177,12 @@ def _read_http(url: str, progress: ByteProgress | None, timeout: float, max_byte
             total = _content_length(response)
             if total is not None and total > max_bytes:
                 raise FetchError(url, f"is {total / 2**20:.0f} MB, over the {max_bytes / 2**20:.0f} MB limit")
-            data = _stream(url, response, total, progress, max_bytes)
+            data = _stream(url, response, total, progress, max_bytes, timeout)
             return Fetched(data, response.geturl())
     except FetchError:
         raise
     except urllib.error.HTTPError as exc:
-        raise FetchError(url, f"HTTP {exc.code} {exc.reason}", missing=exc.code in (404, 410)) from None
+        raise FetchError(url, f"HTTP {exc.code} {exc.reason}", missing=exc.code in (404, 410), status=exc.code) from None
     except urllib.error.URLError as exc:
         raise FetchError(url, _reason(exc.reason, timeout)) from None
     except (TimeoutError, socket.timeout):
@@ -179,12 +199,19 @@ def _content_length(response: http.client.HTTPResponse) -> int | None:
 
 
 def _stream(url: str, response: http.client.HTTPResponse, total: int | None, progress: ByteProgress | None,
-            max_bytes: int) -> bytes:
+            max_bytes: int, timeout: float) -> bytes:
+    """The body, in chunks; a server that sends under MIN_RATE bytes a second for `timeout` seconds is stalled."""
     buffer = bytearray()
-    while chunk := response.read(CHUNK):
+    window_start, window_bytes = time.monotonic(), 0
+    while chunk := response.read1(CHUNK):
         buffer += chunk
         if len(buffer) > max_bytes:
             raise FetchError(url, f"more than {max_bytes / 2**20:.0f} MB; stopped")
+        window_bytes += len(chunk)
+        if time.monotonic() - window_start >= timeout:
+            if window_bytes < MIN_RATE * timeout:
+                raise FetchError(url, f"stalled: {window_bytes} bytes in the last {timeout:g} s")
+            window_start, window_bytes = time.monotonic(), 0
         if progress is not None:
             progress(len(buffer), total)
     if total is not None and len(buffer) != total:
