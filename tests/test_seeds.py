@@ -6,7 +6,8 @@ from collections import Counter
 
 from cachetui.core.compilers import normalise_compiler
 from cachetui.core.model import Corpus
-from cachetui.core.query import Query, facet_counts, match, package_counts
+from cachetui.core.query import Query, facet_counts, match
+from cachetui.core.results import package_counts_for
 from cachetui.core.sample import sample_path
 from tests.conftest import SEED_FILES, read_seed_specs
 
@@ -30,7 +31,7 @@ def test_the_bundled_sample_matches_the_seed_list() -> None:
 
 def test_specs_per_package_match_an_independent_count(sample_corpus: Corpus) -> None:
     expected = Counter(title for title, _ in independent_specs())
-    assert package_counts(sample_corpus) == dict(expected)
+    assert package_counts_for(sample_corpus, Query()) == dict(expected)
 
 
 def test_every_single_valued_facet_matches_an_independent_count(sample_corpus: Corpus) -> None:

@@ -110,7 +110,7 @@ def report_unknown(exc: Exception) -> int:
 
 
 class UsageError(Exception):
-    """Bad usage (such as a path that does not exist): one line on stderr, exit 2."""
+    """Bad usage (such as a path that does not exist): a message on stderr, exit 2."""
 
 
 def fail_usage(message: str) -> NoReturn:
@@ -121,8 +121,8 @@ def guarded(run: Callable[[], int], debug: bool) -> int:
     """Run a command; an unexpected exception is one line on stderr, never a traceback (unless --debug)."""
     try:
         return run()
-    except UsageError as exc:
-        print(f"cachetui: {inert(str(exc))}", file=sys.stderr)
+    except UsageError as exc:  # lines kept (a caret under a query), each made inert
+        print("cachetui: " + "\n".join(map(inert, str(exc).split("\n"))), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

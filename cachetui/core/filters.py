@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import OSA
 
 from cachetui.core.compilers import compiler_spellings, normalise_compiler
 from cachetui.core.model import Corpus
@@ -43,8 +44,11 @@ class MalformedValue(ValueError):
 
 def nearest(typed: str, known: Iterable[str], limit: int = SUGGESTIONS) -> list[str]:
     """The known values close to `typed` (rapidfuzz), best first; empty when none is close."""
-    found = process.extract(typed, list(known), scorer=fuzz.WRatio, limit=limit, score_cutoff=NEAR_SCORE)
-    return [choice for choice, _, _ in found]
+    choices = list(known)
+    # Edits first: WRatio scores a short transposition (`mip` for mpi) low, an edit distance does not.
+    edits = process.extract(typed, choices, scorer=OSA.distance, limit=limit, score_cutoff=max(1, len(typed) // 4))
+    similar = process.extract(typed, choices, scorer=fuzz.WRatio, limit=limit, score_cutoff=NEAR_SCORE)
+    return list(dict.fromkeys(choice for choice, _, _ in [*edits, *similar]))[:limit]
 
 
 def resolve_package(corpus: Corpus, typed: str) -> str:

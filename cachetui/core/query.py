@@ -191,16 +191,6 @@ def _named_counts(corpus: Corpus, facet: str, counts: np.ndarray, chosen: frozen
     return found
 
 
-def package_counts(corpus: Corpus, tags: frozenset[str] = frozenset()) -> dict[str, int]:
-    """Specs per package, within the chosen tags (all tags when empty)."""
-    everything = slice(0, corpus.n_specs)
-    owners = corpus.package_of
-    if tags:
-        owners = owners[facet_mask(corpus, everything, "tag", tags)]
-    counts = np.bincount(owners, minlength=len(corpus.packages))
-    return {name: int(counts[i]) for i, name in enumerate(corpus.packages)}
-
-
 def sort_values(facet: str, values: list[str]) -> list[str]:
     """Facet values in reading order: versions newest first, tags in site order, others A-Z."""
     if facet == "version":

@@ -7,7 +7,8 @@ import numpy as np
 from cachetui.core.model import Corpus
 from cachetui.core.query import sort_values
 
-SORT_COLUMNS = ("package", "hash", "version", "compiler", "platform", "os", "target", "stacks", "variants", "size", "tag")
+SORT_COLUMNS = ("package", "hash", "version", "compiler", "platform", "os", "target", "stacks", "variants", "differs",
+                "size", "tag")
 _FACET_COLUMNS = frozenset({"version", "compiler", "platform", "os", "target", "tag"})
 
 
@@ -38,8 +39,9 @@ def sort_key(corpus: Corpus, indices: np.ndarray, column: str) -> np.ndarray:
         return corpus.package_of[indices]
     if column == "hash":
         return np.array([corpus.hashes[i] for i in indices], dtype=object)
-    facet = "stack" if column == "stacks" else "variant"
-    col = corpus.multi[facet]
+    if column in ("variants", "differs"):  # alike configurations side by side (what differs is in the text)
+        return np.array([" ".join(corpus.raw_variants(int(i))) for i in indices], dtype=object)
+    col = corpus.multi["stack"]
     return (col.offsets[indices + 1] - col.offsets[indices]).astype(np.int64)
 
 

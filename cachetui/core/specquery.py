@@ -62,7 +62,7 @@ class VariantTerm:
     def __str__(self) -> str:
         if self.boolean:
             return ("+" if self.values == ("true",) else "~") + self.name
-        return f"{self.name}{':=' if self.exact else '='}{','.join(self.values)}"
+        return f"{self.name}{':=' if self.exact else '='}{_printed(','.join(self.values))}"
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class ArchTerm:
     values: tuple[str, ...]
 
     def __str__(self) -> str:
-        return f"{self.key}={','.join(self.values)}"
+        return f"{self.key}={_printed(','.join(self.values))}"
 
 
 @dataclass(frozen=True)
@@ -150,9 +150,12 @@ class _Parser:
         self.text = text
         self.tokens = [m for m in _TOKENIZER.finditer(text) if m.lastgroup != "WS"]
         self.at = 0
-        for token in self.tokens:
-            if token.lastgroup == "UNEXPECTED":
-                raise SpecSyntaxError(f"unexpected {token.group()!r}", text, token.start())
+        for before, token in zip([None, *self.tokens], self.tokens):
+            if token.lastgroup != "UNEXPECTED":
+                continue
+            if token.group() == "=" and before is not None and before.end() == token.start():
+                raise SpecSyntaxError(f"'{before.group()}=' needs a value", text, before.start())
+            raise SpecSyntaxError(f"unexpected {token.group()!r}", text, token.start())
 
     def parse(self) -> SpecQuery:
         root = self._node()
@@ -164,8 +167,8 @@ class _Parser:
             self.at += 1
             deptypes, virtuals = _edge_attributes(token, self.text) if token.lastgroup == "EDGE_ATTRIBUTES" else ((), ())
             node = self._node()
-            if node.empty:
-                raise SpecSyntaxError("'^' must be followed by a package", self.text, token.start())
+            if node.name is None:
+                raise SpecSyntaxError("'^' must be followed by a package name", self.text, token.start())
             dependencies.append(DependencyQuery(node, deptypes, virtuals))
         return SpecQuery(root, tuple(dependencies))
 
@@ -176,9 +179,10 @@ class _Parser:
         arch: list[ArchTerm] = []
         compilers: list[CompilerTerm] = []
         if self._next("NAME"):
-            value = self.tokens[self.at].group()
-            name = None if value == "*" else value.rsplit(".", 1)[-1]  # a namespace is not a package name
-            self.at += 1
+            if self.tokens[self.at].group() == "*":
+                self.at += 1
+            else:
+                name = self._package_name()
         while self.at < len(self.tokens):
             token = self.tokens[self.at]
             kind, value = token.lastgroup, token.group()
@@ -207,6 +211,15 @@ class _Parser:
             self.at += 1
         return NodeQuery(name, versions, tuple(compilers), tuple(variants), tuple(arch), hash_prefix)
 
+    def _package_name(self) -> str:
+        """The NAME token at hand, without a namespace (`builtin.zlib` is zlib)."""
+        token = self.tokens[self.at]
+        name = token.group().rsplit(".", 1)[-1]
+        if not re.fullmatch(IDENTIFIER, name):
+            raise SpecSyntaxError(f"{token.group()!r} is not a package name", self.text, token.start())
+        self.at += 1
+        return name
+
     def _next(self, kind: str) -> bool:
         return self.at < len(self.tokens) and self.tokens[self.at].lastgroup == kind
 
@@ -218,8 +231,7 @@ class _Parser:
             languages = tuple(token.group("virtuals").split(",")) if token.group("virtuals") else ()
         if not self._next("NAME") or self.tokens[self.at].group() == "*":
             raise SpecSyntaxError("'%' must be followed by a compiler, such as gcc@13", self.text, token.start())
-        name = self.tokens[self.at].group().rsplit(".", 1)[-1]
-        self.at += 1
+        name = self._package_name()
         versions = None
         if self._next("VERSION"):
             version = self.tokens[self.at]
@@ -241,16 +253,24 @@ class _Parser:
         value = _unquote(value)
         if not value:
             raise SpecSyntaxError(f"'{name}=' needs a value", self.text, position)
+        items = value.split(",")
+        if not all(items) or any(item.startswith("=") for item in items) or "'" in value or '"' in value:
+            raise SpecSyntaxError(f"'{name}=' has a value no package uses ({value!r})", self.text, position)
         if name in FLAG_KEYS:
             raise SpecSyntaxError(f"compiler flags ({name}) are not recorded in build caches", self.text, position)
         if name in ("arch", "architecture"):
             arch.extend(_arch_triple(value, self.text, position))
         elif name in ARCH_KEYS:
-            arch.append(ArchTerm(name, tuple(value.split(","))))
+            arch.append(ArchTerm(name, tuple(items)))
         elif value in ("true", "false") and not exact:
             variants.append(VariantTerm(name, (value,), boolean=True))  # `mpi=true` is `+mpi`
         else:
-            variants.append(VariantTerm(name, tuple(v for v in value.split(",") if v), exact=exact))
+            variants.append(VariantTerm(name, tuple(items), exact=exact))
+
+
+def _printed(value: str) -> str:
+    """A value as the parser reads it back: quoted when it holds what would end or change it."""
+    return value if re.fullmatch(VALUE, value) else f'"{value}"'
 
 
 def _unquote(value: str) -> str:

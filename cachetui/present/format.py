@@ -38,10 +38,10 @@ def condensed_variants(raw_variants: Iterable[str]) -> str:
 @lru_cache(maxsize=65536)
 def _condensed_text(text: str) -> str:
     # The same variant strings recur across thousands of specs: condense each once.
-    return " ".join(_condensed(v) for v in parse_variants(text))
+    return " ".join(condensed(v) for v in parse_variants(text))
 
 
-def _condensed(variant: Variant) -> str:
+def condensed(variant: Variant) -> str:
     if variant.name == "patches" and variant.values:
         return f"patches({len(variant.values)})"
     if variant.kind is VariantKind.MULTI and len(",".join(variant.values)) > 24:

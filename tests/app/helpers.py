@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from textual import events
@@ -56,6 +57,23 @@ async def wait_until(pilot: Pilot, condition: Callable[[], bool], rounds: int = 
             return
         await pilot.pause()
     raise AssertionError("condition never held")
+
+
+async def wait_for(pilot: Pilot, condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Like wait_until, for what waits on a timer or a thread: poll the condition until it holds or time is up."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError("condition never held")
+        await pilot.pause(0.01)
+
+
+async def type_query(pilot: Pilot, text: str) -> None:
+    """`/`, the text, Enter: the query applies at once (no waiting for typing to pause)."""
+    await pilot.press("escape", "slash", "ctrl+u", *text, "enter")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
 
 
 async def run_palette(pilot: Pilot, typed: str, first_hit: str) -> None:

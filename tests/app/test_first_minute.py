@@ -14,6 +14,7 @@ from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
 from cachetui.app.screens.help import HelpScreen
 from cachetui.app.widgets.facet_panel import MAX_VALUES, FacetPanel, Kind
 from cachetui.app.widgets.package_list import PackageList
+from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.core.query import Query
 from tests.app.helpers import burst, open_package, run_palette, sample_app, toggle_facet, wait_loaded, wait_until
@@ -91,8 +92,9 @@ async def test_slash_on_narrow_screens_never_types_into_a_hidden_box() -> None:
         assert not _displayed(app.screen.query_one(PackageList))
         await pilot.press("slash", *"mpi")
         await pilot.pause()
-        search_box = app.screen.query_one(PackageList).search
+        search_box = app.screen.query_one(QueryBar).input
         assert app.focused is search_box and _displayed(search_box) and search_box.value == "mpi"
+        assert _displayed(app.screen.query_one(PackageList))  # where the matches show
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -103,7 +105,7 @@ async def test_keys_typed_fast_after_slash_land_in_the_search_box(size: tuple[in
         app.screen.query_one(SpecTable).focus()
         await pilot.press("f")
         await burst(pilot, "slash", "h", "d", "f", "5")
-        assert app.screen.query_one(PackageList).search.value == "hdf5"
+        assert app.screen.query_one(QueryBar).text == "hdf5"
 
 
 async def test_no_hidden_widget_keeps_the_focus_when_panes_swap() -> None:

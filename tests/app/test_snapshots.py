@@ -9,7 +9,7 @@ import pytest
 from textual.pilot import Pilot
 
 from cachetui.app.widgets.spec_table import SpecTable
-from tests.app.helpers import open_package, sample_app, toggle_facet, wait_loaded
+from tests.app.helpers import open_package, sample_app, toggle_facet, type_query, wait_loaded
 
 SIZES = [(120, 40), (80, 24)]
 
@@ -49,7 +49,24 @@ def test_facets_shown_on_narrow_or_hidden_on_wide(snap_compare, size: tuple[int,
     assert snap_compare(sample_app(), terminal_size=size, run_before=run_before)
 
 
-@pytest.mark.parametrize("keys", ["c", "t", "question_mark"], ids=["copy-menu", "tag-picker", "help"])
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_spec_query(snap_compare, size: tuple[int, int]) -> None:  # noqa: ANN001
+    async def run_before(pilot: Pilot) -> None:
+        await wait_loaded(pilot)
+        await type_query(pilot, "py-mpi4py %gcc@13 target=aarch64")
+
+    assert snap_compare(sample_app(), terminal_size=size, run_before=run_before)
+
+
+def test_spec_query_problem(snap_compare) -> None:  # noqa: ANN001
+    async def run_before(pilot: Pilot) -> None:
+        await wait_loaded(pilot)
+        await type_query(pilot, "py-mpi4py %gnu")
+
+    assert snap_compare(sample_app(), terminal_size=(80, 24), run_before=run_before)
+
+
+@pytest.mark.parametrize("keys", ["c", "t", "question_mark", "v"], ids=["copy-menu", "tag-picker", "help", "columns"])
 def test_dialogs(snap_compare, keys: str) -> None:  # noqa: ANN001
     async def run_before(pilot: Pilot) -> None:
         await _opened(pilot)

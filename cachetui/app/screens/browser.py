@@ -6,8 +6,10 @@ widgets get data pushed down and send messages up.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -15,7 +17,9 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, ProgressBar
+from textual.worker import get_current_worker
 
+from cachetui.app.screens.columns_dialog import ColumnsDialog
 from cachetui.app.screens.copy_menu import CopyMenu, copy_choices
 from cachetui.app.screens.help import HelpScreen, help_sections
 from cachetui.app.screens.problems import ProblemsScreen
@@ -24,28 +28,62 @@ from cachetui.app.widgets.detail_pane import DetailPane
 from cachetui.app.widgets.spec_detail import spec_detail
 from cachetui.app.widgets.facet_panel import FacetPanel, FacetsPane, FacetState
 from cachetui.app.widgets.package_list import PackageList
-from cachetui.app.widgets.spec_table import SpecRows, SpecTable
+from cachetui.app.widgets.query_bar import QueryBar
+from cachetui.app.widgets.spec_table import HIDDEN_AT_FIRST, SpecRows, SpecTable
 from cachetui.app.widgets.status_line import Status, StatusLine
+from cachetui.core.filters import UnknownValue
 from cachetui.core.model import Corpus, SpecView
-from cachetui.core.query import Query, all_facet_counts, match, package_counts
-from cachetui.core.sorting import sort_specs
+from cachetui.core.query import Query, RunsOn, all_facet_counts, match
+from cachetui.core.results import Results, package_counts_for, results_for
+from cachetui.core.specmatch import NoDependencyData, hash_matches
+from cachetui.core.specquery import NodeQuery, SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query
+from cachetui.core.targets import host
 from cachetui.present.format import loading_text
 
 # Pane -> the title on its top border; the focused pane's title and border light up.
 PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details", "#facets": "Facets"}
+# Up to this many specs, an answer takes a few milliseconds and is computed on the spot; above,
+# in a worker, so keys and paints never wait for it (a newer question cancels an older one).
+INLINE_SPECS = 50_000
+PACKAGE_COUNTS_KEPT = 32
+
+
+@dataclass(frozen=True, eq=False)
+class Answer:
+    """A query's results and per-package counts, or what is wrong with the query."""
+
+    results: Results | None = None
+    package_counts: dict[str, int] | None = None
+    problem: str | None = None
+
+
+def answer(corpus: Corpus, query: Query, sort: tuple[str | None, bool], memo: dict[Query, dict[str, int]]) -> Answer:
+    try:
+        results = results_for(corpus, query, sort)
+        everywhere = replace(query, package=None)  # package counts do not change as you move between packages
+        counts = memo.get(everywhere)
+        if counts is None:
+            counts = memo[everywhere] = package_counts_for(corpus, everywhere)
+            while len(memo) > PACKAGE_COUNTS_KEPT:
+                memo.pop(next(iter(memo)))
+    except (UnknownValue, NoDependencyData) as exc:
+        return Answer(problem=str(exc))
+    return Answer(results, counts)
 
 
 class BrowserScreen(Screen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     # `/` and `f` move the focus, so they are priority bindings: Textual then acts on them as they
     # arrive, and the keys typed right after reach the new focus (see check_action for text boxes).
-    BINDINGS = [
+    BINDINGS = [  # in the footer's order: what is used most first, so a narrow footer cuts the rest
         Binding("slash", "focus_search", "Search", priority=True, id="browser.search"),
         Binding("f", "toggle_facets", "Facets", priority=True, id="browser.facets"),
-        Binding("x", "clear_filters", "Clear", id="browser.clear"),
-        Binding("t", "choose_tag", "Tag", id="browser.tag"),
         Binding("y", "copy_hash", "Copy hash", id="browser.copy-hash"),
         Binding("c", "copy_menu", "Copy…", id="browser.copy-menu"),
+        Binding("x", "clear_filters", "Clear", id="browser.clear"),
+        Binding("t", "choose_tag", "Tag", id="browser.tag"),
+        Binding("r", "toggle_runs_on", "Runs here", id="browser.runs-on"),
+        Binding("v", "choose_columns", "Columns", id="browser.columns"),
         Binding("p", "problems", "Problems", id="browser.problems"),
         Binding("question_mark", "help", "Help", id="browser.help"),
         Binding("escape", "back", "Back", show=False, id="browser.back"),
@@ -57,17 +95,23 @@ class BrowserScreen(Screen[None]):
     facet_filter: reactive[str] = reactive("")
     expanded_facets: reactive[frozenset[str]] = reactive(frozenset())
     with_build_deps: reactive[bool] = reactive(False)
+    hidden_columns: reactive[frozenset[str]] = reactive(HIDDEN_AT_FIRST)
 
     def __init__(self) -> None:
         super().__init__()
         self.facet_counts: dict[str, dict[str, int]] = {}  # for the current query; the palette reads it too
         self._jumps: list[tuple[Query, int]] = []  # where each jump to a dependency came from (Backspace)
+        self._applied = Query()  # the query the widgets show (spec_query may be a newer one on its way)
+        self._select_after: int | None = None  # a spec to put the cursor on once its results arrive
+        self._wanted_spec: SpecQuery | None = None  # the last spec query parsed from the query line
+        self._package_counts: dict[Query, dict[str, int]] = {}
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
         with Vertical(id="loading"):
             yield Label("Loading build-cache documents…", id="loading-label")
             yield ProgressBar(id="loading-bar", show_eta=False)
+        yield QueryBar(id="query")
         with Horizontal(id="body"):
             yield PackageList(id="packages")
             with Vertical(id="center"):
@@ -93,10 +137,12 @@ class BrowserScreen(Screen[None]):
         if corpus is None:
             return
         self.add_class("-loaded")
-        packages = self.query_one(PackageList)
-        packages.names = tuple(corpus.packages)
+        self._package_counts.clear()
+        self.query_one(PackageList).names = tuple(corpus.packages)
         self.spec_query = Query()
         self._refresh_results()
+        if self.query_one(QueryBar).text:  # typed while loading
+            self._use_text(self.query_one(QueryBar).text)
 
     def watch_spec_query(self) -> None:
         self._refresh_results()
@@ -110,26 +156,62 @@ class BrowserScreen(Screen[None]):
     def watch_expanded_facets(self) -> None:
         self._push_facets()
 
+    def watch_hidden_columns(self, hidden: frozenset[str]) -> None:
+        self.query_one(SpecTable).hidden = hidden
+
     def _refresh_results(self) -> None:
         corpus = self.corpus
         if corpus is None:
             return
-        with self.app.batch_update():  # four widgets change together: never paint a half-updated screen
-            self._push_results(corpus)
+        query, sort = self.spec_query, self.sort
+        if corpus.n_specs <= INLINE_SPECS:
+            self._deliver(query, sort, answer(corpus, query, sort, self._package_counts))
+        else:
+            self.query_one(StatusLine).status = replace(self.query_one(StatusLine).status, busy=True)
+            self._answer_in_worker(corpus, query, sort)
+
+    @work(thread=True, exclusive=True, group="results", name="results", exit_on_error=False)
+    def _answer_in_worker(self, corpus: Corpus, query: Query, sort: tuple[str | None, bool]) -> None:
+        found = answer(corpus, query, sort, self._package_counts)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._deliver, query, sort, found)
+
+    def _deliver(self, query: Query, sort: tuple[str | None, bool], found: Answer) -> None:
+        corpus = self.corpus
+        if corpus is None or (query, sort) != (self.spec_query, self.sort):
+            return  # a newer question is on its way
+        bar = self.query_one(QueryBar)
+        if found.problem is not None or found.results is None:
+            # The query cannot be answered (a name not in the corpus): say so where it was typed,
+            # and keep showing the last answer, which the status line still describes.
+            bar.problem = found.problem
+            self._select_after = None
+            self.set_reactive(BrowserScreen.spec_query, self._applied)
+            self._push_status(corpus, self._applied, self.query_one(SpecTable).row_count)
+            return
+        if query.spec is not None and query.spec == self._wanted_spec:
+            bar.problem = None
+        self._applied = query
+        with self.app.batch_update():  # the widgets change together: never paint a half-updated screen
+            self._push_results(corpus, found.results, found.package_counts or {})
+        if self._select_after is not None:
+            self.query_one(SpecTable).select_spec(self._select_after)
+            self._select_after = None
         self.refresh_bindings()  # what y, c and x can do depends on the results
 
-    def _push_results(self, corpus: Corpus) -> None:
-        query = self.spec_query
-        indices = match(corpus, query)
+    def _push_results(self, corpus: Corpus, results: Results, package_counts: dict[str, int]) -> None:
+        query = results.query
         column, descending = self.sort
-        if column is not None:
-            indices = sort_specs(corpus, indices, column, descending=descending)
-        self.query_one(SpecTable).data = SpecRows(corpus, indices, column, descending, query.package)
-        self.facet_counts = all_facet_counts(corpus, query)
+        self.query_one(SpecTable).data = SpecRows(corpus, results.indices, column, descending, query.package,
+                                                  results.common)
+        self.facet_counts = results.facet_counts
         self._push_facets()
         packages = self.query_one(PackageList)
-        packages.counts = package_counts(corpus, query.filters.get("tag", frozenset()))
+        packages.counts = package_counts
         packages.current = query.package
+        self._push_status(corpus, query, len(results.indices))
+
+    def _push_status(self, corpus: Corpus, query: Query, shown: int) -> None:
         scope = corpus.package_slice(query.package)
         self.query_one(StatusLine).status = Status(
             documents=len(corpus.documents),
@@ -137,11 +219,14 @@ class BrowserScreen(Screen[None]):
             tags=len(corpus.tags),
             package=query.package,
             filters=query.active(),
-            shown=len(indices),
+            shown=shown,
             in_scope=scope.stop - scope.start,
             problems=len(corpus.report.problems),
             errors=len(corpus.report.errors),
             loading=False,
+            spec=str(query.spec) if query.spec is not None else None,
+            runs_on=_runs_on_text(query.runs_on),
+            spec_names_package=query.spec is not None and query.spec.root.name == query.package,
         )
 
     def _push_facets(self) -> None:
@@ -156,7 +241,7 @@ class BrowserScreen(Screen[None]):
 
     def open_package(self, package: str | None) -> None:
         """Show one package's specs (None: every spec), keeping the active filters."""
-        self.spec_query = Query(package, self.spec_query.filters)
+        self.spec_query = replace(self.spec_query, package=package)
         self.set_focus(self.query_one(SpecTable))
 
     @on(SpecTable.Highlighted)
@@ -186,24 +271,30 @@ class BrowserScreen(Screen[None]):
         self.show_spec(event.spec)
 
     def show_spec(self, spec: int) -> None:
-        """Open `spec`'s package with the spec selected; filters that would hide it are cleared (and said so)."""
+        """Open `spec`'s package with the spec selected; a query that would hide it is cleared (and said so)."""
         corpus = self.corpus
         if corpus is None:
             return
         package = corpus.packages[corpus.package_of[spec]]
-        query = Query(package, self.spec_query.filters)
+        query = replace(self.spec_query, package=package)
         if spec not in set(match(corpus, query).tolist()):
             query = Query(package)
-            self.notify("Filters cleared to show it.", markup=False)
+            self.query_one(QueryBar).clear()
+            self.notify("Query and filters cleared to show it.", markup=False)
+        self._show(query, spec)
+
+    def _show(self, query: Query, spec: int) -> None:
+        self._select_after = spec
+        if query == self.spec_query:
+            self._refresh_results()  # the same query: no watcher fires, but the cursor must still move
         self.spec_query = query
-        self.query_one(SpecTable).select_spec(spec)
 
     def action_jump_back(self) -> None:
         """Backspace: back to the spec a jump came from."""
         if self._jumps:
             query, spec = self._jumps.pop()
-            self.spec_query = query
-            self.query_one(SpecTable).select_spec(spec)
+            self.query_one(QueryBar).show(str(query.spec) if query.spec else "")
+            self._show(query, spec)
 
     @on(SpecTable.Selected)
     def _spec_selected(self) -> None:
@@ -217,6 +308,72 @@ class BrowserScreen(Screen[None]):
         """Sort by `column`; asking again for the same column reverses it."""
         current, descending = self.sort
         self.sort = (column, not descending if current == column else False)
+
+    @on(QueryBar.Typed)
+    def _query_typed(self, event: QueryBar.Typed) -> None:
+        self._use_text(event.text)
+
+    @on(QueryBar.Submitted)
+    def _query_submitted(self, event: QueryBar.Submitted) -> None:
+        if not looks_like_spec(event.text):
+            self.query_one(PackageList).choose_highlighted()
+        elif self._use_text(event.text):
+            self.set_focus(self.query_one(SpecTable))
+
+    @on(QueryBar.Left)
+    def _query_left(self, event: QueryBar.Left) -> None:
+        target = self.query_one(SpecTable) if looks_like_spec(event.text) else self.query_one(PackageList).options
+        self.set_focus(target)
+
+    def _use_text(self, text: str) -> bool:
+        """The query line changed: a package search, or a spec query (False when it cannot be used)."""
+        packages, bar = self.query_one(PackageList), self.query_one(QueryBar)
+        spec_mode = looks_like_spec(text)
+        packages.only_matching = spec_mode
+        if not spec_mode:
+            packages.search = text
+            bar.problem = None
+            self._wanted_spec = None
+            if self.spec_query.spec is not None:
+                self.spec_query = replace(self.spec_query, spec=None)
+            return True
+        if self.corpus is None:
+            return False  # applied once the corpus arrives
+        try:
+            spec = parse_spec_query(text)
+            query = self._query_for(self.corpus, spec)
+        except SpecSyntaxError as exc:
+            bar.problem = f"column {exc.position + 1}: {exc.message}"
+            return False
+        except UnknownValue as exc:
+            bar.problem = str(exc)
+            return False
+        self._wanted_spec = spec
+        if query != self.spec_query:
+            self.spec_query = query
+            return bar.problem is None
+        bar.problem = None  # the same question as the one answered (or on its way): nothing to redo
+        if self._select_after is not None:
+            self.query_one(SpecTable).select_spec(self._select_after)
+            self._select_after = None
+        return True
+
+    def _query_for(self, corpus: Corpus, spec: SpecQuery) -> Query:
+        """Where a spec query looks: its package; a hash across everything; otherwise the package open now."""
+        current, root = self.spec_query, spec.root
+        if root.name is not None:
+            if root.name not in corpus.package_index:
+                raise UnknownValue("package", root.name, corpus.packages)
+            return Query(root.name, current.filters, spec, current.runs_on)
+        if root.hash_prefix and not spec.dependencies and root == NodeQuery(hash_prefix=root.hash_prefix):
+            hits = hash_matches(corpus, root.hash_prefix)
+            if not len(hits):
+                raise UnknownValue("hash", root.hash_prefix, [], f"no binary's hash starts with {root.hash_prefix}")
+            if len(hits) > 1:
+                return Query(None, spec=spec)  # every candidate, whatever the filters
+            self._select_after = int(hits[0])  # the one binary: open it (y copies its hash)
+            return Query(corpus.packages[corpus.package_of[hits[0]]], spec=spec)
+        return Query(current.package, current.filters, spec, current.runs_on)
 
     @on(FacetPanel.Toggled)
     def _facet_toggled(self, event: FacetPanel.Toggled) -> None:
@@ -242,8 +399,8 @@ class BrowserScreen(Screen[None]):
         if action in ("copy_hash", "copy_menu"):
             return self.query_one(SpecTable).current_spec is not None
         if action == "clear_filters":
-            return bool(self.spec_query.filters)
-        if action in ("choose_tag", "problems"):
+            return bool(self.spec_query.filters) or self.spec_query.runs_on is not None
+        if action in ("choose_tag", "problems", "toggle_runs_on"):
             return self.corpus is not None
         return True
 
@@ -256,7 +413,7 @@ class BrowserScreen(Screen[None]):
         if self.has_class("-narrow") and self.has_class("-facets-toggled"):
             self.remove_class("-facets-toggled")  # the package list takes its place back: never type unseen
         # Focus now (Screen.set_focus), not later (Widget.focus): keys typed right after `/` land in the box.
-        self.set_focus(self.query_one(PackageList).search)
+        self.set_focus(self.query_one(QueryBar).input)
 
     def action_toggle_facets(self) -> None:
         self.toggle_class("-facets-toggled")  # styles update at once, so `display` below is current
@@ -272,6 +429,25 @@ class BrowserScreen(Screen[None]):
 
     def action_clear_filters(self) -> None:
         self.spec_query = self.spec_query.cleared()
+
+    def action_toggle_runs_on(self) -> None:
+        """Only binaries that run on this machine: its platform, and its microarchitecture or an ancestor."""
+        if self.spec_query.runs_on is not None:
+            self.spec_query = replace(self.spec_query, runs_on=None)
+            return
+        try:
+            machine = host()
+        except Exception as exc:  # noqa: BLE001 - archspec reads /proc/cpuinfo and the like
+            self.notify(f"Cannot tell what this machine is: {exc}", severity="warning", markup=False)
+            return
+        self.spec_query = replace(self.spec_query, runs_on=RunsOn(machine.target, machine.platform))
+
+    def action_choose_columns(self) -> None:
+        self.app.push_screen(ColumnsDialog(self.hidden_columns), self._columns_chosen)
+
+    def _columns_chosen(self, hidden: frozenset[str] | None) -> None:
+        if hidden is not None:
+            self.hidden_columns = hidden
 
     def action_choose_tag(self) -> None:
         corpus = self.corpus
@@ -321,6 +497,12 @@ class BrowserScreen(Screen[None]):
         packages = self.query_one(PackageList)
         # On a narrow screen with facets shown, the package list is hidden: fall back to the table.
         self.set_focus(packages.options if _displayed(packages) else self.query_one(SpecTable))
+
+
+def _runs_on_text(runs_on: RunsOn | None) -> str | None:
+    if runs_on is None:
+        return None
+    return f"runs on this {runs_on.machine}" if runs_on.platform else f"runs on {runs_on.machine}"
 
 
 def _displayed(widget: Widget) -> bool:

@@ -47,7 +47,8 @@ class LineView(ScrollView, can_focus=True):
     def row_text(self, row: int, width: int) -> Text:
         raise NotImplementedError
 
-    def header_text(self, width: int) -> Text:
+    def header_text(self, y: int, width: int) -> Text:
+        """Header line `y` (of HEADER_LINES), fixed above the scrolling rows."""
         return Text()
 
     def selectable(self, row: int) -> bool:
@@ -89,7 +90,7 @@ class LineView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.content_width
         if y < self.HEADER_LINES:
-            return self._strip(self.header_text(width), width, self.rich_style)
+            return self._strip(self.header_text(y, width), width, self.rich_style)
         row = int(self.scroll_offset.y) + y - self.HEADER_LINES
         if row >= self.row_count:
             return Strip.blank(width, self.rich_style)

@@ -8,11 +8,9 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Input
 
 from cachetui.app.widgets.fit import fit
 from cachetui.app.widgets.pick_list import PickList
@@ -41,7 +39,8 @@ class PackageRows:
         if row == 0:
             return self._line("All packages", sum(self.counts.values()), width, (), "bold")
         match = self.matches[row - 1]
-        return self._line(match.name, self.counts.get(match.name, 0), width, match.positions, "")
+        count = self.counts.get(match.name, 0)
+        return self._line(match.name, count, width, match.positions, "" if count else "dim")
 
     @staticmethod
     def _line(name: str, count: int, width: int, positions: tuple[int, ...], style: str) -> Text:
@@ -56,13 +55,17 @@ class PackageRows:
 
 
 class PackageList(Vertical):
-    """Posts `Chosen` with a package name, or None for "all packages"."""
+    """Posts `Chosen` with a package name, or None for "all packages".
 
-    BINDINGS = [Binding("down", "focus_list", "To list", show=False, id="packages.to-list")]
+    `search` ranks the names fuzzily; with `only_matching` (a spec query is active) the list
+    holds just the packages that have matching specs, A-Z.
+    """
 
     names: reactive[tuple[str, ...]] = reactive(())
     counts: reactive[dict[str, int]] = reactive(dict)
     current: reactive[str | None] = reactive(None)
+    search: reactive[str] = reactive("")
+    only_matching: reactive[bool] = reactive(False)
 
     class Chosen(Message):
         def __init__(self, package: str | None) -> None:
@@ -70,12 +73,7 @@ class PackageList(Vertical):
             self.package = package
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="/ search packages", id="package-search")
         yield PickList(id="package-options")
-
-    @property
-    def search(self) -> Input:
-        return self.query_one("#package-search", Input)
 
     @property
     def options(self) -> PickList:
@@ -89,15 +87,18 @@ class PackageList(Vertical):
         self._refill()
 
     def watch_counts(self) -> None:
-        self._refill(keep_cursor=True)
+        self._refill(keep_cursor=not self.only_matching)
 
-    @on(Input.Changed, "#package-search")
-    def _query_changed(self) -> None:
+    def watch_search(self) -> None:
+        self._refill()
+
+    def watch_only_matching(self) -> None:
         self._refill()
 
     def _refill(self, keep_cursor: bool = False) -> None:
-        query = self.search.value
-        matches = search_packages(query, self.names)  # the same tuple each time: its spellings are reused
+        query = "" if self.only_matching else self.search
+        names = tuple(n for n in self.names if self.counts.get(n)) if self.only_matching else self.names
+        matches = search_packages(query, names)  # the same tuple each time: its spellings are reused
         if keep_cursor and self.rows is not None:
             cursor = self.options.cursor
         elif query.strip() and matches:
@@ -107,8 +108,8 @@ class PackageList(Vertical):
             cursor = shown.index(self.current) + 1 if self.current in shown else 0
         self.options.source = PackageRows(matches, self.counts, cursor)
 
-    @on(Input.Submitted, "#package-search")
-    def _submitted(self) -> None:
+    def choose_highlighted(self) -> None:
+        """Open what the cursor is on (after a search, the best match)."""
         self._choose(self.options.cursor)
 
     @on(PickList.Selected, "#package-options")
@@ -120,6 +121,3 @@ class PackageList(Vertical):
         rows = self.rows
         if rows is not None and 0 <= row < len(rows):
             self.post_message(self.Chosen(rows.package(row)))
-
-    def action_focus_list(self) -> None:
-        self.screen.set_focus(self.options)

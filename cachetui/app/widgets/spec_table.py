@@ -22,7 +22,8 @@ from cachetui.app.widgets.fit import fit
 from cachetui.app.widgets.line_view import LineView
 from cachetui.core.hashes import short_hash
 from cachetui.core.model import Corpus
-from cachetui.present.format import condensed_variants, human_size
+from cachetui.core.common import Common
+from cachetui.present.format import condensed, condensed_variants, human_size
 from cachetui.present.inert import inert
 
 GAP = 1
@@ -38,6 +39,7 @@ class SpecRows:
     sort_column: str | None = None
     descending: bool = False
     package: str | None = None  # the one package shown, or None: rows then need a package column
+    common: Common = Common()  # what every row shares: the "differs" column leaves it out
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class Column:
     priority: int  # lower stays longer when the pane is narrow
     min_width: int
     max_width: int
+    flexible: bool = False  # shown cut short (down to min_width) rather than dropped when space is short
 
 
 COLUMNS = (
@@ -54,14 +57,23 @@ COLUMNS = (
     Column("hash", "hash", 0, 7, 7),
     Column("version", "version", 1, 7, 12),
     Column("compiler", "compiler", 2, 8, 18),
-    Column("platform", "platform", 7, 6, 8),
-    Column("os", "os", 4, 6, 12),
-    Column("target", "target", 3, 6, 12),
-    Column("stacks", "stacks", 8, 8, 28),
-    Column("variants", "variants", 9, 10, 60),
-    Column("size", "size", 6, 8, 9),
-    Column("tag", "tag", 5, 7, 18),
+    Column("differs", "differs", 3, 10, 60, flexible=True),
+    Column("platform", "platform", 8, 6, 8),
+    Column("os", "os", 5, 6, 12),
+    Column("target", "target", 4, 6, 12),
+    Column("stacks", "stacks", 9, 8, 28),
+    Column("variants", "variants", 10, 10, 60, flexible=True),
+    Column("size", "size", 7, 8, 9),
+    Column("tag", "tag", 6, 7, 18),
 )
+
+
+HIDDEN_AT_FIRST = frozenset({"variants"})  # "differs" and the common line above say it without repeats
+
+
+def _differs_getter(rows: SpecRows) -> Callable[[int], str]:
+    common, raw = rows.common, rows.corpus.raw_variants
+    return lambda i: " ".join(condensed(v) for v in common.differing(raw(i)))
 
 
 def _cell_getters(corpus: Corpus) -> dict[str, Callable[[int], str]]:
@@ -86,19 +98,33 @@ def _cell_getters(corpus: Corpus) -> dict[str, Callable[[int], str]]:
     }
 
 
+def common_text(rows: SpecRows | None) -> Text:
+    """The line above the titles: what every row shares, said once (or why there are no rows)."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    if rows is None:
+        return text
+    if not len(rows.indices):
+        return text.append("No spec matches: the status line shows the query and filters (x clears filters).",
+                           "italic")
+    shared = rows.common.spec_text()
+    text.append("common: " if len(rows.indices) > 1 else "only: ", "dim")
+    return text.append(inert(shared) or "nothing in common", "bold" if shared else "dim italic")
+
+
 class SpecTable(LineView):
     """Specs as rows; the cursor row is the selected spec."""
 
     BINDINGS = [
-        Binding("enter", "select", "Details", id="table.select"),
+        Binding("enter", "select", "Details", show=False, id="table.select"),
         Binding("s", "sort_next", "Sort", id="table.sort"),
         Binding("S", "sort_reverse", "Reverse sort", show=False, id="table.sort-reverse"),
     ]
     COMPONENT_CLASSES = {"spec-table--header", "spec-table--cursor", "spec-table--cursor-blurred", "spec-table--sorted"}
-    HEADER_LINES = 1
+    HEADER_LINES = 2  # what every row shares, then the column titles
     CURSOR_CLASSES = ("spec-table--cursor", "spec-table--cursor-blurred")
 
     data: reactive[SpecRows | None] = reactive(None, always_update=True)
+    hidden: reactive[frozenset[str]] = reactive(HIDDEN_AT_FIRST)
 
     class Highlighted(Message):
         """The cursor moved to another spec (None when the table is empty)."""
@@ -137,9 +163,17 @@ class SpecTable(LineView):
     def watch_data(self, old: SpecRows | None, new: SpecRows | None) -> None:
         if new is not None and (old is None or old.corpus is not new.corpus):
             self._getters = _cell_getters(new.corpus)
+        if new is not None:
+            self._getters["differs"] = _differs_getter(new)
         self._widths = self._measure(new) if new is not None else {}
         self._relayout()
         self.rows_changed()
+
+    def watch_hidden(self) -> None:
+        if self.data is not None:
+            self._widths = self._measure(self.data)
+        self._relayout()
+        self.refresh()
 
     def cursor_moved(self) -> None:
         self.post_message(self.Highlighted(self.current_spec))
@@ -152,10 +186,15 @@ class SpecTable(LineView):
                 self.cursor = int(rows[0])
 
     def _columns(self) -> tuple[Column, ...]:
-        """Every column, but the package column only when rows can come from several packages."""
-        if self.data is not None and self.data.package is not None:
-            return tuple(c for c in COLUMNS if c.key != "package")
-        return COLUMNS
+        """The columns not hidden, but none that every row has alike: the common line says those once."""
+        data = self.data
+        alike: set[str] = set()
+        if data is not None and len(data.indices) > 1:
+            alike = set(data.common.values) | ({"package"} if data.common.package else set())
+            alike |= set() if data.common.variants_vary else {"differs"}
+        if data is not None and data.package is not None:
+            alike.add("package")
+        return tuple(c for c in COLUMNS if c.key not in self.hidden and c.key not in alike)
 
     def _measure(self, rows: SpecRows) -> dict[str, int]:
         """Column widths from the values on display (sampled when there are very many)."""
@@ -173,24 +212,32 @@ class SpecTable(LineView):
         self._relayout()
 
     def _relayout(self) -> None:
-        """Choose the columns that fit, by priority; the last one takes what is left."""
+        """Choose the columns that fit, by priority; flexible ones give way first; the last takes what is left."""
         width = self.content_width
         chosen: list[Column] = []
         used = 0
         columns = self._columns()
         for column in sorted(columns, key=lambda c: c.priority):
-            need = self._widths.get(column.key, column.min_width) + GAP
+            need = (column.min_width if column.flexible else self._widths.get(column.key, column.min_width)) + GAP
             if used + need <= width or not chosen:
                 chosen.append(column)
                 used += need
         layout = [(c, self._widths.get(c.key, c.min_width)) for c in columns if c in chosen]
+        excess = sum(w + GAP for _, w in layout) - width
+        for i, (column, column_width) in enumerate(layout):
+            if column.flexible and excess > 0:
+                cut = min(excess, column_width - column.min_width)
+                layout[i], excess = (column, column_width - cut), excess - cut
         if layout:
             spare = width - sum(w + GAP for _, w in layout)
             last, last_width = layout[-1]
             layout[-1] = (last, max(1, last_width + spare + GAP))
         self._layout = layout
 
-    def header_text(self, width: int) -> Text:
+    def header_text(self, y: int, width: int) -> Text:
+        return self._column_titles() if y == 1 else common_text(self.data)
+
+    def _column_titles(self) -> Text:
         sorted_style = self.get_component_rich_style("spec-table--sorted")
         text = Text()  # render_line styles the whole header strip, padding included
         data = self.data
@@ -214,7 +261,7 @@ class SpecTable(LineView):
 
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)
-        if y == 0:  # the header keeps its own background across the whole width
+        if y == 1:  # the column titles keep their own background across the whole width
             return strip.apply_style(self.get_component_rich_style("spec-table--header"))
         return strip
 
@@ -234,7 +281,7 @@ class SpecTable(LineView):
             self.post_message(self.SortRequested(self.data.sort_column, not self.data.descending))
 
     def on_click(self, event: events.Click) -> None:
-        if event.y == 0:
+        if event.y == 1:
             column = self._column_at(event.x)
             if column is not None:
                 same = self.data is not None and self.data.sort_column == column

@@ -24,6 +24,10 @@ class Status:
     problems: int = 0
     errors: int = 0
     loading: bool = True
+    spec: str | None = None  # the spec query as understood (printed back from its parse)
+    runs_on: str | None = None
+    busy: bool = False  # a newer answer is being computed
+    spec_names_package: bool = False
 
 
 def render_status(status: Status) -> Text:
@@ -33,15 +37,24 @@ def render_status(status: Status) -> Text:
     if status.documents == 0 and status.errors:
         text.append(f"Nothing could be loaded: {status.errors} errors (p shows them)", "bold red")
         return text
-    text.append(f"{status.documents} docs · {status.specs} specs · {status.tags} tags", "bold")
-    text.append("  │  ")
-    text.append(inert(status.package) if status.package else "all packages", "bold")
+    # Most telling first, so a narrow terminal cuts the corpus summary, not the answer.
+    named = status.spec_names_package  # `spec: hdf5@1.14 +mpi` says the package already
+    if not named:
+        text.append(inert(status.package) if status.package else "all packages", "bold")
     for facet, values in status.filters.items():
         text.append(f"  {facet}=", "dim")
         text.append(inert(",".join(sorted(values))))
-    text.append(f"  │  {status.shown} of {status.in_scope} specs")
+    if status.spec:
+        text.append("  spec: " if not named else "spec: ", "dim")
+        text.append(inert(status.spec), "bold")
+    if status.runs_on:
+        text.append(f"  {inert(status.runs_on)}", "bold green")
+    text.append(f"  │  {status.shown} of {status.in_scope} specs", "bold")
+    if status.busy:
+        text.append(" (updating…)", "dim")
     if status.problems:
         text.append(f"  │  ⚠ {status.problems} problems (p)", "yellow")
+    text.append(f"  │  {status.documents} docs · {status.specs} specs · {status.tags} tags", "dim")
     return text
 
 

@@ -1,0 +1,43 @@
+"""`v`: choose which table columns show (Space toggles, Escape applies)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, SelectionList
+
+from cachetui.app.widgets.spec_table import COLUMNS
+
+DESCRIPTIONS = {
+    "package": "package (when rows come from several)",
+    "differs": "differs: variants not common to every row",
+    "variants": "variants: all of them",
+}
+
+
+class ColumnsDialog(ModalScreen[frozenset[str]]):
+    """Dismisses with the set of hidden column keys."""
+
+    BINDINGS = [Binding("escape,v,q", "apply", "Apply", id="columns.apply")]
+
+    def __init__(self, hidden: frozenset[str]) -> None:
+        super().__init__()
+        self._hidden = hidden
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("Columns  (space toggles, esc applies)", classes="dialog-title")
+            yield SelectionList[str](
+                *((DESCRIPTIONS.get(c.key, c.title), c.key, c.key not in self._hidden) for c in COLUMNS),
+                classes="dialog-options",
+            )
+
+    def on_mount(self) -> None:
+        self.query_one(SelectionList).focus()
+
+    def action_apply(self) -> None:
+        shown = set(self.query_one(SelectionList).selected)
+        self.dismiss(frozenset(c.key for c in COLUMNS if c.key not in shown))
+

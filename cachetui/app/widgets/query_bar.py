@@ -1,0 +1,109 @@
+"""The `/` line: a package to search for, or a Spack spec query (`hdf5@1.14: +mpi %gcc@13`).
+
+A package search is posted at every keystroke (the fuzzy list is cheap); a spec query once
+typing pauses, so a result over 500k specs is not recomputed for every character. What is
+wrong with the text (pushed down as `problem`) shows beside it, never as an empty table.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widgets import Input, Static
+
+from cachetui.core.specquery import looks_like_spec
+from cachetui.present.inert import inert
+
+PLACEHOLDER = "/ search packages, or a spec: hdf5@1.14: +mpi %gcc@13 target=x86_64_v3: ^zlib /abc1234"
+
+
+class QueryBar(Horizontal):
+    DEBOUNCE_S = 0.15
+
+    BINDINGS = [Binding("down", "leave", "To results", show=False, id="query.leave")]
+
+    problem: reactive[str | None] = reactive(None)
+
+    class Typed(Message):
+        """The text changed (a spec query: typing paused)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class Submitted(Message):
+        """Enter: open the best package, or apply the spec query now and go to the results."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class Left(Message):
+        """Down arrow: to the package list (a package search) or the table (a spec query)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._pending: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder=PLACEHOLDER, id="query-line")
+        yield Static(id="query-problem")
+
+    @property
+    def input(self) -> Input:
+        return self.query_one("#query-line", Input)
+
+    @property
+    def text(self) -> str:
+        return self.input.value
+
+    def show(self, text: str) -> None:
+        """Put `text` on the line without posting anything (the screen already applies its query)."""
+        self._cancel_pending()
+        with self.input.prevent(Input.Changed):
+            self.input.value = text
+        self.problem = None
+
+    def clear(self) -> None:
+        self.show("")
+
+    def watch_problem(self, problem: str | None) -> None:
+        self.set_class(problem is not None, "-problem")
+        self.query_one("#query-problem", Static).update(Text("✗ " + inert(problem), style="bold") if problem else "")
+
+    @on(Input.Changed, "#query-line")
+    def _changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._cancel_pending()
+        if looks_like_spec(event.value):
+            self._pending = self.set_timer(self.DEBOUNCE_S, self._post_typed)
+        else:
+            self._post_typed()
+
+    def _post_typed(self) -> None:
+        self._pending = None
+        self.post_message(self.Typed(self.text))
+
+    def _cancel_pending(self) -> None:
+        if self._pending is not None:
+            self._pending.stop()
+            self._pending = None
+
+    @on(Input.Submitted, "#query-line")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._cancel_pending()
+        self.post_message(self.Submitted(self.text))
+
+    def action_leave(self) -> None:
+        self.post_message(self.Left(self.text))

@@ -1,0 +1,42 @@
+"""Everything a view of a query shows, computed in one place (the browser runs it off the UI thread).
+
+Raises what the query raises (UnknownValue, NoDependencyData): an answer to a typo is an
+error, never an empty table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from cachetui.core.common import Common, common_to
+from cachetui.core.model import Corpus
+from cachetui.core.query import Query, all_facet_counts, match
+from cachetui.core.sorting import sort_specs
+
+
+@dataclass(frozen=True, eq=False)
+class Results:
+    query: Query
+    indices: np.ndarray  # in display order
+    in_scope: int  # specs in the package (or the corpus) before filtering
+    facet_counts: dict[str, dict[str, int]]
+    common: Common
+
+
+def results_for(corpus: Corpus, query: Query, sort: tuple[str | None, bool] = (None, False)) -> Results:
+    indices = match(corpus, query)
+    column, descending = sort
+    if column is not None:
+        indices = sort_specs(corpus, indices, column, descending=descending)
+    scope = corpus.package_slice(query.package)
+    return Results(query, indices, scope.stop - scope.start, all_facet_counts(corpus, query),
+                   common_to(corpus, indices))
+
+
+def package_counts_for(corpus: Corpus, query: Query) -> dict[str, int]:
+    """Per package, the specs that satisfy everything in the query but its package choice."""
+    found = np.bincount(corpus.package_of[match(corpus, replace(query, package=None))],
+                        minlength=len(corpus.packages))
+    return {corpus.packages[i]: int(found[i]) for i in np.flatnonzero(found)}
