@@ -191,7 +191,8 @@ class SpecTable(LineView):
         alike: set[str] = set()
         if data is not None and len(data.indices) > 1:
             alike = set(data.common.values) | ({"package"} if data.common.package else set())
-            alike |= set() if data.common.variants_vary else {"differs"}
+        if data is None or not data.common.variants_vary:
+            alike.add("differs")  # it would be empty in every row
         if data is not None and data.package is not None:
             alike.add("package")
         return tuple(c for c in COLUMNS if c.key not in self.hidden and c.key not in alike)
