@@ -28,7 +28,6 @@ from cachetui.core.sources.site.loader import (
     DEFAULT_MAX_BYTES,
     DirSignature,
     FileResult,
-    Signature,
     find_candidates,
     iter_documents,
     signature,
@@ -202,7 +201,10 @@ class _Site:
             self.candidates = find_candidates(roots, report, self.directories) if roots else []
         self.walk_problems = list(report.problems)
         self.signatures = {c.path: signature(c.path) for c in self.candidates}  # before reading: never newer
-        self.reused = _reusable(snapshot, self.signatures) if snapshot is not None else {}
+        # Only which files are unchanged: their documents are rebuilt from the cached corpus if, and only
+        # if, something else changed (when nothing did, the cached corpus is used as it is).
+        self.reused = {path for path, sig in self.signatures.items() if snapshot is not None
+                       and snapshot.reusable(path, sig)}
         self.results: dict[str, FileResult] = {}
 
     def all_reused(self) -> bool:
@@ -215,7 +217,9 @@ class _Site:
         to_parse = [c for c in self.candidates if c.path not in self.reused]
         workers = default_workers(len(to_parse)) if load.workers is None else load.workers
         parsed = load_files(to_parse, load.max_bytes, workers)
-        results = (self.reused[c.path] if c.path in self.reused else next(parsed) for c in self.candidates)
+        assert self.snapshot is not None or not self.reused
+        results = (_reused_result(self.snapshot, c.path) if c.path in self.reused else next(parsed)  # type: ignore[arg-type]
+                   for c in self.candidates)
         yield from iter_documents(self.candidates, self.report, progress=load.progress,
                                   results=self._remembered(results))
 
@@ -236,19 +240,13 @@ class _Site:
         )
 
 
-def _reusable(snapshot: Snapshot, signatures: dict[str, Signature | None]) -> dict[str, FileResult]:
-    """Results for files whose signature (and whose inputs' signatures) are unchanged, from the cached corpus."""
-    reused: dict[str, FileResult] = {}
-    for path, sig in signatures.items():
-        if not snapshot.reusable(path, sig):
-            continue
-        problems = list(snapshot.file_problems.get(path, []))
-        inputs = snapshot.inputs.get(path, {})
-        documents = snapshot.documents_from(path)
-        if not documents:
-            reused[path] = FileResult(problems=problems, skipped=not problems, inputs=inputs)
-            continue
-        (document,) = documents
-        document.problems = problems
-        reused[path] = FileResult(document=document, problems=problems, inputs=inputs)
-    return reused
+def _reused_result(snapshot: Snapshot, path: str) -> FileResult:
+    """An unchanged file's result, its document rebuilt from the cached corpus."""
+    problems = list(snapshot.file_problems.get(path, []))
+    inputs = snapshot.inputs.get(path, {})
+    documents = snapshot.documents_from(path)
+    if not documents:
+        return FileResult(problems=problems, skipped=not problems, inputs=inputs)
+    (document,) = documents
+    document.problems = problems
+    return FileResult(document=document, problems=problems, inputs=inputs)
