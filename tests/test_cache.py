@@ -253,7 +253,8 @@ def _as_if_owned_by_someone_else(real_fstat):  # noqa: ANN001, ANN202
             return info
         fields = list(info)
         fields[stat.ST_UID] = info.st_uid + 1
-        return os.stat_result(fields)
+        extra = {name: getattr(info, name) for name in ("st_atime_ns", "st_mtime_ns", "st_ctime_ns")}
+        return os.stat_result(fields, extra)  # everything else as it is (the loader's signatures use it)
 
     return fstat
 

@@ -1,4 +1,4 @@
-"""Parsing in worker processes gives exactly what parsing in-process gives."""
+"""Parsing in worker processes (parts built there, merged here) gives exactly what parsing in-process gives."""
 
 from __future__ import annotations
 
@@ -26,8 +26,13 @@ def _fingerprint(corpus) -> tuple:  # noqa: ANN001
     return corpus.hashes, corpus.packages, corpus.tags, all_facet_counts(corpus, Query()), report
 
 
+@pytest.fixture(autouse=True)
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "CHUNK_FILES", 16)  # several parts from a small tree
+
+
 def test_two_workers_equal_one(tmp_path: Path) -> None:
-    _tree(tmp_path, 3 * parallel.CHUNK_FILES + 5)
+    _tree(tmp_path, 3 * 16 + 5)
     assert _fingerprint(load_corpus([tmp_path], workers=2)) == _fingerprint(load_corpus([tmp_path], workers=1))
 
 

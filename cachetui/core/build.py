@@ -8,9 +8,11 @@ alive at a time, which keeps a whole site's load within a few hundred MB.
 
 from __future__ import annotations
 
+import dataclasses
 from array import array
+from dataclasses import dataclass
 from collections.abc import Iterable
-from itertools import accumulate, chain
+from itertools import chain
 
 import numpy as np
 
@@ -25,60 +27,130 @@ from cachetui.core.tags import sort_tags
 from cachetui.core.variants import text_atoms
 
 _MULTI = (*MULTI_FACETS, RAW_VARIANTS)
+BATCH_SPECS = 16_384  # specs appended at once: large enough to amortise, small enough to stream
 _STORED = ("stack", RAW_VARIANTS)  # appended per spec; the variant facet is derived from RAW_VARIANTS
+_PART_VOCABS = (*SINGLE_FACETS, *_STORED)  # what a part of site documents carries (no dependencies)
+
+
+@dataclass(slots=True)
+class BuilderPart:
+    """Documents built into columns elsewhere (a worker process): ids into the part's own vocabularies.
+
+    Compact to send between processes (numpy arrays and short string lists), and merged by
+    remapping each vocabulary once rather than interning every value again.
+    """
+
+    vocab: dict[str, list[str]]
+    single: dict[str, np.ndarray]
+    flat: dict[str, np.ndarray]
+    lengths: dict[str, np.ndarray]  # entries per spec, for each stored multi-valued column
+    hashes: list[str]
+    sizes: np.ndarray
+    docs: list[Document]  # start/stop within the part
 
 
 class CorpusBuilder:
-    """Append documents, then `finish()` into a Corpus."""
+    """Add documents (or merge parts), then `finish()` into a Corpus."""
 
-    def __init__(self) -> None:
-        self.vocab = {name: Vocabulary() for name in (*SINGLE_FACETS, *_MULTI)}
-        self.single = {facet: array("i") for facet in SINGLE_FACETS}
-        self.flat = {name: array("i") for name in _STORED}
-        self.offsets = {name: array("q", [0]) for name in _STORED}
+    def __init__(self, vocab: dict[str, Vocabulary] | None = None) -> None:
+        """`vocab`: vocabularies to intern into, shared with earlier builders (a worker's, across its parts)."""
+        self.vocab = vocab if vocab is not None else {}
+        for name in (*SINGLE_FACETS, *_MULTI, *DEPENDENCY_VOCABS):
+            self.vocab.setdefault(name, Vocabulary())
+        self.single: dict[str, list[np.ndarray]] = {facet: [] for facet in SINGLE_FACETS}
+        self.flat: dict[str, list[np.ndarray]] = {name: [] for name in _STORED}
+        self.lengths: dict[str, list[np.ndarray]] = {name: [] for name in _STORED}
         self.hashes: list[str] = []
-        self.sizes = array("q")
+        self.sizes: list[np.ndarray] = []
         self.docs: list[Document] = []
-        self._compiler_names: dict[int, int] = {}
-        self.vocab.update({name: Vocabulary() for name in DEPENDENCY_VOCABS})
+        self._pending: list[ParsedDocument] = []  # added, not yet appended to the columns
+        self._n_specs = 0
+        self._compiler_names: list[int] = []
         self.dependencies = DependencyBuilder(self.vocab)
 
     def add(self, doc: ParsedDocument) -> None:
-        start = len(self.hashes)
-        self._add_specs(doc)
-        self.docs.append(Document(doc.path, doc.package, doc.tag, doc.title, doc.generation, start, len(self.hashes)))
+        start = self._n_specs
+        self._n_specs += len(doc.columns)
+        self.docs.append(Document(doc.path, doc.package, doc.tag, doc.title, doc.generation, start, self._n_specs))
+        self._pending.append(doc)
+        if self._n_specs - len(self.hashes) >= BATCH_SPECS:
+            self._flush()
 
-    def _add_specs(self, doc: ParsedDocument) -> None:
-        columns = doc.columns
-        self.hashes.extend(columns.hashes)
-        self.sizes.extend(columns.sizes)
-        self.single["tag"].extend([self.vocab["tag"].intern(doc.tag)] * len(columns))
-        compiler_ids = self.vocab["compiler"].intern_all(columns.compilers)
-        self.single["compiler"].extend(compiler_ids)
-        self.single["compiler_name"].extend([self._compiler_name_id(c) for c in compiler_ids])
-        for facet, values in (("version", columns.versions), ("platform", columns.platforms),
-                              ("os", columns.oss), ("target", columns.targets)):
-            self.single[facet].extend(self.vocab[facet].intern_all(values))
-        self._extend_strings(RAW_VARIANTS, columns.variants)
-        self._extend_strings("stack", columns.stacks)
-        self.dependencies.add(columns.deps, len(columns))
+    def _flush(self) -> None:
+        """Append the pending documents' specs: a few interning passes per batch, not per document."""
+        docs, self._pending = self._pending, []
+        if not docs:
+            return
+        columns = [doc.columns for doc in docs]
+
+        def joined(name: str) -> list:
+            return list(chain.from_iterable(getattr(c, name) for c in columns))
+
+        self.hashes.extend(joined("hashes"))
+        self.sizes.append(np.asarray(joined("sizes"), dtype=np.int64))
+        tag_ids = np.fromiter((self.vocab["tag"].intern(doc.tag) for doc in docs), dtype=np.int32, count=len(docs))
+        self.single["tag"].append(np.repeat(tag_ids, [len(c) for c in columns]))
+        compiler_ids = self.vocab["compiler"].ids_of(joined("compilers"))
+        self.single["compiler"].append(compiler_ids)
+        self.single["compiler_name"].append(self._compiler_name_ids()[compiler_ids])
+        for facet, name in (("version", "versions"), ("platform", "platforms"), ("os", "oss"), ("target", "targets")):
+            self.single[facet].append(self.vocab[facet].ids_of(joined(name)))
+        self._extend_strings(RAW_VARIANTS, joined("variants"))
+        self._extend_strings("stack", joined("stacks"))
+        without = 0  # specs of sources that record no dependencies, added in one go
+        for c in columns:
+            if c.deps is None:
+                without += len(c)
+                continue
+            self.dependencies.add(None, without)
+            self.dependencies.add(c.deps, len(c))
+            without = 0
+        self.dependencies.add(None, without)
 
     def _extend_strings(self, name: str, per_spec: list[tuple[str, ...]]) -> None:
         """Append one CSR row of interned strings per spec (facet atoms are derived in `finish`)."""
-        flat, offsets = self.flat[name], self.offsets[name]
-        flat.extend(self.vocab[name].intern_all(list(chain.from_iterable(per_spec))))
-        ends = accumulate(map(len, per_spec), initial=offsets[-1])
-        next(ends)  # `initial` repeats the previous end
-        offsets.extend(ends)
+        self.flat[name].append(self.vocab[name].ids_of(list(chain.from_iterable(per_spec))))
+        self.lengths[name].append(np.fromiter(map(len, per_spec), dtype=np.int64, count=len(per_spec)))
 
-    def _compiler_name_id(self, compiler_id: int) -> int:
-        found = self._compiler_names.get(compiler_id)
-        if found is None:
-            name = compiler_name(self.vocab["compiler"].values[compiler_id])
-            found = self._compiler_names[compiler_id] = self.vocab["compiler_name"].intern(name)
-        return found
+    def _compiler_name_ids(self) -> np.ndarray:
+        """Compiler id -> compiler-name id (`gcc@13.2.0` -> `gcc`), grown as compilers are interned."""
+        compilers, names = self.vocab["compiler"].values, self._compiler_names
+        names.extend(self.vocab["compiler_name"].intern(compiler_name(c)) for c in compilers[len(names):])
+        return np.asarray(names, dtype=np.int32)
 
-    def _variant_atoms(self) -> tuple[np.ndarray, np.ndarray]:
+    # -- parts built in other processes --------------------------------------------------------
+
+    def part(self) -> BuilderPart:
+        """Everything added so far, as a part to merge into another builder (site documents only)."""
+        self._flush()
+        if self.dependencies.hashes:
+            raise ValueError("a part carries no dependency edges")
+        return BuilderPart({name: list(self.vocab[name].values) for name in _PART_VOCABS},
+                           {f: _joined(self.single[f], np.int32) for f in SINGLE_FACETS},
+                           {n: _joined(self.flat[n], np.int32) for n in _STORED},
+                           {n: _joined(self.lengths[n], np.int64) for n in _STORED},
+                           self.hashes, _joined(self.sizes, np.int64), self.docs)
+
+    def merge(self, part: BuilderPart) -> None:
+        """Append a part's documents, mapping its vocabularies onto this builder's once."""
+        self._flush()
+        remap = {name: self.vocab[name].ids_of(values) for name, values in part.vocab.items()}
+        for facet in SINGLE_FACETS:
+            self.single[facet].append(remap[facet][part.single[facet]] if len(part.single[facet])
+                                      else np.zeros(0, dtype=np.int32))
+        for name in _STORED:
+            self.flat[name].append(remap[name][part.flat[name]] if len(part.flat[name]) else part.flat[name])
+            self.lengths[name].append(part.lengths[name])
+        start = self._n_specs
+        self.docs.extend(dataclasses.replace(d, start=d.start + start, stop=d.stop + start) for d in part.docs)
+        self.hashes.extend(part.hashes)
+        self.sizes.append(part.sizes)
+        self._n_specs += len(part.hashes)
+        self.dependencies.add(None, len(part.hashes))
+
+    # -- the corpus ----------------------------------------------------------------------------------
+
+    def _variant_atoms(self, raw_offsets: np.ndarray, raw_flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The variant facet in CSR form, from the raw strings: each distinct string is parsed once."""
         intern = self.vocab["variant"].intern
         table, lengths = array("i"), array("q")
@@ -86,7 +158,6 @@ class CorpusBuilder:
             atoms = [intern(atom) for atom in text_atoms(text)]
             table.extend(atoms)
             lengths.append(len(atoms))
-        raw_flat, raw_offsets = as_numpy(self.flat[RAW_VARIANTS], np.int32), as_numpy(self.offsets[RAW_VARIANTS], np.int64)
         atom_lengths = as_numpy(lengths, np.int64)
         atom_starts = np.concatenate(([0], np.cumsum(atom_lengths)[:-1])).astype(np.int64)
         per_entry = atom_lengths[raw_flat]
@@ -97,8 +168,10 @@ class CorpusBuilder:
     def finish(self, report: LoadReport | None = None) -> Corpus:
         """Reorder by package, tag (display order) and path; build the numpy columns."""
         report = report if report is not None else LoadReport()
-        csr = {name: (as_numpy(self.offsets[name], np.int64), as_numpy(self.flat[name], np.int32)) for name in _STORED}
-        csr["variant"] = self._variant_atoms()
+        self._flush()
+        csr = {name: (_offsets(_joined(self.lengths[name], np.int64)), _joined(self.flat[name], np.int32))
+               for name in _STORED}
+        csr["variant"] = self._variant_atoms(*csr[RAW_VARIANTS])
         tags = sort_tags(self.vocab["tag"].values)
         tag_rank = {tag: i for i, tag in enumerate(tags)}
         order = sorted(range(len(self.docs)), key=lambda d: _doc_key(self.docs[d], tag_rank))
@@ -112,14 +185,22 @@ class CorpusBuilder:
             tags=tags,
             hashes=[self.hashes[i] for i in perm],
             vocab=self.vocab,
-            single={f: as_numpy(self.single[f], np.int32)[perm] for f in SINGLE_FACETS},
+            single={f: _joined(self.single[f], np.int32)[perm] for f in SINGLE_FACETS},
             multi={name: _permuted_multi(*csr[name], perm) for name in _MULTI},
             package_of=package_of,
             document_of=document_of,
-            size=as_numpy(self.sizes, np.int64)[perm],
+            size=_joined(self.sizes, np.int64)[perm],
             deps=self.dependencies.finish(perm),
             report=report,
         )
+
+
+def _joined(chunks: list[np.ndarray], dtype: type) -> np.ndarray:
+    return np.concatenate(chunks).astype(dtype, copy=False) if chunks else np.zeros(0, dtype=dtype)
+
+
+def _offsets(lengths: np.ndarray) -> np.ndarray:
+    return np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
 
 
 def build_corpus(documents: Iterable[ParsedDocument], report: LoadReport | None = None) -> Corpus:

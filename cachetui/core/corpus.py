@@ -18,21 +18,22 @@ from cachetui.core.build import CorpusBuilder
 from cachetui.core.cache import CorpusCache, Snapshot, listing_unchanged
 from cachetui.core.model import Corpus
 from cachetui.core.problems import LoadReport, PathNotFound, Problem
-from cachetui.core.progress import Progress
-from cachetui.core.records import ParsedDocument
+from cachetui.core.progress import DOCUMENTS, Progress
 from cachetui.core.sources import IndexOfIndexes, SiteDocuments, Source, recognise
 from cachetui.core.sources.index_store import IndexStore
 from cachetui.core.sources.indexes import IndexGroup, Located, index_of_indexes, load_group, locate
 from cachetui.core.sources.mirror import Net
 from cachetui.core.sources.site.loader import (
     DEFAULT_MAX_BYTES,
+    Candidate,
     DirSignature,
     FileResult,
+    Signature,
     find_candidates,
-    iter_documents,
+    iter_candidates,
     signature,
 )
-from cachetui.core.sources.site.parallel import default_workers, load_files
+from cachetui.core.sources.site.parallel import load_into
 from cachetui.core.sources.transport import DEFAULT_TIMEOUT_S
 
 __all__ = ["PathNotFound", "load_corpus", "require_inputs"]
@@ -103,8 +104,7 @@ class _Load:
         if snapshot is not None and site.all_reused() and _groups_reused(groups, snapshot):
             return self._hit(snapshot, site, groups)
         builder = CorpusBuilder()
-        for document in site.documents(self):
-            builder.add(document)
+        site.load_into(builder, self)
         cacheable = self._add_groups(builder, groups, snapshot)
         self.report.extend(self.net.problems)
         corpus = builder.finish(self.report)
@@ -188,46 +188,70 @@ def _status(cache: CorpusCache | None, snapshot: Snapshot | None, site: _Site, g
 
 
 class _Site:
-    """The site documents of one load: walked (or the cached listing reused), parsed unless unchanged."""
+    """The site documents of one load: walked (or the cached listing reused), parsed unless unchanged.
+
+    A cold load (nothing cached) does not walk first: the walk feeds the parsers as it goes.
+    """
 
     def __init__(self, roots: list[str], snapshot: Snapshot | None, report: LoadReport) -> None:
         self.snapshot = snapshot
         self.report = report
-        if snapshot is not None and listing_unchanged(snapshot):
+        self.results: dict[str, FileResult] = {}
+        self.walked = snapshot is not None
+        if snapshot is None:
+            self.directories: dict[str, DirSignature | None] = {}
+            self.candidates: list[Candidate] = []  # filled as the walk goes (load_into)
+            self.signatures: dict[str, Signature | None] = {}
+            self.reused: set[str] = set()
+            self._walk_report = LoadReport()  # the walk's own problems, kept apart for the cache
+            self._walk = iter_candidates(roots, self._walk_report, self.directories)
+            return
+        if listing_unchanged(snapshot):
             self.candidates, self.directories = snapshot.candidates, snapshot.directories
             report.extend(snapshot.walk_problems)
         else:
-            self.directories: dict[str, DirSignature | None] = {}
+            self.directories = {}
             self.candidates = find_candidates(roots, report, self.directories) if roots else []
         self.walk_problems = list(report.problems)
         self.signatures = {c.path: signature(c.path) for c in self.candidates}  # before reading: never newer
         # Only which files are unchanged: their documents are rebuilt from the cached corpus if, and only
         # if, something else changed (when nothing did, the cached corpus is used as it is).
-        self.reused = {path for path, sig in self.signatures.items() if snapshot is not None
-                       and snapshot.reusable(path, sig)}
-        self.results: dict[str, FileResult] = {}
+        self.reused = {path for path, sig in self.signatures.items() if snapshot.reusable(path, sig)}
 
     def all_reused(self) -> bool:
         snapshot = self.snapshot
         return (snapshot is not None and self.directories is snapshot.directories
                 and len(self.reused) == len(self.candidates))
 
-    def documents(self, load: _Load) -> Iterator[ParsedDocument]:
-        """Parse what is not reused, stream everything; keep each file's result summary for the cache."""
-        to_parse = [c for c in self.candidates if c.path not in self.reused]
-        workers = default_workers(len(to_parse)) if load.workers is None else load.workers
-        parsed = load_files(to_parse, load.max_bytes, workers)
-        assert self.snapshot is not None or not self.reused
-        results = (_reused_result(self.snapshot, c.path) if c.path in self.reused else next(parsed)  # type: ignore[arg-type]
-                   for c in self.candidates)
-        yield from iter_documents(self.candidates, self.report, progress=load.progress,
-                                  results=self._remembered(results))
+    def load_into(self, builder: CorpusBuilder, load: _Load) -> None:
+        """Unchanged files from the cached corpus, the rest parsed (in parts); problems reported in file order."""
+        for path in self.reused:
+            result = _reused_result(self.snapshot, path)  # type: ignore[arg-type]
+            if result.document is not None:
+                builder.add(result.document)
+            self.results[path] = _summary(result)
+        to_parse = self._walked() if not self.walked else [c for c in self.candidates if c.path not in self.reused]
+        done = len(self.reused)
+        for chunk, summaries in load_into(builder, to_parse, load.max_bytes, load.workers, self._before_reading):
+            self.results.update(zip((c.path for c in chunk), summaries))
+            if self.snapshot is None:  # cold: each file's signature as its reader took it
+                self.signatures.update((c.path, r.signature) for c, r in zip(chunk, summaries))
+            done += len(chunk)
+            if load.progress is not None:
+                load.progress(done, len(self.candidates) if self.walked else None, DOCUMENTS)
+        for candidate in self.candidates:
+            self.report.files_seen += 1
+            self.report.extend(self.results[candidate.path].problems)
 
-    def _remembered(self, results: Iterator[FileResult]) -> Iterator[FileResult]:
-        for candidate, result in zip(self.candidates, results):
-            self.results[candidate.path] = FileResult(None, result.problems, result.skipped, result.inputs,
-                                                      result.io_error)
-            yield result
+    def _walked(self) -> Iterator[Candidate]:
+        yield from self._walk
+        self.walk_problems = list(self._walk_report.problems)
+        self.report.extend(self.walk_problems)
+        self.walked = True
+
+    def _before_reading(self, chunk: list[Candidate]) -> None:
+        if self.snapshot is None:
+            self.candidates.extend(chunk)
 
     def to_snapshot(self, corpus: Corpus, groups: dict, group_problems: dict[str, list[Problem]]) -> Snapshot:
         results = self.results
@@ -238,6 +262,11 @@ class _Site:
             {path for path, r in results.items() if r.io_error},
             groups=groups, group_problems=group_problems,
         )
+
+
+def _summary(result: FileResult) -> FileResult:
+    """What the cache keeps of a file's result: not its document (that is in the corpus)."""
+    return FileResult(None, result.problems, result.skipped, result.inputs, result.io_error, result.signature)
 
 
 def _reused_result(snapshot: Snapshot, path: str) -> FileResult:

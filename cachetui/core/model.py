@@ -45,11 +45,22 @@ class Vocabulary:
 
     def intern_all(self, values: list[str]) -> list[int]:
         """Ids of many values: a C-speed lookup pass, then Python only for the values never seen."""
-        found = list(map(self.ids.get, values, repeat(-1)))
+        ids = self.ids
+        found = list(map(ids.get, values, repeat(-1)))
         if found and min(found) < 0:
-            intern = self.intern
-            for position in compress(range(len(found)), map((-1).__eq__, found)):
-                found[position] = intern(values[position])
+            for value in dict.fromkeys(compress(values, map((-1).__eq__, found))):  # each new value once
+                self.intern(value)
+            found = list(map(ids.__getitem__, values))
+        return found
+
+    def ids_of(self, values: list[str]) -> np.ndarray:
+        """`intern_all` as an int32 array: lookups in C, Python only for each value never seen before."""
+        ids = self.ids
+        found = np.fromiter(map(ids.get, values, repeat(-1)), dtype=np.int32, count=len(values))
+        if len(found) and found.min() < 0:  # new values: each distinct one interned once, in order
+            for value in dict.fromkeys(compress(values, (found < 0).tolist())):
+                self.intern(value)
+            found = np.fromiter(map(ids.__getitem__, values), dtype=np.int32, count=len(values))
         return found
 
     def __len__(self) -> int:

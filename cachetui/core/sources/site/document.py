@@ -36,8 +36,8 @@ def interpret(data: dict[str, Any], path: str, key_lines: dict[str, int], reader
     title = data.get("title")
     doc = ParsedDocument(
         path=path,
-        package=_package(title, path),
-        tag=_tag(data, path),
+        package=package_of(title, path),
+        tag=tag_of(data, path),
         title=title if isinstance(title, str) else "",
         generation="current",
     )
@@ -59,14 +59,19 @@ def interpret(data: dict[str, Any], path: str, key_lines: dict[str, int], reader
     return doc
 
 
-def _package(title: Any, path: str) -> str:
+def check_meta(meta: Any, columns: SpecColumns, doc: ParsedDocument, key_lines: dict[str, int]) -> None:
+    """Add to `doc.problems` where its `meta` summary disagrees with its spec list."""
+    _check_meta(meta, columns, _Warner(doc, key_lines))
+
+
+def package_of(title: Any, path: str) -> str:
     if isinstance(title, str) and title.strip():
         return title.strip()
     parts = PurePath(path).parts
     return parts[-2] if len(parts) >= 2 else PurePath(path).stem
 
 
-def _tag(data: dict[str, Any], path: str) -> str:
+def tag_of(data: dict[str, Any], path: str) -> str:
     for key in ("categories", "category"):
         value = data.get(key)
         values = value if isinstance(value, list) else [value]

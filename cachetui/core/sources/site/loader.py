@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from cachetui.core.sources.site.document import UnsupportedDocument, interpret
+from cachetui.core.sources.site.fast import fast_document
 from cachetui.core.sources.site.frontmatter import FrontMatterError, has_front_matter, split_front_matter
 from cachetui.core.sources.site.parse import parse_front_matter
 from cachetui.core.problems import LoadReport, PathNotFound, Problem, Severity
@@ -50,6 +51,7 @@ class FileResult:
     skipped: bool = False
     inputs: dict[str, Signature | None] = field(default_factory=dict)
     io_error: bool = False
+    signature: Signature | None = None  # the file's, taken as it was opened (before reading): never newer
 
 
 @dataclass(slots=True)
@@ -80,14 +82,21 @@ def find_candidates(
     warm-start cache); None for one that could not be listed, so the next load walks again.
     """
     require_paths(paths)
-    found: list[Candidate] = []
+    return list(iter_candidates(paths, report, directories))
+
+
+def iter_candidates(
+    paths: Sequence[str | os.PathLike[str]],
+    report: LoadReport,
+    directories: dict[str, DirSignature | None] | None = None,
+) -> Iterator[Candidate]:
+    """find_candidates as the walk goes (the paths are known to exist)."""
     for raw in paths:
         path = str(raw)
         if os.path.isdir(path):
-            found.extend(_walk(path, report, set(), {} if directories is None else directories))
+            yield from _walk(path, report, set(), {} if directories is None else directories)
         else:
-            found.append(Candidate(path, explicit=True))
-    return found
+            yield Candidate(path, explicit=True)
 
 
 def require_paths(paths: Sequence[str | os.PathLike[str]]) -> None:
@@ -100,51 +109,71 @@ def require_paths(paths: Sequence[str | os.PathLike[str]]) -> None:
 def _walk(
     top: str, report: LoadReport, visited: set[tuple[int, int]], directories: dict[str, DirSignature | None]
 ) -> Iterator[Candidate]:
+    """Depth first, entries in name order; one stat per directory (loops, and its signature for the cache)."""
+    stack = [iter(_entries(top, report, visited, directories))]
+    while stack:
+        for entry in stack[-1]:
+            if entry.name.startswith("."):
+                continue  # .git, editor droppings: never site content
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                stack.append(iter(_entries(entry.path, report, visited, directories)))
+                break
+            yield Candidate(entry.path, explicit=entry.name in LISTING_NAMES)
+        else:
+            stack.pop()
+
+
+def _entries(directory: str, report: LoadReport, visited: set[tuple[int, int]],
+             directories: dict[str, DirSignature | None]) -> list[os.DirEntry[str]]:
     try:
-        info = os.stat(top)
+        info = os.stat(directory)
     except OSError as exc:
-        directories[top] = None
-        report.add(Problem(top, f"cannot read directory: {exc.strerror or exc}"))
-        return
+        directories[directory] = None
+        report.add(Problem(directory, f"cannot read directory: {exc.strerror or exc}"))
+        return []
     key = (info.st_dev, info.st_ino)
     if key in visited:
-        report.add(Problem(top, "symlink loop: directory already visited; not followed", Severity.WARNING))
-        return
+        report.add(Problem(directory, "symlink loop: directory already visited; not followed", Severity.WARNING))
+        return []
     visited.add(key)
-    directories[top] = (info.st_mtime_ns, info.st_ctime_ns)
+    directories[directory] = (info.st_mtime_ns, info.st_ctime_ns)
     try:
-        entries = sorted(os.scandir(top), key=lambda e: e.name)
+        with os.scandir(directory) as found:
+            return sorted(found, key=lambda e: e.name)
     except OSError as exc:
-        directories[top] = None
-        report.add(Problem(top, f"cannot read directory: {exc.strerror or exc}"))
-        return
-    for entry in entries:
-        if entry.name.startswith("."):
-            continue  # .git, editor droppings: never site content
-        try:
-            is_dir = entry.is_dir()
-        except OSError:
-            is_dir = False
-        if is_dir:
-            yield from _walk(entry.path, report, visited, directories)
-        else:
-            yield Candidate(entry.path, explicit=entry.name in LISTING_NAMES)
+        directories[directory] = None
+        report.add(Problem(directory, f"cannot read directory: {exc.strerror or exc}"))
+        return []
 
 
 def load_file(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
     """Load one file; never raises for anything the file contains."""
     path = candidate.path
     try:
-        data, _ = _read_document(path, max_bytes, must_be_document=candidate.explicit)
+        data, read_signature = _read_document(path, max_bytes, must_be_document=candidate.explicit)
     except _Unreadable as exc:
         return FileResult(problems=[Problem(path, exc.reason)], io_error=exc.io_error)
     if data is None:
-        return FileResult(skipped=True)
-    return load_bytes(path, data, max_bytes)
+        return FileResult(skipped=True, signature=read_signature)
+    result = load_bytes(path, data, max_bytes)
+    result.signature = read_signature
+    return result
 
 
 def load_bytes(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
     """Turn a document's bytes into a FileResult; never raises for anything in `data`."""
+    document = fast_document(path, data)
+    if document is not None:
+        return FileResult(document=document, problems=document.problems)
+    return read_in_general(path, data, max_bytes)
+
+
+def read_in_general(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
+    """The general path: any generation, any irregularity, each problem said (the fast lane's fallback)."""
     text, problems = _decode(path, data)
     siblings = _SiblingReader(path, max_bytes)
     try:
@@ -181,13 +210,15 @@ def _read_document(path: str, max_bytes: int, *, must_be_document: bool) -> tupl
             if not stat.S_ISREG(info.st_mode):
                 raise _Unreadable("not a regular file", io_error=False)
             # One syscall for the usual small document; a peek at the head otherwise.
-            data = handle.read(_ONE_READ_BYTES + 1 if info.st_size <= _ONE_READ_BYTES else _HEAD_BYTES)
+            asked = _ONE_READ_BYTES + 1 if info.st_size <= _ONE_READ_BYTES else _HEAD_BYTES
+            data = handle.read(asked)
             if not must_be_document and not has_front_matter(data[:_HEAD_BYTES]):
                 return None, stat_signature(info)
             if info.st_size > max_bytes:
                 cap = f"over the {_megabytes(max_bytes)} cap (--max-file-size)"
                 raise _Unreadable(f"file is {_megabytes(info.st_size)}, {cap}; skipped", io_error=False)
-            data += handle.read(max_bytes + 1 - len(data))
+            if len(data) == asked:  # a short read of a regular file is its end: no second call
+                data += handle.read(max_bytes + 1 - len(data))
             if len(data) > max_bytes:
                 raise _Unreadable(f"file grew past the {_megabytes(max_bytes)} cap while read; skipped")
             return data, stat_signature(info)

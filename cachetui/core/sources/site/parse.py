@@ -40,7 +40,7 @@ def parse_front_matter(lines: list[str]) -> tuple[dict[str, Any], dict[str, int]
         value = line[match.end():]
         if not _is_single_line(lines, i):
             continue
-        simple = _simple_value(value)
+        simple = simple_value(value)
         if simple is not None:
             fast[match.group(1)] = simple
             rest[i] = ""
@@ -68,7 +68,7 @@ _FLOW_OF_PLAIN = re.compile(r"\[\s*([A-Za-z_][A-Za-z0-9_./-]*(?:\s*,\s*[A-Za-z_]
 _YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "y", "n", "null"})
 
 
-def _simple_value(value: str) -> str | list[str] | None:
+def simple_value(value: str) -> str | list[str] | None:
     """`cache`, `"py-x"` and `[package, develop]` without a YAML parser; None when not that simple."""
     value = value.rstrip()
     if value.startswith('"') and value.endswith('"') and len(value) >= 2 and "\\" not in value:
