@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from cachetui.app.app import CacheTuiApp
-from cachetui.app.widgets.package_list import PackageList
+from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.core.query import Query, facet_counts
 
@@ -35,11 +35,11 @@ async def _timed(pilot: Pilot, action, measure: str) -> float:  # noqa: ANN001
 
 
 async def _keystrokes(pilot: Pilot) -> list[float]:
-    packages = pilot.app.screen.query_one(PackageList)
-    packages.search.focus()
+    line = pilot.app.screen.query_one(QueryBar)
+    line.input.focus()
     samples = []
     for query in QUERIES:
-        packages.search.value = ""
+        line.input.value = ""
         await pilot.pause()
         for char in query:
             samples.append(await _timed(pilot, lambda c=char: pilot.press(c), "key"))

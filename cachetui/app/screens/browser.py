@@ -105,6 +105,7 @@ class BrowserScreen(Screen[None]):
         self._select_after: int | None = None  # a spec to put the cursor on once its results arrive
         self._wanted_spec: SpecQuery | None = None  # the last spec query parsed from the query line
         self._package_counts: dict[Query, dict[str, int]] = {}
+        self._keys_state: tuple[bool, ...] = ()  # what check_action last answered for the keys that vary
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -170,7 +171,7 @@ class BrowserScreen(Screen[None]):
             self.query_one(StatusLine).status = replace(self.query_one(StatusLine).status, busy=True)
             self._answer_in_worker(corpus, query, sort)
 
-    @work(thread=True, exclusive=True, group="results", name="results", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="results", name="results", description="results", exit_on_error=False)
     def _answer_in_worker(self, corpus: Corpus, query: Query, sort: tuple[str | None, bool]) -> None:
         found = answer(corpus, query, sort, self._package_counts)
         if not get_current_worker().is_cancelled:
@@ -197,7 +198,7 @@ class BrowserScreen(Screen[None]):
         if self._select_after is not None:
             self.query_one(SpecTable).select_spec(self._select_after)
             self._select_after = None
-        self.refresh_bindings()  # what y, c and x can do depends on the results
+        self._refresh_keys()
 
     def _push_results(self, corpus: Corpus, results: Results, package_counts: dict[str, int]) -> None:
         query = results.query
@@ -247,7 +248,7 @@ class BrowserScreen(Screen[None]):
     @on(SpecTable.Highlighted)
     def _spec_highlighted(self, event: SpecTable.Highlighted) -> None:
         self._show_detail(event.spec)
-        self.refresh_bindings()
+        self._refresh_keys()
 
     def _show_detail(self, spec_index: int | None) -> None:
         corpus = self.corpus
@@ -391,6 +392,13 @@ class BrowserScreen(Screen[None]):
         self.spec_query = self.spec_query.toggled(facet, value)
 
     # -- actions -----------------------------------------------------------------------
+
+    def _refresh_keys(self) -> None:
+        """Refresh the footer when what y, c or x can do has changed: it recomposes every key."""
+        state = tuple(bool(self.check_action(a, ())) for a in ("copy_hash", "clear_filters", "choose_tag"))
+        if state != self._keys_state:
+            self._keys_state = state
+            self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide keys that cannot act now, so the footer only offers what works."""
