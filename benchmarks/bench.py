@@ -157,7 +157,7 @@ def verdict(value: float, target: float, higher_is_better: bool = False) -> str:
 
 
 ROWS = [  # (key in the results, label, target key, format)
-    ("cold_s", "cold load, parse + model (default: two workers from 10,000 files)", "cold_s", "{:.2f} s"),
+    ("cold_s", "cold load, parse + model (default: a worker per core from 10,000 files)", "cold_s", "{:.2f} s"),
     ("workers1_s", "cold load, one process (`--workers 1`)", None, "{:.2f} s"),
     ("naive_s", "naive loader (yaml.safe_load, C) on the same files", None, "{:.1f} s"),
     ("ratio", "speed-up of the default over the naive loader", "ratio", "{:.1f}x"),

@@ -55,7 +55,7 @@ def add_load_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--workers", type=int, default=None, metavar="N",
-        help="parse in N processes (default: 1; more can pay on machines with more cores)",
+        help="parse site documents in N processes (default: one per core, up to 8, from 10,000 files)",
     )
     parser.add_argument(
         "--timeout", type=_positive, default=DEFAULT_TIMEOUT_S, metavar="S",

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS, add_inputs, fail_usage, load_or_exit, report_unknown
-from cachetui.cli.output import FORMATS, write_specs
+from cachetui.present.spec_output import FORMATS, write_specs
 from cachetui.core.filters import MalformedValue, UnknownValue, resolve_filters, resolve_package
 from cachetui.core.model import Corpus
 from cachetui.core.query import Query, RunsOn, match

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from cachetui.core.build import CorpusBuilder
 from cachetui.core.cache import CorpusCache, Snapshot, listing_unchanged
 from cachetui.core.model import Corpus
-from cachetui.core.problems import LoadReport, PathNotFound, Problem
+from cachetui.core.problems import LoadReport, PathNotFound, Problem, UnusableInput
 from cachetui.core.progress import DOCUMENTS, Progress
 from cachetui.core.sources import IndexOfIndexes, SiteDocuments, Source, recognise
 from cachetui.core.sources.index_store import IndexStore
@@ -59,6 +59,15 @@ def _no_cyclic_gc() -> Iterator[None]:
 def require_inputs(inputs: Sequence[str | os.PathLike[str]]) -> list[Source]:
     """Recognise every input; raises PathNotFound for the first local path that does not exist."""
     return [recognise(str(text)) for text in inputs]
+
+
+def recognisable(typed: str) -> bool:
+    """Whether `typed` names a source (an existing path, a URL, NAME=SOURCE) rather than, say, a tag."""
+    try:
+        recognise(typed)
+    except (PathNotFound, UnusableInput):
+        return False
+    return True
 
 
 def load_corpus(

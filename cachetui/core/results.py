@@ -11,9 +11,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from cachetui.core.common import Common, common_to
+from cachetui.core.diff import Comparison
 from cachetui.core.model import Corpus
 from cachetui.core.query import Query, all_facet_counts, match
 from cachetui.core.sorting import sort_specs
+from cachetui.core.spack_find import FindLayout, find_layout
 
 
 @dataclass(frozen=True, eq=False)
@@ -23,16 +25,22 @@ class Results:
     in_scope: int  # specs in the package (or the corpus) before filtering
     facet_counts: dict[str, dict[str, int]]
     common: Common
+    comparison: Comparison | None = None  # compare mode: rows are marked added, removed or kept
+    find: FindLayout | None = None  # the `spack find -lv` lines of these rows, when asked for
 
 
-def results_for(corpus: Corpus, query: Query, sort: tuple[str | None, bool] = (None, False)) -> Results:
+def results_for(corpus: Corpus, query: Query, sort: tuple[str | None, bool] = (None, False), *,
+                comparison: Comparison | None = None, find: bool = False) -> Results:
+    """`comparison`: only the rows it shows (a kept binary once); `find`: lay the rows out as `spack find`."""
     indices = match(corpus, query)
+    if comparison is not None:
+        indices = indices[np.isin(indices, comparison.rows)]
     column, descending = sort
     if column is not None:
         indices = sort_specs(corpus, indices, column, descending=descending)
     scope = corpus.package_slice(query.package)
     return Results(query, indices, scope.stop - scope.start, all_facet_counts(corpus, query),
-                   common_to(corpus, indices))
+                   common_to(corpus, indices), comparison, find_layout(corpus, indices) if find else None)
 
 
 def package_counts_for(corpus: Corpus, query: Query) -> dict[str, int]:

@@ -20,6 +20,11 @@ def _ranks(corpus: Corpus, facet: str) -> np.ndarray:
     return corpus.memo[key]  # type: ignore[return-value]
 
 
+def version_ranks(corpus: Corpus) -> np.ndarray:
+    """rank[version id]: ascending as Spack orders versions."""
+    return _ranks(corpus, "version")
+
+
 def _compute_ranks(corpus: Corpus, facet: str) -> np.ndarray:
     values = corpus.vocab[facet].values
     ordered = sort_values(facet, list(values))

@@ -74,3 +74,23 @@ def test_dialogs(snap_compare, keys: str) -> None:  # noqa: ANN001
         await pilot.pause()
 
     assert snap_compare(sample_app(), terminal_size=(120, 40), run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_compare_mode(snap_compare, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """The sample's two tags compared: marks in the table, +added −removed in the package list."""
+    async def run_before(pilot: Pilot) -> None:
+        await wait_loaded(pilot)
+        await pilot.press("d", "down", "enter", "enter")  # older: develop-2025-04-20; newer: develop
+        await wait_loaded(pilot)
+
+    assert snap_compare(sample_app(), terminal_size=size, run_before=run_before)
+
+
+def test_find_view(snap_compare) -> None:  # noqa: ANN001
+    async def run_before(pilot: Pilot) -> None:
+        await _opened(pilot)
+        await pilot.press("l")
+        await wait_loaded(pilot)
+
+    assert snap_compare(sample_app(), terminal_size=(120, 40), run_before=run_before)

@@ -202,7 +202,8 @@ async def test_big_corpora_answer_off_the_ui_thread_and_only_the_latest_answer_l
         screen = app.browser
         delivered: list[object] = []
         original = screen._deliver
-        monkeypatch.setattr(screen, "_deliver", lambda q, s, found: (delivered.append(q), original(q, s, found)))
+        monkeypatch.setattr(screen, "_deliver",
+                            lambda q, s, view, found: (delivered.append(q), original(q, s, view, found)))
         await pilot.press("escape", "slash", *"zlib", "enter")  # a package, then a spec at once
         await type_query(pilot, "zlib +pic")
         await wait_for(pilot, lambda: app.screen.query_one(SpecTable).data is not None and _labels(app) ==

@@ -7,6 +7,9 @@ widgets get data pushed down and send messages up.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
 
 from rich.text import Text
 from textual import on, work
@@ -19,7 +22,9 @@ from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, ProgressBar
 from textual.worker import get_current_worker
 
+from cachetui.app.screens.choice_dialog import ChoiceDialog
 from cachetui.app.screens.columns_dialog import ColumnsDialog
+from cachetui.app.screens.export_dialog import ExportDialog
 from cachetui.app.screens.copy_menu import CopyMenu, copy_choices
 from cachetui.app.screens.help import HelpScreen, help_sections
 from cachetui.app.screens.problems import ProblemsScreen
@@ -31,14 +36,18 @@ from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import HIDDEN_AT_FIRST, SpecRows, SpecTable
 from cachetui.app.widgets.status_line import Status, StatusLine
+from cachetui.core.diff import compare_tags
 from cachetui.core.filters import UnknownValue
 from cachetui.core.model import Corpus, SpecView
 from cachetui.core.query import Query, RunsOn, all_facet_counts, match
+from cachetui.core.sorting import SORT_COLUMNS
 from cachetui.core.results import Results, package_counts_for, results_for
 from cachetui.core.specmatch import NoDependencyData, hash_matches
 from cachetui.core.specquery import NodeQuery, SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query
 from cachetui.core.targets import host
+from cachetui.present.export import ExportExists, ExportRefused, export_specs
 from cachetui.present.format import loading_text
+from cachetui.present.inert import inert
 
 # Pane -> the title on its top border; the focused pane's title and border light up.
 PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details", "#facets": "Facets"}
@@ -57,9 +66,22 @@ class Answer:
     problem: str | None = None
 
 
-def answer(corpus: Corpus, query: Query, sort: tuple[str | None, bool], memo: dict[Query, dict[str, int]]) -> Answer:
+@dataclass(frozen=True)
+class View:
+    """How the rows are shown: two tags compared (old, new), and/or laid out as `spack find -lv`."""
+
+    compare: tuple[str, str] | None = None
+    find: bool = False
+
+
+def answer(corpus: Corpus, query: Query, sort: tuple[str | None, bool], memo: dict[Query, dict[str, int]],
+           view: View = View()) -> Answer:
+    comparison = None
+    if view.compare is not None:  # both tags' rows; the comparison keeps a kept binary once
+        comparison = compare_tags(corpus, *view.compare)
+        query = query.with_facet("tag", frozenset(view.compare))
     try:
-        results = results_for(corpus, query, sort)
+        results = results_for(corpus, query, sort, comparison=comparison, find=view.find)
         everywhere = replace(query, package=None)  # package counts do not change as you move between packages
         counts = memo.get(everywhere)
         if counts is None:
@@ -84,6 +106,9 @@ class BrowserScreen(Screen[None]):
         Binding("t", "choose_tag", "Tag", id="browser.tag"),
         Binding("r", "toggle_runs_on", "Runs here", id="browser.runs-on"),
         Binding("v", "choose_columns", "Columns", id="browser.columns"),
+        Binding("l", "toggle_find_view", "spack find", id="browser.find-view"),
+        Binding("d", "compare", "Compare", id="browser.compare"),
+        Binding("e", "export", "Export", id="browser.export"),
         Binding("p", "problems", "Problems", id="browser.problems"),
         Binding("question_mark", "help", "Help", id="browser.help"),
         Binding("escape", "back", "Back", show=False, id="browser.back"),
@@ -96,6 +121,7 @@ class BrowserScreen(Screen[None]):
     expanded_facets: reactive[frozenset[str]] = reactive(frozenset())
     with_build_deps: reactive[bool] = reactive(False)
     hidden_columns: reactive[frozenset[str]] = reactive(HIDDEN_AT_FIRST)
+    view: reactive[View] = reactive(View)
 
     def __init__(self) -> None:
         super().__init__()
@@ -151,6 +177,9 @@ class BrowserScreen(Screen[None]):
     def watch_sort(self) -> None:
         self._refresh_results()
 
+    def watch_view(self) -> None:
+        self._refresh_results()
+
     def watch_facet_filter(self) -> None:
         self._push_facets()
 
@@ -164,22 +193,22 @@ class BrowserScreen(Screen[None]):
         corpus = self.corpus
         if corpus is None:
             return
-        query, sort = self.spec_query, self.sort
+        query, sort, view = self.spec_query, self.sort, self.view
         if corpus.n_specs <= INLINE_SPECS:
-            self._deliver(query, sort, answer(corpus, query, sort, self._package_counts))
+            self._deliver(query, sort, view, answer(corpus, query, sort, self._package_counts, view))
         else:
             self.query_one(StatusLine).status = replace(self.query_one(StatusLine).status, busy=True)
-            self._answer_in_worker(corpus, query, sort)
+            self._answer_in_worker(corpus, query, sort, view)
 
     @work(thread=True, exclusive=True, group="results", name="results", description="results", exit_on_error=False)
-    def _answer_in_worker(self, corpus: Corpus, query: Query, sort: tuple[str | None, bool]) -> None:
-        found = answer(corpus, query, sort, self._package_counts)
+    def _answer_in_worker(self, corpus: Corpus, query: Query, sort: tuple[str | None, bool], view: View) -> None:
+        found = answer(corpus, query, sort, self._package_counts, view)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._deliver, query, sort, found)
+            self.app.call_from_thread(self._deliver, query, sort, view, found)
 
-    def _deliver(self, query: Query, sort: tuple[str | None, bool], found: Answer) -> None:
+    def _deliver(self, query: Query, sort: tuple[str | None, bool], view: View, found: Answer) -> None:
         corpus = self.corpus
-        if corpus is None or (query, sort) != (self.spec_query, self.sort):
+        if corpus is None or (query, sort, view) != (self.spec_query, self.sort, self.view):
             return  # a newer question is on its way
         bar = self.query_one(QueryBar)
         if found.problem is not None or found.results is None:
@@ -204,11 +233,12 @@ class BrowserScreen(Screen[None]):
         query = results.query
         column, descending = self.sort
         self.query_one(SpecTable).data = SpecRows(corpus, results.indices, column, descending, query.package,
-                                                  results.common)
+                                                  results.common, results.comparison, results.find)
         self.facet_counts = results.facet_counts
         self._push_facets()
         packages = self.query_one(PackageList)
         packages.counts = package_counts
+        packages.changes = results.comparison.changes if results.comparison is not None else None
         packages.current = query.package
         self._push_status(corpus, query, len(results.indices))
 
@@ -228,6 +258,7 @@ class BrowserScreen(Screen[None]):
             spec=str(query.spec) if query.spec is not None else None,
             runs_on=_runs_on_text(query.runs_on),
             spec_names_package=query.spec is not None and query.spec.root.name == query.package,
+            compare=_compare_text(corpus, self.view.compare),
         )
 
     def _push_facets(self) -> None:
@@ -303,7 +334,8 @@ class BrowserScreen(Screen[None]):
 
     @on(SpecTable.SortRequested)
     def _sort_requested(self, event: SpecTable.SortRequested) -> None:
-        self.sort = (event.column, event.descending)
+        if event.column in SORT_COLUMNS:  # not "change": it is not a property of the spec
+            self.sort = (event.column, event.descending)
 
     def sort_by(self, column: str) -> None:
         """Sort by `column`; asking again for the same column reverses it."""
@@ -394,8 +426,9 @@ class BrowserScreen(Screen[None]):
     # -- actions -----------------------------------------------------------------------
 
     def _refresh_keys(self) -> None:
-        """Refresh the footer when what y, c or x can do has changed: it recomposes every key."""
-        state = tuple(bool(self.check_action(a, ())) for a in ("copy_hash", "clear_filters", "choose_tag"))
+        """Refresh the footer when what y, c, x, t, d or e can do has changed: it recomposes every key."""
+        state = tuple(bool(self.check_action(a, ())) for a in ("copy_hash", "clear_filters", "choose_tag", "compare",
+                                                               "export"))
         if state != self._keys_state:
             self._keys_state = state
             self.refresh_bindings()
@@ -408,7 +441,13 @@ class BrowserScreen(Screen[None]):
             return self.query_one(SpecTable).current_spec is not None
         if action == "clear_filters":
             return bool(self.spec_query.filters) or self.spec_query.runs_on is not None
-        if action in ("choose_tag", "problems", "toggle_runs_on"):
+        if action == "choose_tag":  # comparing, the two tags compared are the scope
+            return self.corpus is not None and self.view.compare is None
+        if action == "compare":
+            return self.corpus is not None and len(self.corpus.tags) > 1
+        if action == "export":
+            return self.query_one(SpecTable).row_count > 0
+        if action in ("problems", "toggle_runs_on", "toggle_find_view"):
             return self.corpus is not None
         return True
 
@@ -449,6 +488,61 @@ class BrowserScreen(Screen[None]):
             self.notify(f"Cannot tell what this machine is: {exc}", severity="warning", markup=False)
             return
         self.spec_query = replace(self.spec_query, runs_on=RunsOn(machine.target, machine.platform))
+
+    def action_toggle_find_view(self) -> None:
+        """Group the table as `spack find -lv` prints it, or back to columns."""
+        self.view = replace(self.view, find=not self.view.find)
+
+    def action_compare(self) -> None:
+        """Choose two tags and mark each binary added, removed or kept; again to stop comparing."""
+        if self.view.compare is not None:
+            self.view = replace(self.view, compare=None)
+            return
+        tags = self.corpus.tags if self.corpus is not None else []
+        if len(tags) < 2:
+            self.notify("Comparing needs two tags; this corpus has one.", severity="warning", markup=False)
+            return
+        self.app.push_screen(ChoiceDialog("Compare: the older tag", _tag_choices(tags)), self._old_tag_chosen)
+
+    def _old_tag_chosen(self, old: str | None) -> None:
+        if old is not None:
+            newer = [t for t in self.corpus.tags if t != old] if self.corpus is not None else []
+            self.app.push_screen(ChoiceDialog(f"Compare {inert(old)} with: the newer tag", _tag_choices(newer)),
+                                 lambda new: self._compare_chosen(old, new))
+
+    def _compare_chosen(self, old: str, new: str | None) -> None:
+        if new is not None:
+            self.spec_query = self.spec_query.with_facet("tag", frozenset())  # the two tags are the scope now
+            self.view = replace(self.view, compare=(old, new))
+
+    def action_export(self) -> None:
+        table = self.query_one(SpecTable)
+        name = f"cachetui-{self.spec_query.package or 'all'}.csv"
+        self.app.push_screen(ExportDialog(name, table.row_count, self.app.paths),  # type: ignore[attr-defined]
+                             self._export_to)
+
+    def _export_to(self, target: Path | None, replace_file: bool = False) -> None:
+        data = self.query_one(SpecTable).data
+        if target is None or data is None:
+            return
+        if target.exists() and not replace_file:
+            choices = [(Text("Replace it"), True), (Text("Cancel"), False)]
+            self.app.push_screen(ChoiceDialog(f"{inert(str(target))} exists", choices),
+                                 lambda yes: self._export_to(target, True) if yes else None)
+            return
+        self._export_in_worker(data.corpus, data.indices, target, replace_file)
+
+    @work(thread=True, group="export", name="export", description="export", exit_on_error=False)
+    def _export_in_worker(self, corpus: Corpus, indices: np.ndarray, target: Path, replace_file: bool) -> None:
+        try:
+            export_specs(target, corpus, indices.tolist(), replace=replace_file)
+        except ExportExists:  # appeared while we asked or wrote: ask again, never clobber
+            self.app.call_from_thread(self._export_to, target)
+        except ExportRefused as exc:
+            self.app.call_from_thread(self.notify, inert(str(exc)), severity="error", markup=False)
+        else:
+            self.app.call_from_thread(self.notify, inert(f"{len(indices)} specs to {target}"), title="Exported",
+                                      markup=False)
 
     def action_choose_columns(self) -> None:
         self.app.push_screen(ColumnsDialog(self.hidden_columns), self._columns_chosen)
@@ -505,6 +599,17 @@ class BrowserScreen(Screen[None]):
         packages = self.query_one(PackageList)
         # On a narrow screen with facets shown, the package list is hidden: fall back to the table.
         self.set_focus(packages.options if _displayed(packages) else self.query_one(SpecTable))
+
+
+def _compare_text(corpus: Corpus, compare: tuple[str, str] | None) -> str | None:
+    if compare is None:
+        return None
+    added, removed, kept = compare_tags(corpus, *compare).totals()
+    return f"{compare[0]} → {compare[1]}: +{added} −{removed} ={kept}"
+
+
+def _tag_choices(tags: list[str]) -> list[tuple[Text, str]]:
+    return [(Text(inert(tag)), tag) for tag in tags]
 
 
 def _runs_on_text(runs_on: RunsOn | None) -> str | None:

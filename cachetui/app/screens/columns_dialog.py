@@ -11,6 +11,7 @@ from textual.widgets import Label, SelectionList
 from cachetui.app.widgets.spec_table import COLUMNS
 
 DESCRIPTIONS = {
+    "change": "change: added, removed or kept (compare mode, d)",
     "package": "package (when rows come from several)",
     "differs": "differs: variants not common to every row",
     "variants": "variants: all of them",

@@ -25,6 +25,7 @@ class PackageRows:
     matches: list[PackageMatch]
     counts: Mapping[str, int]
     initial_cursor: int | None
+    changes: Mapping[str, tuple[int, int]] | None = None  # compare mode: package -> (added, removed)
 
     def __len__(self) -> int:
         return len(self.matches) + 1
@@ -37,14 +38,20 @@ class PackageRows:
 
     def text(self, row: int, width: int) -> Text:
         if row == 0:
-            return self._line("All packages", sum(self.counts.values()), width, (), "bold")
+            if self.changes is not None:
+                added, removed = map(sum, zip((0, 0), *self.changes.values()))
+                return self._line("All packages", f" +{added} −{removed}", width, (), "bold")
+            return self._line("All packages", f" {sum(self.counts.values())}", width, (), "bold")
         match = self.matches[row - 1]
+        if self.changes is not None:
+            added, removed = self.changes.get(match.name, (0, 0))
+            return self._line(match.name, f" +{added} −{removed}", width, match.positions,
+                              "" if added or removed else "dim")
         count = self.counts.get(match.name, 0)
-        return self._line(match.name, count, width, match.positions, "" if count else "dim")
+        return self._line(match.name, f" {count}", width, match.positions, "" if count else "dim")
 
     @staticmethod
-    def _line(name: str, count: int, width: int, positions: tuple[int, ...], style: str) -> Text:
-        counted = f" {count}"
+    def _line(name: str, counted: str, width: int, positions: tuple[int, ...], style: str) -> Text:
         shown = fit(inert(name), max(1, width - len(counted) - 1), pad=True)
         text = Text(shown, style=style)
         if shown.rstrip() == name:  # escapes or a cut would shift the positions
@@ -66,6 +73,7 @@ class PackageList(Vertical):
     current: reactive[str | None] = reactive(None)
     search: reactive[str] = reactive("")
     only_matching: reactive[bool] = reactive(False)
+    changes: reactive[Mapping[str, tuple[int, int]] | None] = reactive(None)  # compare mode
 
     class Chosen(Message):
         def __init__(self, package: str | None) -> None:
@@ -92,6 +100,9 @@ class PackageList(Vertical):
     def watch_search(self) -> None:
         self._refill()
 
+    def watch_changes(self) -> None:
+        self._refill(keep_cursor=True)
+
     def watch_only_matching(self) -> None:
         self._refill()
 
@@ -106,7 +117,7 @@ class PackageList(Vertical):
         else:
             shown = [m.name for m in matches]
             cursor = shown.index(self.current) + 1 if self.current in shown else 0
-        self.options.source = PackageRows(matches, self.counts, cursor)
+        self.options.source = PackageRows(matches, self.counts, cursor, self.changes)
 
     def choose_highlighted(self) -> None:
         """Open what the cursor is on (after a search, the best match)."""

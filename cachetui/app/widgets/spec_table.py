@@ -23,6 +23,8 @@ from cachetui.app.widgets.line_view import LineView
 from cachetui.core.hashes import short_hash
 from cachetui.core.model import Corpus
 from cachetui.core.common import Common
+from cachetui.core.diff import Comparison
+from cachetui.core.spack_find import FindLayout
 from cachetui.present.format import condensed, condensed_variants, human_size
 from cachetui.present.inert import inert
 
@@ -40,6 +42,8 @@ class SpecRows:
     descending: bool = False
     package: str | None = None  # the one package shown, or None: rows then need a package column
     common: Common = Common()  # what every row shares: the "differs" column leaves it out
+    comparison: Comparison | None = None  # compare mode: a "change" column marks each row
+    find: FindLayout | None = None  # the `spack find -lv` view: lines in place of columns
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,7 @@ class Column:
 
 
 COLUMNS = (
+    Column("change", "change", 0, 9, 9),
     Column("package", "package", 0, 8, 28),
     Column("hash", "hash", 0, 7, 7),
     Column("version", "version", 1, 7, 12),
@@ -69,6 +74,9 @@ COLUMNS = (
 
 
 HIDDEN_AT_FIRST = frozenset({"variants"})  # "differs" and the common line above say it without repeats
+
+
+CHANGE_TEXT = {"added": ("+ added", "green"), "removed": ("− removed", "red"), "kept": ("= kept", "dim"), "": ("", "")}
 
 
 def _differs_getter(rows: SpecRows) -> Callable[[int], str]:
@@ -152,19 +160,30 @@ class SpecTable(LineView):
 
     @property
     def row_count(self) -> int:
-        return 0 if self.data is None else len(self.data.indices)
+        if self.data is None:
+            return 0
+        return len(self.data.find) if self.data.find is not None else len(self.data.indices)
 
     @property
     def current_spec(self) -> int | None:
         if self.data is None or not self.row_count:
             return None
-        return int(self.data.indices[min(self.cursor, self.row_count - 1)])
+        row = min(self.cursor, self.row_count - 1)
+        if self.data.find is not None:
+            spec = int(self.data.find.rows[row])
+            return spec if spec >= 0 else None
+        return int(self.data.indices[row])
+
+    def selectable(self, row: int) -> bool:
+        return self.data is None or self.data.find is None or self.data.find.rows[row] >= 0
 
     def watch_data(self, old: SpecRows | None, new: SpecRows | None) -> None:
         if new is not None and (old is None or old.corpus is not new.corpus):
             self._getters = _cell_getters(new.corpus)
         if new is not None:
             self._getters["differs"] = _differs_getter(new)
+            comparison = new.comparison
+            self._getters["change"] = lambda i: CHANGE_TEXT[comparison.mark_of(i)][0] if comparison else ""
         self._widths = self._measure(new) if new is not None else {}
         self._relayout()
         self.rows_changed()
@@ -181,7 +200,8 @@ class SpecTable(LineView):
     def select_spec(self, spec: int) -> None:
         """Put the cursor on `spec` when the table shows it."""
         if self.data is not None:
-            rows = np.flatnonzero(self.data.indices == spec)
+            shown = self.data.find.rows if self.data.find is not None else self.data.indices
+            rows = np.flatnonzero(shown == spec)
             if len(rows):
                 self.cursor = int(rows[0])
 
@@ -195,6 +215,8 @@ class SpecTable(LineView):
             alike.add("differs")  # it would be empty in every row
         if data is not None and data.package is not None:
             alike.add("package")
+        if data is None or data.comparison is None:
+            alike.add("change")
         return tuple(c for c in COLUMNS if c.key not in self.hidden and c.key not in alike)
 
     def _measure(self, rows: SpecRows) -> dict[str, int]:
@@ -236,6 +258,8 @@ class SpecTable(LineView):
         self._layout = layout
 
     def header_text(self, y: int, width: int) -> Text:
+        if y == 1 and self.data is not None and self.data.find is not None:
+            return Text("spack find -lv  (l: back to columns)")
         return self._column_titles() if y == 1 else common_text(self.data)
 
     def _column_titles(self) -> Text:
@@ -253,10 +277,17 @@ class SpecTable(LineView):
 
     def row_text(self, row: int, width: int) -> Text:
         assert self.data is not None
+        if self.data.find is not None:
+            line = self.data.find.line(row)
+            return Text(inert(line.text), "bold" if line.header else "")
         spec = int(self.data.indices[row])
         text = Text()
         for column, col_width in self._layout:
-            text.append(fit(inert(self._getters[column.key](spec)), col_width, pad=True))
+            if column.key == "change":
+                shown, style = CHANGE_TEXT[self.data.comparison.mark_of(spec)]  # type: ignore[union-attr]
+                text.append(fit(shown, col_width, pad=True), style)
+            else:
+                text.append(fit(inert(self._getters[column.key](spec)), col_width, pad=True))
             text.append(" " * GAP)
         return text
 
@@ -272,7 +303,7 @@ class SpecTable(LineView):
             self.post_message(self.Selected(spec))
 
     def action_sort_next(self) -> None:
-        keys = [c.key for c, _ in self._layout] or [c.key for c in self._columns()]
+        keys = [c.key for c, _ in self._layout if c.key != "change"] or [c.key for c in self._columns()]
         current = self.data.sort_column if self.data else None
         following = keys[(keys.index(current) + 1) % len(keys)] if current in keys else keys[0]
         self.post_message(self.SortRequested(following, following == "version"))

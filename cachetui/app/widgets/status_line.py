@@ -28,6 +28,7 @@ class Status:
     runs_on: str | None = None
     busy: bool = False  # a newer answer is being computed
     spec_names_package: bool = False
+    compare: str | None = None  # "old → new: +added −removed =kept" in compare mode
 
 
 def render_status(status: Status) -> Text:
@@ -41,7 +42,12 @@ def render_status(status: Status) -> Text:
     named = status.spec_names_package  # `spec: hdf5@1.14 +mpi` says the package already
     if not named:
         text.append(inert(status.package) if status.package else "all packages", "bold")
+    if status.compare:
+        text.append("  comparing ", "dim")
+        text.append(inert(status.compare), "bold magenta")
     for facet, values in status.filters.items():
+        if status.compare and facet == "tag":
+            continue  # the two tags compared, said above
         text.append(f"  {facet}=", "dim")
         text.append(inert(",".join(sorted(values))))
     if status.spec:

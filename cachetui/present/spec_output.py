@@ -1,4 +1,4 @@
-"""Write specs as a table, JSON or CSV; text fields are made inert for table and CSV."""
+"""Write specs as a table, JSON, CSV or `spack find -lv` text; text fields are made inert for all but JSON."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from typing import Any, TextIO
 
 from cachetui.core.model import Corpus, SpecView
 from cachetui.core.records import Dependency, deptype_names
+from cachetui.core.spack_find import find_lines
 from cachetui.present.format import human_size
 from cachetui.present.inert import inert
 
-FORMATS = ("table", "json", "csv")
+FORMATS = ("table", "json", "csv", "spack")
 COLUMNS = ("package", "tag", "hash", "version", "compiler", "platform", "os", "target", "variants", "stacks", "size")
 
 
@@ -48,17 +49,31 @@ def _cells(spec: SpecView) -> list[str]:
     return [inert(str(record[column])) for column in COLUMNS]
 
 
-def write_specs(out: TextIO, corpus: Corpus, indices: Sequence[int], fmt: str) -> None:
+# A cell a spreadsheet would run as a formula (`+mpi`, `=cmd|…`): documents are others' text.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(cell: str) -> str:
+    """Prefixed with `'` when a spreadsheet would read it as a formula (OWASP's advice for CSV injection)."""
+    return "'" + cell if cell.startswith(FORMULA_START) else cell
+
+
+def write_specs(out: TextIO, corpus: Corpus, indices: Sequence[int], fmt: str, *, spreadsheet: bool = False) -> None:
+    """`spreadsheet`: CSV cells are kept from being read as formulas (the browser's export)."""
     specs = [corpus.spec(i) for i in indices]
     if fmt == "json":
         records = [spec_record(s, corpus.dependencies(s.index)) for s in specs]
         # ensure_ascii: control and bidi characters come out as \\u escapes, inert by nature.
         json.dump(records, out, indent=2, ensure_ascii=True)
         out.write("\n")
+    elif fmt == "spack":  # as `spack buildcache list -lv` prints: grouped by architecture and compiler
+        out.write(f"==> {len(indices)} cached build{'' if len(indices) == 1 else 's'}.\n")
+        out.writelines(inert(line.text) + "\n" for line in find_lines(corpus, indices))
     elif fmt == "csv":
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow([*COLUMNS, "path"])
-        writer.writerows(_cells(s) + [inert(s.path)] for s in specs)
+        safe = spreadsheet_safe if spreadsheet else str
+        writer.writerows([safe(cell) for cell in _cells(s) + [inert(s.path)]] for s in specs)
     else:
         _write_table(out, [list(COLUMNS)] + [_cells(s) for s in specs])
 

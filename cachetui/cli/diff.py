@@ -1,0 +1,121 @@
+"""`cachetui diff OLD NEW [SOURCE...]`: what a cache gained and lost between two snapshots.
+
+With SOURCEs (or --public), OLD and NEW are tags of what they load. Without, OLD and NEW are
+sources themselves when both exist (two directories, mirrors, indexes), else tags of the
+bundled sample. Exit 0 when both hold the same binaries, 1 when they differ (as `diff` does),
+2 for usage or when something could not be loaded (the answer could be incomplete).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from typing import Any, TextIO
+
+from cachetui.cli.options import add_inputs, fail_usage, load_or_exit
+from cachetui.core.corpus import recognisable
+from cachetui.core.diff import Diff, Side, corpus_side, diff, tag_side
+from cachetui.core.filters import UnknownValue
+from cachetui.core.model import Corpus
+from cachetui.present.inert import inert
+
+EXIT_SAME, EXIT_DIFFERENT = 0, 1
+FORMATS = ("table", "json", "csv")
+SUMMARY = ("package", "added", "removed", "kept", "configurations gained", "configurations lost")
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("diff", help="binaries added, removed and kept between two tags or sources")
+    parser.add_argument("old", metavar="OLD", help="a tag of the SOURCEs, or a source when no SOURCE is given")
+    parser.add_argument("new", metavar="NEW", help="a tag of the SOURCEs, or a source when no SOURCE is given")
+    parser.add_argument("--package", metavar="NAME", help="only this package")
+    parser.add_argument("--format", choices=FORMATS, default="table")
+    add_inputs(parser)
+    parser.set_defaults(run=run)
+
+
+def _sides(args: argparse.Namespace) -> tuple[Side, Side]:
+    if not args.inputs and args.public is None and recognisable(args.old) and recognisable(args.new):
+        return _source_side(args, args.old), _source_side(args, args.new)
+    corpus = load_or_exit(args)
+    _report_load_errors(corpus)
+    return _tag(corpus, args.old), _tag(corpus, args.new)
+
+
+def _source_side(args: argparse.Namespace, source: str) -> Side:
+    corpus = load_or_exit(argparse.Namespace(**{**vars(args), "inputs": [source], "public": None}))
+    _report_load_errors(corpus)
+    return corpus_side(source, corpus)
+
+
+def _tag(corpus: Corpus, tag: str) -> Side:
+    if tag not in corpus.vocab["tag"].ids:
+        raise UnknownValue("tag", tag, corpus.tags)
+    return tag_side(corpus, tag)
+
+
+def _report_load_errors(corpus: Corpus) -> None:
+    """An unreadable file could look like removed binaries: never compare on a partial load."""
+    errors = corpus.report.errors
+    for problem in errors:
+        print(f"cachetui: {inert(problem.path)}: {inert(problem.reason)}", file=sys.stderr)
+    if errors:
+        fail_usage(f"{len(errors)} input(s) could not be loaded; not comparing an incomplete snapshot")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        old, new = _sides(args)
+        package = args.package
+        if package is not None and package not in old.corpus.package_index and package not in new.corpus.package_index:
+            raise UnknownValue("package", package, [*old.corpus.packages, *new.corpus.packages])
+    except UnknownValue as exc:
+        fail_usage(str(exc))
+    found = diff(old, new, package)
+    {"json": write_json, "csv": write_csv}.get(args.format, write_table)(sys.stdout, found)
+    return EXIT_DIFFERENT if found.changed else EXIT_SAME
+
+
+def _summary_rows(found: Diff) -> list[list[str]]:
+    rows = [[p.package, str(len(p.added)), str(len(p.removed)), str(p.kept), str(len(p.gained)), str(len(p.lost))]
+            for p in found.packages]
+    t = found.totals()
+    return rows + [["total", *(str(t[k]) for k in ("added", "removed", "kept", "gained", "lost"))]]
+
+
+def write_table(out: TextIO, found: Diff) -> None:
+    """Changed packages and the total, then each configuration gained (+) or lost (-)."""
+    changed = [row for row, p in zip(_summary_rows(found), found.packages) if p.changed or p.gained or p.lost]
+    rows = [list(SUMMARY), *changed, _summary_rows(found)[-1]]
+    out.write(f"{inert(found.old)} -> {inert(found.new)}\n")
+    widths = [max(len(inert(row[i])) for row in rows) for i in range(len(SUMMARY))]
+    for row in rows:
+        cells = [inert(cell).ljust(w) if i == 0 else inert(cell).rjust(w) for i, (cell, w) in enumerate(zip(row, widths))]
+        out.write("  ".join(cells).rstrip() + "\n")
+    lines = [("+", c) for p in found.packages for c in p.gained] + [("-", c) for p in found.packages for c in p.lost]
+    if lines:
+        out.write("\nconfigurations (package@version %compiler arch):\n")
+    for sign, (package, version, compiler, arch) in sorted(lines, key=lambda line: (line[1], line[0])):
+        out.write(inert(f"{sign} {package}@{version} %{compiler} arch={arch}") + "\n")
+
+
+def write_csv(out: TextIO, found: Diff) -> None:
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([c.replace(" ", "_") for c in SUMMARY])
+    writer.writerows([inert(cell) for cell in row] for row in _summary_rows(found))
+
+
+def write_json(out: TextIO, found: Diff) -> None:
+    def configs(items: list[tuple[str, str, str, str]]) -> list[dict[str, str]]:
+        return [{"version": v, "compiler": c, "arch": a} for _, v, c, a in items]
+
+    data = {
+        "old": found.old, "new": found.new, "changed": found.changed, "total": found.totals(),
+        "packages": [{"package": p.package, "added": p.added, "removed": p.removed, "kept": p.kept,
+                      "gained": configs(p.gained), "lost": configs(p.lost)} for p in found.packages],
+    }
+    json.dump(data, out, indent=2, ensure_ascii=True)  # ascii: control characters come out escaped
+    out.write("\n")
+

@@ -1,0 +1,87 @@
+"""Export specs to a file the user names: CSV or JSON by its extension, with the columns of `query`.
+
+CSV is for spreadsheets: a cell that starts like a formula (`+mpi`) gets a leading `'`.
+
+The file is written whole to a temporary file beside it, then moved into place, so a reader
+never sees half a file. It never lands inside an input tree (inputs are others' data, never
+written to), and never replaces an existing file unless the caller says the user agreed.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from cachetui.core.model import Corpus
+from cachetui.present.spec_output import write_specs
+
+
+class ExportRefused(Exception):
+    """The file cannot or must not be written; the message says why."""
+
+
+class ExportExists(ExportRefused):
+    """The file exists: ask before replacing it."""
+
+
+def export_format(path: Path) -> str:
+    return "json" if path.suffix.lower() == ".json" else "csv"
+
+
+def resolve_target(typed: str, inputs: Sequence[str]) -> Path:
+    """Where `typed` points (relative to the working directory), refused if it lies in an input."""
+    if not typed.strip():
+        raise ExportRefused("type a file name")
+    target = Path(os.path.expanduser(typed.strip())).resolve()
+    for source in inputs:
+        local = Path(source.removeprefix("file://")).expanduser()
+        if "://" not in source.removeprefix("file://") and local.exists():
+            root = local.resolve() if local.is_dir() else local.resolve().parent
+            if target == root or root in target.parents:
+                raise ExportRefused(f"{target} is inside an input ({root}): inputs are never written to")
+    if target.is_dir():
+        raise ExportRefused(f"{target} is a directory")
+    if not target.parent.is_dir():
+        raise ExportRefused(f"no such directory: {target.parent}")
+    return target
+
+
+def export_specs(target: Path, corpus: Corpus, indices: Sequence[int], *, replace: bool = False) -> int:
+    """Write the specs to `target`; returns the bytes written. Raises ExportExists unless `replace`."""
+    buffer = io.StringIO()
+    write_specs(buffer, corpus, indices, export_format(target), spreadsheet=True)
+    data = buffer.getvalue().encode("utf-8")
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            os.fchmod(out.fileno(), 0o666 & ~_umask())  # as any new file of the user's (mkstemp makes it 0600)
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        if replace:
+            os.replace(temporary, target)
+        else:
+            _link_new(temporary, target)
+    except OSError as exc:
+        raise ExportRefused(f"cannot write {target}: {exc.strerror or exc}") from None
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+    return len(data)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _link_new(temporary: str, target: Path) -> None:
+    """Put the file in place only if nothing is there: a link fails on an existing name (no race)."""
+    try:
+        os.link(temporary, target)
+    except FileExistsError:
+        raise ExportExists(f"{target} exists") from None

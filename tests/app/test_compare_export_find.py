@@ -1,0 +1,142 @@
+"""Compare mode (d), export (e) and the `spack find` view (l) in the browser."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from cachetui.app.app import CacheTuiApp
+from cachetui.app.screens.choice_dialog import ChoiceDialog
+from cachetui.app.screens.export_dialog import ExportDialog
+from cachetui.app.widgets.package_list import PackageList
+from cachetui.app.widgets.spec_table import SpecTable
+from cachetui.app.widgets.status_line import StatusLine, render_status
+from cachetui.cli.main import main
+from tests.app.helpers import wait_for, wait_loaded
+from tests.test_diff import NEW, OLD, _independent, _snapshots
+
+
+@pytest.fixture
+def snapshots(tmp_path: Path) -> Path:
+    return _snapshots(tmp_path / "site")
+
+
+def _app(root: Path) -> CacheTuiApp:
+    return CacheTuiApp([str(root)], system_clipboard=False, use_cache=False)
+
+
+def _table(app: CacheTuiApp) -> SpecTable:
+    return app.screen.query_one(SpecTable)
+
+
+async def _choose(pilot, value: str) -> None:  # noqa: ANN001 - a Pilot
+    """Pick `value` in the open choice dialog, with the keys a user would press."""
+    dialog = pilot.app.screen
+    assert isinstance(dialog, ChoiceDialog)
+    position = [choice for _, choice in dialog._choices].index(value)
+    await pilot.press(*["down"] * position, "enter")
+    await pilot.pause()
+
+
+async def _compare(pilot, old: str, new: str) -> None:  # noqa: ANN001
+    await pilot.press("escape", "d")
+    await _choose(pilot, old)
+    await _choose(pilot, new)
+    await wait_loaded(pilot)
+
+
+async def test_compare_mode_marks_rows_and_counts_as_an_independent_count(snapshots: Path) -> None:
+    before, after = _independent(snapshots, OLD), _independent(snapshots, NEW)
+    app = _app(snapshots)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await _compare(pilot, OLD, NEW)
+        table, corpus = _table(app), app.browser.corpus
+        marks = {corpus.hashes[int(i)]: table.data.comparison.mark_of(int(i)) for i in table.data.indices}
+        for package in set(before) | set(after):
+            old = before.get(package, {"hashes": set()})["hashes"]
+            new = after.get(package, {"hashes": set()})["hashes"]
+            assert {h for h in new - old} == {h for h in new if marks[h] == "added"}
+            assert {h for h in old - new} == {h for h in old if marks.get(h) == "removed"}
+            assert {h for h in old & new} == {h for h in new if marks[h] == "kept"}
+            rows = app.screen.query_one(PackageList).rows
+            shown = rows.text([m.name for m in rows.matches].index(package) + 1, 40).plain
+            assert shown.split()[-2:] == [f"+{len(new - old)}", f"−{len(old - new)}"]
+        kept = sum(len(before[p]["hashes"] & after.get(p, {"hashes": set()})["hashes"]) for p in before)
+        assert len(table.data.indices) == len(marks) == 5 + 75 + kept  # a kept binary shows once
+        status = render_status(app.screen.query_one(StatusLine).status).plain
+        assert f"comparing {OLD} → {NEW}: +5 −75 ={kept}" in status
+        await pilot.press("d")  # again: back to the whole corpus
+        await wait_loaded(pilot)
+        assert table.data.comparison is None and "comparing" not in render_status(
+            app.screen.query_one(StatusLine).status).plain
+
+
+async def test_the_find_view_prints_what_query_format_spack_prints(snapshots: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["query", str(snapshots), "--package", "py-mpi4py", "--format", "spack", "--no-cache"]) == 0
+    printed = capsys.readouterr().out.splitlines()[1:]
+    app = _app(snapshots)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        app.browser.open_package("py-mpi4py")
+        await pilot.press("l")
+        await wait_loaded(pilot)
+        table = _table(app)
+        assert [table.row_text(row, 120).plain for row in range(table.row_count)] == printed
+        assert not table.selectable(0) and table.current_spec is not None  # headers never hold the cursor
+        await pilot.press("l")
+        await wait_loaded(pilot)
+        assert table.data.find is None
+
+
+async def test_export_writes_the_table_as_shown_and_asks_before_replacing(snapshots: Path, tmp_path: Path) -> None:
+    target = tmp_path / "out" / "hdf.csv"
+    target.parent.mkdir()
+    app = _app(snapshots)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        app.browser.open_package("py-safetensors")
+        app.browser.sort_by("version")
+        await wait_loaded(pilot)
+        shown = [app.browser.corpus.hashes[int(i)] for i in _table(app).data.indices]
+        await pilot.press("e")
+        assert isinstance(app.screen, ExportDialog)
+        await pilot.press("ctrl+u", *str(target), "enter")
+        await wait_for(pilot, target.exists)
+        rows = list(csv.reader(target.open()))
+        assert rows[0][:3] == ["package", "tag", "hash"] and [r[2] for r in rows[1:]] == shown
+        assert all(not cell.startswith(("+", "-", "=", "@")) for row in rows for cell in row)  # no formulas
+        before = target.read_bytes()
+        await pilot.press("e", "ctrl+u", *str(target), "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceDialog)  # it exists: asked, not replaced
+        await _choose(pilot, False)
+        assert target.read_bytes() == before and sorted(p.name for p in target.parent.iterdir()) == ["hdf.csv"]
+
+
+async def test_export_never_writes_into_an_input(snapshots: Path) -> None:
+    inside = snapshots / "_cache" / "export.json"
+    app = _app(snapshots)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("e", "ctrl+u", *str(inside), "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportDialog) and not inside.exists()
+        problem = str(app.screen.query_one("#export-problem").render())
+        assert "inside an input" in problem
+
+
+async def test_export_as_json_has_the_query_columns(snapshots: Path, tmp_path: Path) -> None:
+    target = tmp_path / "all.json"
+    app = _app(snapshots)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("e", "ctrl+u", *str(target), "enter")
+        await wait_for(pilot, target.exists)
+        records = json.loads(target.read_text())
+        assert len(records) == _table(app).row_count
+        assert set(records[0]) >= {"package", "hash", "version", "compiler", "variants", "dependencies"}
