@@ -145,3 +145,16 @@ def test_an_unreadable_input_stops_the_comparison(capsys: pytest.CaptureFixture[
     code, out, err = _run(capsys, OLD, NEW, str(snapshots))
     assert code == 2 and out == ""
     assert "py-mpi4py/specs.md" in err and "not comparing an incomplete snapshot" in err
+
+
+def test_the_same_hash_recorded_differently_is_a_difference(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Two sources whose records of one binary disagree (here its target): not equal, exit 1."""
+    from tests.conftest import spec_entry
+
+    for name, target in (("a", "x86_64_v3"), ("b", "zen3")):
+        path = tmp_path / name / "_cache" / "develop" / "zlib" / "specs.md"
+        path.parent.mkdir(parents=True)
+        path.write_text(listing("zlib", "develop", [spec_entry("h" * 32, target=target)]))
+    code, out, _ = _run(capsys, str(tmp_path / "a"), str(tmp_path / "b"), "--format", "json")
+    data = json.loads(out)
+    assert code == 1 and data["total"]["kept"] == 1 and (data["total"]["gained"], data["total"]["lost"]) == (1, 1)

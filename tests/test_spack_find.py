@@ -76,3 +76,34 @@ def test_query_format_spack_prints_every_spec_once_under_its_group(capsys: pytes
     assert [i for i, line in enumerate(lines) if not line] == [
         i - 1 for i, line in enumerate(lines) if line.startswith("-- ") and i > 1]
     assert f"{hash_of('hcuda')[:7]} hdf5@1.14.5+cuda+mpi cuda_arch=80,90" in lines
+
+
+def test_patches_are_cut_to_7_characters_and_values_sorted_as_spack_prints_them() -> None:
+    full = ["65f5630" + "b" * 57, "1d74a11" + "a" * 57]
+    assert variants_text([f"patches={','.join(full)}", "cuda_arch=90,80"]) == " cuda_arch=80,90 patches=1d74a11,65f5630"
+
+
+def test_groups_sort_compilers_by_version_and_specs_by_name_then_version(tmp_path: Path) -> None:
+    from cachetui.core.corpus import load_corpus
+    from cachetui.core.spack_find import find_lines
+    from tests.conftest import listing, spec_entry
+
+    specs = {  # package -> (hash, version, compiler)
+        "zlib": [("z13", "1.3", "gcc@13.2.0"), ("z9", "1.2.13", "gcc@9.4.0"), ("z9b", "1.3", "gcc@9.4.0")],
+        "abseil": [("a9", "2023.1", "gcc@9.4.0"), ("a9old", "2022.10", "gcc@9.4.0")],
+    }
+    for package, entries in specs.items():
+        path = tmp_path / "_cache" / "develop" / package / "specs.md"
+        path.parent.mkdir(parents=True)
+        path.write_text(listing(package, "develop", [
+            spec_entry((label + "q" * 32)[:32], versions=[version], compiler=compiler, variants=[], target="x86_64")
+            for label, version, compiler in entries]))
+    corpus = load_corpus([str(tmp_path)])
+    lines = [line.text for line in find_lines(corpus, list(range(corpus.n_specs)))]
+    assert lines == [
+        header("linux-ubuntu24.04-x86_64", "gcc@9.4.0"),  # 9 before 13, as Spack compares versions
+        "a9oldqq abseil@2022.10", "a9qqqqq abseil@2023.1", "z9qqqqq zlib@1.2.13", "z9bqqqq zlib@1.3",
+        "",
+        header("linux-ubuntu24.04-x86_64", "gcc@13.2.0"),
+        "z13qqqq zlib@1.3",
+    ]

@@ -11,6 +11,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from cachetui.app.widgets.facet_panel import FACET_TITLES
 from cachetui.app.widgets.spec_table import COLUMNS
+from cachetui.core.sorting import SORT_COLUMNS
 from cachetui.core.search import search_packages
 from cachetui.present.inert import inert
 
@@ -83,9 +84,12 @@ def _actions(browser) -> list[tuple[str, str, Callable[[], object]]]:  # noqa: A
         ("Copy…", "hash, /short hash, install or mirror command (c)", browser.action_copy_menu),
         ("Show problems", "files that could not be loaded, and warnings (p)", browser.action_problems),
         ("Search packages", "focus the package search (/)", browser.action_focus_search),
+        ("Compare two tags", "mark binaries added, removed or kept between two tags (d)", browser.action_compare),
+        ("spack find view", "group the table as spack find -lv prints it (l)", browser.action_toggle_find_view),
+        ("Export table", "write the table as shown to a CSV or JSON file (e)", browser.action_export),
         ("Help", "keys and how to use cachetui (?)", browser.action_help),
     ]
-    for column in COLUMNS:
+    for column in (c for c in COLUMNS if c.key in SORT_COLUMNS):  # "change" marks rows; it is not sortable
         sort = partial(browser.sort_by, column.key)
         actions.append((f"Sort by {column.title}", "sort the spec table; again to reverse", sort))
     return actions

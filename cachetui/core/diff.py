@@ -76,7 +76,8 @@ class Diff:
 
     @property
     def changed(self) -> bool:
-        return any(p.changed for p in self.packages)
+        """Binaries added or removed, or (two sources whose records of one hash differ) coverage changed."""
+        return any(p.changed or p.gained or p.lost for p in self.packages)
 
     def totals(self) -> dict[str, int]:
         return {
@@ -134,23 +135,24 @@ MARKS = {ADDED: "added", REMOVED: "removed", KEPT: "kept"}
 class Comparison:
     """Two tags of one corpus side by side, for the browser: which rows to show and how each changed.
 
-    Rows are every spec of the new tag (added or kept) and the old tag's specs whose hash the
-    new tag lacks (removed): a kept binary shows once, as the new tag lists it.
+    Rows are the new tag's listings (added or kept) and the old tag's listings of hashes the
+    new tag lacks (removed): a kept binary shows as the new tag lists it, not twice. Counts
+    are of binaries (distinct hashes), as `cachetui diff` counts them.
     """
 
     old: str
     new: str
     rows: np.ndarray  # spec indices, ascending
     marks: np.ndarray  # ADDED, REMOVED or KEPT, one per row
-    changes: dict[str, tuple[int, int]]  # package -> (added, removed), only packages that changed
+    changes: dict[str, tuple[int, int]]  # package -> binaries (added, removed), only packages that changed
+    binaries: tuple[int, int, int]  # added, removed, kept
 
     def mark_of(self, spec: int) -> str:
         at = int(np.searchsorted(self.rows, spec))
         return MARKS[int(self.marks[at])] if at < len(self.rows) and self.rows[at] == spec else ""
 
     def totals(self) -> tuple[int, int, int]:
-        counts = np.bincount(self.marks, minlength=4)
-        return int(counts[ADDED]), int(counts[REMOVED]), int(counts[KEPT])
+        return self.binaries
 
 
 def compare_tags(corpus: Corpus, old: str, new: str) -> Comparison:
@@ -162,14 +164,18 @@ def compare_tags(corpus: Corpus, old: str, new: str) -> Comparison:
 
 
 def _compare(corpus: Corpus, old: Side, new: Side) -> Comparison:
-    before, after = old.binaries(None), new.binaries(None)
-    marks = {i: (KEPT if hash_ in before else ADDED) for hash_, i in after.items()}
-    marks.update({i: REMOVED for hash_, i in before.items() if hash_ not in after})
+    hashes = corpus.hashes
+    before = {hashes[i] for i in old.indices.tolist()}
+    after = {hashes[i] for i in new.indices.tolist()}
+    marks = {i: (KEPT if hashes[i] in before else ADDED) for i in new.indices.tolist()}
+    marks.update({i: REMOVED for i in old.indices.tolist() if hashes[i] not in after})
     rows = np.array(sorted(marks), dtype=np.int64)
     codes = np.array([marks[i] for i in rows.tolist()], dtype=np.int64)
-    changes: dict[str, list[int]] = {}
+    changed: dict[str, tuple[set[str], set[str]]] = {}
     for i, code in zip(rows.tolist(), codes.tolist()):
         if code != KEPT:
-            changes.setdefault(corpus.packages[corpus.package_of[i]], [0, 0])[code == REMOVED] += 1
-    return Comparison(old.label, new.label, rows, codes,
-                      {name: (added, removed) for name, (added, removed) in changes.items()})
+            added, removed = changed.setdefault(corpus.packages[corpus.package_of[i]], (set(), set()))
+            (removed if code == REMOVED else added).add(hashes[i])
+    changes = {name: (len(added), len(removed)) for name, (added, removed) in changed.items()}
+    binaries = (len(after - before), len(before - after), len(before & after))
+    return Comparison(old.label, new.label, rows, codes, changes, binaries)

@@ -114,14 +114,20 @@ def filter_groups(filters: Mapping[str, frozenset[str]]) -> dict[str, tuple[str,
     return groups
 
 
-def _masks(corpus: Corpus, scope: slice, query: Query) -> dict[str, np.ndarray]:
-    """One mask per filter key, computed once and combined as needed; the spec query and "runs on" too."""
+def _masks(corpus: Corpus, scope: slice, query: Query, within: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """One mask per filter key, computed once and combined as needed; the spec query and "runs on" too.
+
+    `within` (sorted spec indices) limits every answer and count to those specs, e.g. the rows
+    a comparison of two tags shows.
+    """
     groups = filter_groups(query.filters).items()
     masks = {key: facet_mask(corpus, scope, facet, values) for key, (facet, values) in groups}
     if query.spec is not None:
         masks["spec"] = spec_mask(corpus, scope, query.spec)
     if query.runs_on is not None:
         masks["runs-on"] = runs_on_mask(corpus, scope, query.runs_on.machine, query.runs_on.platform)
+    if within is not None:  # never a facet's key, so no count leaves it out
+        masks["within"] = np.isin(np.arange(scope.start, scope.stop), within, assume_unique=True)
     return masks
 
 
@@ -133,10 +139,10 @@ def _all_but(masks: dict[str, np.ndarray], size: int, skip: str | None = None) -
     return mask
 
 
-def match(corpus: Corpus, query: Query) -> np.ndarray:
+def match(corpus: Corpus, query: Query, within: np.ndarray | None = None) -> np.ndarray:
     """Indices of the matching specs, in corpus order."""
     scope = corpus.package_slice(query.package)
-    mask = _all_but(_masks(corpus, scope, query), scope.stop - scope.start)
+    mask = _all_but(_masks(corpus, scope, query, within), scope.stop - scope.start)
     return np.flatnonzero(mask) + scope.start
 
 
@@ -146,11 +152,11 @@ def facet_counts(corpus: Corpus, query: Query, facet: str) -> dict[str, int]:
 
 
 def all_facet_counts(
-    corpus: Corpus, query: Query, facets: tuple[str, ...] = FACETS
+    corpus: Corpus, query: Query, facets: tuple[str, ...] = FACETS, within: np.ndarray | None = None
 ) -> dict[str, dict[str, int]]:
     """Counts for several facets, each under every other active filter; masks are built once."""
     scope = corpus.package_slice(query.package)
-    masks = _masks(corpus, scope, query)
+    masks = _masks(corpus, scope, query, within)
     size = scope.stop - scope.start
     found = {}
     for facet in facets:

@@ -32,14 +32,13 @@ class Results:
 def results_for(corpus: Corpus, query: Query, sort: tuple[str | None, bool] = (None, False), *,
                 comparison: Comparison | None = None, find: bool = False) -> Results:
     """`comparison`: only the rows it shows (a kept binary once); `find`: lay the rows out as `spack find`."""
-    indices = match(corpus, query)
-    if comparison is not None:
-        indices = indices[np.isin(indices, comparison.rows)]
+    within = comparison.rows if comparison is not None else None
+    indices = match(corpus, query, within)
     column, descending = sort
     if column is not None:
         indices = sort_specs(corpus, indices, column, descending=descending)
     scope = corpus.package_slice(query.package)
-    return Results(query, indices, scope.stop - scope.start, all_facet_counts(corpus, query),
+    return Results(query, indices, scope.stop - scope.start, all_facet_counts(corpus, query, within=within),
                    common_to(corpus, indices), comparison, find_layout(corpus, indices) if find else None)
 
 

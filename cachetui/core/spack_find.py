@@ -17,6 +17,7 @@ import numpy as np
 from cachetui.core.model import Corpus
 from cachetui.core.sorting import version_ranks
 from cachetui.core.variants import Variant, VariantKind, parse_variants
+from cachetui.core.versions import version_key
 
 HEADER_WIDTH = 65  # hline's 64 columns and the one its suffix adds
 HASH_CHARS = 7
@@ -46,11 +47,19 @@ def variants_text(raw_variants: Iterable[str]) -> str:
     variants = sorted((v for text in raw_variants for v in parse_variants(text)), key=lambda v: v.name)
     flags = [v for v in variants if v.kind in (VariantKind.ON, VariantKind.OFF, VariantKind.BARE)]
     valued = [v for v in variants if v not in flags]
-    return "".join(_flag(v) for v in flags) + "".join(f" {v}" for v in valued)
+    return "".join(_flag(v) for v in flags) + "".join(f" {_valued(v)}" for v in valued)
 
 
 def _flag(variant: Variant) -> str:
     return f" {variant}" if variant.kind is VariantKind.BARE else str(variant)
+
+
+def _valued(variant: Variant) -> str:
+    """Values sorted, as Spack keeps a multi-valued variant; `patches` cut to 7 characters as Spack prints them."""
+    values = sorted(variant.values)
+    if variant.name == "patches":
+        values = [value[:HASH_CHARS] for value in values]
+    return f"{variant.name}{':=' if variant.exact else '='}{','.join(values)}"
 
 
 def spec_line(corpus: Corpus, i: int) -> str:
@@ -89,7 +98,7 @@ def find_layout(corpus: Corpus, indices: np.ndarray) -> FindLayout:
     ids = np.stack([corpus.single[f][indices] for f in GROUP_FACETS], axis=1)
     distinct, group_of = np.unique(ids, axis=0, return_inverse=True)
     labels = [_group_label(corpus, row) for row in distinct.tolist()]
-    by_rank = sorted(labels)
+    by_rank = sorted(labels, key=_group_order)
     label_rank = np.array([by_rank.index(label) for label in labels], dtype=np.int64)
     group_rank = label_rank[group_of.reshape(-1)]
     # ties (one name@version several times) keep their order: ranking 500k hashes costs more than it says
@@ -114,6 +123,13 @@ def find_lines(corpus: Corpus, indices: Sequence[int]) -> list[FindLine]:
     """The lines of `spack find -lv` for these specs."""
     layout = find_layout(corpus, np.asarray(indices, dtype=np.int64))
     return [layout.line(k) for k in range(len(layout))]
+
+
+def _group_order(label: tuple[str, str]) -> tuple:
+    """Spack sorts the (architecture, compiler) index: compilers by name, then version (gcc@9 before gcc@13)."""
+    arch, compiler = label
+    name, _, version = compiler.partition("@")
+    return arch, name, version_key(version) if version else ((), ())
 
 
 def _group_label(corpus: Corpus, ids: list[int]) -> tuple[str, str]:

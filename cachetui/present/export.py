@@ -9,6 +9,7 @@ written to), and never replaces an existing file unless the caller says the user
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import tempfile
@@ -31,14 +32,23 @@ def export_format(path: Path) -> str:
     return "json" if path.suffix.lower() == ".json" else "csv"
 
 
-def resolve_target(typed: str, inputs: Sequence[str]) -> Path:
-    """Where `typed` points (relative to the working directory), refused if it lies in an input."""
+def resolve_target(typed: str, input_roots: Sequence[str]) -> Path:
+    """Where `typed` points (relative to the working directory), refused if it lies in an input.
+
+    `input_roots` are the local paths of the inputs (files or directories; URLs left out).
+    """
     if not typed.strip():
         raise ExportRefused("type a file name")
-    target = Path(os.path.expanduser(typed.strip())).resolve()
-    for source in inputs:
-        local = Path(source.removeprefix("file://")).expanduser()
-        if "://" not in source.removeprefix("file://") and local.exists():
+    try:
+        return _checked(Path(os.path.expanduser(typed.strip())).resolve(), input_roots)
+    except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, an unsearchable directory, a NUL
+        raise ExportRefused(f"cannot write there: {exc}") from None
+
+
+def _checked(target: Path, input_roots: Sequence[str]) -> Path:
+    for source in input_roots:
+        local = Path(source).expanduser()
+        if local.exists():
             root = local.resolve() if local.is_dir() else local.resolve().parent
             if target == root or root in target.parents:
                 raise ExportRefused(f"{target} is inside an input ({root}): inputs are never written to")
@@ -53,35 +63,54 @@ def export_specs(target: Path, corpus: Corpus, indices: Sequence[int], *, replac
     """Write the specs to `target`; returns the bytes written. Raises ExportExists unless `replace`."""
     buffer = io.StringIO()
     write_specs(buffer, corpus, indices, export_format(target), spreadsheet=True)
-    data = buffer.getvalue().encode("utf-8")
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    temporary = None
     try:
+        data = buffer.getvalue().encode("utf-8", errors="replace")  # a lone surrogate is never a crash
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
         with os.fdopen(handle, "wb") as out:
-            os.fchmod(out.fileno(), 0o666 & ~_umask())  # as any new file of the user's (mkstemp makes it 0600)
+            os.fchmod(out.fileno(), 0o666 & ~UMASK)  # as any new file of the user's (mkstemp makes it 0600)
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
         if replace:
             os.replace(temporary, target)
         else:
-            _link_new(temporary, target)
+            _place_new(temporary, target)
     except OSError as exc:
         raise ExportRefused(f"cannot write {target}: {exc.strerror or exc}") from None
     finally:
-        if os.path.exists(temporary):
+        if temporary is not None and os.path.exists(temporary):
             os.unlink(temporary)
     return len(data)
 
 
-def _umask() -> int:
+def _read_umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
 
 
-def _link_new(temporary: str, target: Path) -> None:
-    """Put the file in place only if nothing is there: a link fails on an existing name (no race)."""
+UMASK = _read_umask()  # once, at import: setting it later from a worker thread would race other threads
+
+
+def _place_new(temporary: str, target: Path) -> None:
+    """Put the file in place only if nothing is there (no race): a hard link fails on an existing name.
+
+    Where hard links are not supported (vfat, some network and FUSE file systems), the name is
+    reserved with O_EXCL first and the finished file renamed over the empty reservation.
+    """
     try:
         os.link(temporary, target)
     except FileExistsError:
         raise ExportExists(f"{target} exists") from None
+    except OSError as exc:
+        if exc.errno not in NO_HARD_LINKS:
+            raise
+        try:
+            os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except FileExistsError:
+            raise ExportExists(f"{target} exists") from None
+        os.replace(temporary, target)
+
+
+NO_HARD_LINKS = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS, errno.EXDEV}

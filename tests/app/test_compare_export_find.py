@@ -140,3 +140,61 @@ async def test_export_as_json_has_the_query_columns(snapshots: Path, tmp_path: P
         records = json.loads(target.read_text())
         assert len(records) == _table(app).row_count
         assert set(records[0]) >= {"package", "hash", "version", "compiler", "variants", "dependencies"}
+
+
+async def test_compare_mode_counts_facets_over_the_rows_it_shows(snapshots: Path) -> None:
+    before, after = _independent(snapshots, OLD), _independent(snapshots, NEW)
+    removed = sum(len(before[p]["hashes"] - after.get(p, {"hashes": set()})["hashes"]) for p in before)
+    app = _app(snapshots)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await _compare(pilot, OLD, NEW)
+        counts = app.browser.facet_counts
+        assert counts["tag"] == {NEW: sum(len(e["hashes"]) for e in after.values()), OLD: removed}
+        assert sum(counts["platform"].values()) == len(_table(app).data.indices)
+
+
+async def test_a_tag_filter_comes_back_when_comparing_stops(snapshots: Path) -> None:
+    app = _app(snapshots)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        app.browser.toggle_filter("tag", NEW)
+        await _compare(pilot, OLD, NEW)
+        assert "tag" not in app.browser.spec_query.filters
+        await pilot.press("d")
+        await wait_loaded(pilot)
+        assert app.browser.spec_query.filters["tag"] == frozenset({NEW})
+
+
+async def test_export_replaces_a_file_only_when_asked(snapshots: Path, tmp_path: Path) -> None:
+    target = tmp_path / "out" / "t.csv"
+    target.parent.mkdir()
+    target.write_text("mine\n")
+    app = _app(snapshots)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("e", "ctrl+u", *str(target), "enter")
+        await pilot.pause()
+        await _choose(pilot, True)
+        await wait_for(pilot, lambda: target.read_text() != "mine\n")
+        assert len(target.read_text().splitlines()) == len(_table(app).data.indices) + 1
+        assert [p.name for p in target.parent.iterdir()] == ["t.csv"]  # no temporary file left behind
+
+
+async def test_export_without_hard_links_still_never_clobbers(snapshots: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """vfat and some network file systems refuse link(): the name is reserved with O_EXCL instead."""
+    import errno
+    import os
+
+    def no_links(*_: object) -> None:
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    target = tmp_path / "x.json"
+    app = _app(snapshots)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("e", "ctrl+u", *str(target), "enter")
+        await wait_for(pilot, lambda: target.exists() and target.stat().st_size > 0)
+        assert len(json.loads(target.read_text())) == len(_table(app).data.indices)

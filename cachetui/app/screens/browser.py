@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
 
 from rich.text import Text
 from textual import on, work
@@ -20,7 +19,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, ProgressBar
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from cachetui.app.screens.choice_dialog import ChoiceDialog
 from cachetui.app.screens.columns_dialog import ColumnsDialog
@@ -37,6 +36,7 @@ from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import HIDDEN_AT_FIRST, SpecRows, SpecTable
 from cachetui.app.widgets.status_line import Status, StatusLine
 from cachetui.core.diff import compare_tags
+from cachetui.core.sources import local_input
 from cachetui.core.filters import UnknownValue
 from cachetui.core.model import Corpus, SpecView
 from cachetui.core.query import Query, RunsOn, all_facet_counts, match
@@ -131,6 +131,7 @@ class BrowserScreen(Screen[None]):
         self._select_after: int | None = None  # a spec to put the cursor on once its results arrive
         self._wanted_spec: SpecQuery | None = None  # the last spec query parsed from the query line
         self._package_counts: dict[Query, dict[str, int]] = {}
+        self._tags_before_compare: frozenset[str] = frozenset()
         self._keys_state: tuple[bool, ...] = ()  # what check_action last answered for the keys that vary
 
     def compose(self) -> ComposeResult:
@@ -175,9 +176,6 @@ class BrowserScreen(Screen[None]):
         self._refresh_results()
 
     def watch_sort(self) -> None:
-        self._refresh_results()
-
-    def watch_view(self) -> None:
         self._refresh_results()
 
     def watch_facet_filter(self) -> None:
@@ -428,7 +426,7 @@ class BrowserScreen(Screen[None]):
     def _refresh_keys(self) -> None:
         """Refresh the footer when what y, c, x, t, d or e can do has changed: it recomposes every key."""
         state = tuple(bool(self.check_action(a, ())) for a in ("copy_hash", "clear_filters", "choose_tag", "compare",
-                                                               "export"))
+                                                               "export")) + (self.view.find,)  # s sorts or not
         if state != self._keys_state:
             self._keys_state = state
             self.refresh_bindings()
@@ -512,37 +510,59 @@ class BrowserScreen(Screen[None]):
 
     def _compare_chosen(self, old: str, new: str | None) -> None:
         if new is not None:
-            self.spec_query = self.spec_query.with_facet("tag", frozenset())  # the two tags are the scope now
+            # The two tags are the scope now; a tag filter comes back when comparing stops.
+            self._tags_before_compare = self.spec_query.filters.get("tag", frozenset())
+            self.spec_query = self.spec_query.with_facet("tag", frozenset())
             self.view = replace(self.view, compare=(old, new))
 
-    def action_export(self) -> None:
-        table = self.query_one(SpecTable)
-        name = f"cachetui-{self.spec_query.package or 'all'}.csv"
-        self.app.push_screen(ExportDialog(name, table.row_count, self.app.paths),  # type: ignore[attr-defined]
-                             self._export_to)
+    def watch_view(self, old: View, new: View) -> None:
+        if old.compare is not None and new.compare is None:
+            self.spec_query = self.spec_query.with_facet("tag", self._tags_before_compare)
+        self._refresh_results()
 
-    def _export_to(self, target: Path | None, replace_file: bool = False) -> None:
+    def action_export(self) -> None:
+        """The table as shown now: its rows are taken at the key, so a later answer cannot swap them."""
         data = self.query_one(SpecTable).data
-        if target is None or data is None:
+        if data is None or self.query_one(StatusLine).status.busy:
+            self.notify("The table is being updated; export once it shows the answer.", markup=False)
+            return
+        name = f"cachetui-{_file_safe(self.spec_query.package or 'all')}.csv"
+        roots = [p for p in map(local_input, self.app.paths) if p is not None]  # type: ignore[attr-defined]
+        self.app.push_screen(ExportDialog(name, len(data.indices), roots),
+                             lambda target: self._export_to(target, data))
+
+    def _export_to(self, target: Path | None, data: SpecRows, replace_file: bool = False) -> None:
+        if target is None:
             return
         if target.exists() and not replace_file:
             choices = [(Text("Replace it"), True), (Text("Cancel"), False)]
             self.app.push_screen(ChoiceDialog(f"{inert(str(target))} exists", choices),
-                                 lambda yes: self._export_to(target, True) if yes else None)
+                                 lambda yes: self._export_to(target, data, True) if yes else None)
             return
-        self._export_in_worker(data.corpus, data.indices, target, replace_file)
+        self._export_in_worker(data, target, replace_file)
 
     @work(thread=True, group="export", name="export", description="export", exit_on_error=False)
-    def _export_in_worker(self, corpus: Corpus, indices: np.ndarray, target: Path, replace_file: bool) -> None:
+    def _export_in_worker(self, data: SpecRows, target: Path, replace_file: bool) -> None:
         try:
-            export_specs(target, corpus, indices.tolist(), replace=replace_file)
+            export_specs(target, data.corpus, data.indices.tolist(), replace=replace_file)
         except ExportExists:  # appeared while we asked or wrote: ask again, never clobber
-            self.app.call_from_thread(self._export_to, target)
+            self.app.call_from_thread(self._export_to, target, data)
         except ExportRefused as exc:
             self.app.call_from_thread(self.notify, inert(str(exc)), severity="error", markup=False)
         else:
-            self.app.call_from_thread(self.notify, inert(f"{len(indices)} specs to {target}"), title="Exported",
-                                      markup=False)
+            self.app.call_from_thread(self.notify, inert(f"{len(data.indices)} specs to {target}"),
+                                      title="Exported", markup=False)
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        """A worker of this screen failed: say so (its state changes do not reach the app)."""
+        if event.state is not WorkerState.ERROR:
+            return
+        error = event.worker.error
+        self.notify(inert(f"{event.worker.name} failed: {type(error).__name__}: {error}"), title="Error",
+                    severity="error", markup=False, timeout=30)
+        if event.worker.group == "results":  # never leave "updating…" up for an answer that will not come
+            self.query_one(StatusLine).status = replace(self.query_one(StatusLine).status, busy=False)
 
     def action_choose_columns(self) -> None:
         self.app.push_screen(ColumnsDialog(self.hidden_columns), self._columns_chosen)
@@ -606,6 +626,11 @@ def _compare_text(corpus: Corpus, compare: tuple[str, str] | None) -> str | None
         return None
     added, removed, kept = compare_tags(corpus, *compare).totals()
     return f"{compare[0]} → {compare[1]}: +{added} −{removed} ={kept}"
+
+
+def _file_safe(name: str) -> str:
+    """A package name as part of a suggested file name: no separators, no control characters."""
+    return "".join(c if c.isascii() and (c.isalnum() or c in "._+-") else "_" for c in name)
 
 
 def _tag_choices(tags: list[str]) -> list[tuple[Text, str]]:

@@ -22,15 +22,15 @@ class ExportDialog(ModalScreen[Path | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
 
-    def __init__(self, suggested: str, rows: int, inputs: Sequence[str]) -> None:
+    def __init__(self, suggested: str, rows: int, input_roots: Sequence[str]) -> None:
         super().__init__()
-        self._suggested, self._rows, self._inputs = suggested, rows, list(inputs)
+        self._suggested, self._rows, self._input_roots = suggested, rows, list(input_roots)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(Text(f"Export {self._rows} specs  (.csv or .json; enter writes, esc cancels)", style="bold"),
                         classes="dialog-title")
-            yield Input(self._suggested, id="export-path")
+            yield Input(inert(self._suggested), id="export-path")
             yield Static(id="export-problem")
 
     def on_mount(self) -> None:
@@ -40,7 +40,7 @@ class ExportDialog(ModalScreen[Path | None]):
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
         try:
-            self.dismiss(resolve_target(event.value, self._inputs))
+            self.dismiss(resolve_target(event.value, self._input_roots))
         except ExportRefused as exc:
             self.query_one("#export-problem", Static).update(Text(inert(str(exc)), style="bold red"))
 

@@ -279,7 +279,11 @@ class SpecTable(LineView):
         assert self.data is not None
         if self.data.find is not None:
             line = self.data.find.line(row)
-            return Text(inert(line.text), "bold" if line.header else "")
+            text = Text(inert(line.text), "bold" if line.header else "")
+            if self.data.comparison is not None and line.spec is not None:  # comparing: the mark leads the line
+                shown, style = CHANGE_TEXT[self.data.comparison.mark_of(line.spec)]
+                text = Text.assemble((shown[:1] + " ", style), text)
+            return text
         spec = int(self.data.indices[row])
         text = Text()
         for column, col_width in self._layout:
@@ -297,6 +301,11 @@ class SpecTable(LineView):
             return strip.apply_style(self.get_component_rich_style("spec-table--header"))
         return strip
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("sort_next", "sort_reverse"):  # the find view orders rows as Spack does
+            return self.data is None or self.data.find is None
+        return True
+
     def action_select(self) -> None:
         spec = self.current_spec
         if spec is not None:
@@ -313,14 +322,14 @@ class SpecTable(LineView):
             self.post_message(self.SortRequested(self.data.sort_column, not self.data.descending))
 
     def on_click(self, event: events.Click) -> None:
-        if event.y == 1:
+        if event.y == 1 and self.check_action("sort_next", ()):
             column = self._column_at(event.x)
             if column is not None:
                 same = self.data is not None and self.data.sort_column == column
                 self.post_message(self.SortRequested(column, not self.data.descending if same else False))
             return
         row = self.row_at(event.y)
-        if row is not None:
+        if row is not None and self.selectable(row):  # not a header of the find view
             self.cursor = row
 
     def _column_at(self, x: int) -> str | None:

@@ -68,6 +68,11 @@ def recognise(typed: str) -> Source:
     return SiteDocuments(location)
 
 
+def local_input(typed: str) -> str | None:
+    """The file-system path an input names (after any `NAME=`, a `file://` URL decoded); None for the network."""
+    return local_path(_split_name(typed)[1])
+
+
 def public_sources(tag: str | None) -> list[str]:
     """What `--public [TAG]` opens: the public cache's index of indexes, or one tag of it."""
     return [f"{tag}={PUBLIC_INDEX_OF_INDEXES}" if tag else PUBLIC_INDEX_OF_INDEXES]
