@@ -20,7 +20,7 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cachetui.core.sources.site.fast import _Entry  # noqa: E402 - the fast lane's own entry type
+from cachetui.core.sources.site.fast import SpecEntry  # noqa: E402
 
 
 def _details(blob: bytes) -> bytes:
@@ -35,7 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     paths = sorted(args.tree.glob("_cache/*/*/specs.md"))
     times: dict[str, list[float]] = {"read": [], "json": [], "msgspec": []}
-    decoder = msgspec.json.Decoder(list[_Entry])
+    decoder = msgspec.json.Decoder(list[SpecEntry])
     for _ in range(args.rounds):
         gc.collect()
         start = time.perf_counter()

@@ -8,7 +8,6 @@ alive at a time, which keeps a whole site's load within a few hundred MB.
 
 from __future__ import annotations
 
-import dataclasses
 from array import array
 from dataclasses import dataclass
 from collections.abc import Iterable
@@ -142,7 +141,8 @@ class CorpusBuilder:
             self.flat[name].append(remap[name][part.flat[name]] if len(part.flat[name]) else part.flat[name])
             self.lengths[name].append(part.lengths[name])
         start = self._n_specs
-        self.docs.extend(dataclasses.replace(d, start=d.start + start, stop=d.stop + start) for d in part.docs)
+        self.docs.extend(Document(d.path, d.package, d.tag, d.title, d.generation, d.start + start, d.stop + start)
+                         for d in part.docs)  # by position: replace() cost 10 us a document
         self.hashes.extend(part.hashes)
         self.sizes.append(part.sizes)
         self._n_specs += len(part.hashes)

@@ -34,7 +34,9 @@ _YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "y", "n", "n
 _BASE32 = b"abcdefghijklmnopqrstuvwxyz234567"
 
 
-class _Entry(msgspec.Struct, gc=False):
+class SpecEntry(msgspec.Struct, gc=False):
+    """One `spec_details` entry as the site writes it; any other shape fails the decode (general reader)."""
+
     hash: str
     versions: list[str]
     compiler: str
@@ -55,7 +57,7 @@ class _Meta(msgspec.Struct, gc=False):
     compilers: list[str] | None = None
 
 
-_DETAILS = msgspec.json.Decoder(list[_Entry])
+_DETAILS = msgspec.json.Decoder(list[SpecEntry])
 _META = msgspec.json.Decoder(_Meta)
 astuple = msgspec.structs.astuple  # fields in declaration order: hash, versions, compiler, ... size
 
@@ -109,7 +111,7 @@ def _meta_agrees(meta: _Meta, columns: SpecColumns) -> bool:
     return meta.compilers is None or set(map(_normalised, meta.compilers)) == set(columns.compilers) - {""}
 
 
-def _columns(entries: list[_Entry]) -> SpecColumns | None:
+def _columns(entries: list[SpecEntry]) -> SpecColumns | None:
     """The entries column by column, or None when one needs the general path's care (and its warnings)."""
     hashes, versions, compilers, platforms, oss, targets, variants, stacks, sizes = zip(*map(astuple, entries))
     if not all(versions) or set(map(len, hashes)) != {HASH_LENGTH}:
