@@ -54,7 +54,12 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def spreadsheet_safe(cell: str) -> str:
-    """Prefixed with `'` when a spreadsheet would read it as a formula (OWASP's advice for CSV injection)."""
+    """Prefixed with `'` when a spreadsheet would read it as a formula (OWASP's advice for CSV injection).
+
+    The unknown-size placeholder `-` becomes an empty cell, which is what a spreadsheet means by unknown.
+    """
+    if cell == "-":
+        return ""
     return "'" + cell if cell.startswith(FORMULA_START) else cell
 
 
