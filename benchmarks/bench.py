@@ -248,10 +248,12 @@ def render(results: dict[str, dict[str, float]], command: str) -> str:
 # Why a target can be missed on this machine, printed beside any target that is.
 BLOCKERS = {
     "cold_s": (
-        "Reading every file costs 0.9-1.3 s here and a typed msgspec decode of every `spec_details` "
-        "about 1.1 s (issue 11's measured floor: ~2.4 s in one process). What remains is per-document "
-        "Python: the header match, the meta checks, turning columns into ids. Two workers share that "
-        "on two cores; the main process still walks the tree, merges parts and builds the facets."
+        "Reading every file costs ~0.8 s here and a typed msgspec decode of every `spec_details` ~0.6 s "
+        "(`benchmarks/decode_floor.py`). What remains is per-document Python: the header match, the "
+        "meta checks, interning columns into ids (~2 s of dict lookups over 500k specs). Two workers "
+        "share that, but on two shared cores they also share them with the main process, which walks "
+        "the tree (one scandir and stat per directory, ~1 s), merges the parts and lays out the model "
+        "(~0.65 s)."
     ),
     "ratio": "See the cold load note: the naive loader only parses; the load also checks and builds the model.",
     "warm_s": (
@@ -262,8 +264,10 @@ BLOCKERS = {
     ),
     "rss_mb": "See the memory table: columns and hashes are what the model keeps; the rest is allocator slack.",
     "facet_pkg_p95_ms": (
-        "The query itself takes ~12 ms for the largest package; the rest is Textual composing the frames "
-        "that follow a change of row counts (a layout pass repaints every pane, ~20-25 ms a frame here)."
+        "The query itself takes ~12 ms for the largest package. The harness toggles a value on and off, "
+        "so every toggle also makes `x` (clear filters) appear or vanish, and Textual's footer then "
+        "recomposes all its keys (~60 ms CPU here, measured with refresh_bindings alone); the rest is "
+        "composing the frames that follow a change of row counts."
     ),
     "facet_all_p95_ms": "As for one package, plus the counts over all 500k specs (~80 ms, in a worker thread).",
     "key_p95_ms": "Fuzzy ranking runs in C (rapidfuzz cdist); the rest is repainting the list.",
