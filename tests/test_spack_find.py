@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cachetui.cli.main import main
-from cachetui.core.spack_find import compiler_text, header, variants_text
+from cachetui.core.spack_find import compiler_label, header, variants_text
 from tests.spec_tree import BINARIES, hash_of, write_tree
 
 
@@ -44,7 +44,7 @@ def test_valued_variants_keep_their_written_spelling() -> None:
     ("oneapi@=2024.2.1", "oneapi@2024.2.1"),
 ])
 def test_compilers_as_spack_prints_concrete_ones(written: str, shown: str) -> None:
-    assert compiler_text(written) == shown
+    assert compiler_label(written) == shown
 
 
 def test_query_format_spack_prints_every_spec_once_under_its_group(capsys: pytest.CaptureFixture[str],
@@ -66,7 +66,7 @@ def test_query_format_spack_prints_every_spec_once_under_its_group(capsys: pytes
     assert list(groups) == sorted(groups)  # Spack sorts the (architecture, compiler) index
     expected = {}
     for label, (_, version, compiler, variants, platform, os, target) in hdf5.items():
-        head = header(f"{platform}-{os}-{target}", compiler_text(compiler))
+        head = header(f"{platform}-{os}-{target}", compiler_label(compiler))
         expected.setdefault(head, []).append((hash_of(label)[:7], version))
     for head, members in groups.items():
         got = [(m.split()[0], re.match(r"hdf5@([^~+ ]+)", m.split()[1]).group(1)) for m in members]

@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from cachetui.cli.options import add_inputs, fail_usage, load_or_exit
+from cachetui.cli.options import add_inputs, fail_usage, load_or_exit, report_load_errors
 from cachetui.core.corpus import recognisable
 from cachetui.core.diff import Diff, Side, corpus_side, diff, tag_side
 from cachetui.core.filters import UnknownValue
@@ -58,11 +58,8 @@ def _tag(corpus: Corpus, tag: str) -> Side:
 
 def _report_load_errors(corpus: Corpus) -> None:
     """An unreadable file could look like removed binaries: never compare on a partial load."""
-    errors = corpus.report.errors
-    for problem in errors:
-        print(f"cachetui: {inert(problem.path)}: {inert(problem.reason)}", file=sys.stderr)
-    if errors:
-        fail_usage(f"{len(errors)} input(s) could not be loaded; not comparing an incomplete snapshot")
+    if report_load_errors(corpus):
+        fail_usage(f"{len(corpus.report.errors)} input(s) could not be loaded; not comparing an incomplete snapshot")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,8 +84,8 @@ def _summary_rows(found: Diff) -> list[list[str]]:
 
 def write_table(out: TextIO, found: Diff) -> None:
     """Changed packages and the total, then each configuration gained (+) or lost (-)."""
-    changed = [row for row, p in zip(_summary_rows(found), found.packages) if p.changed or p.gained or p.lost]
-    rows = [list(SUMMARY), *changed, _summary_rows(found)[-1]]
+    summary = _summary_rows(found)
+    rows = [list(SUMMARY), *(row for row, p in zip(summary, found.packages) if p.differs), summary[-1]]
     out.write(f"{inert(found.old)} -> {inert(found.new)}\n")
     widths = [max(len(inert(row[i])) for row in rows) for i in range(len(SUMMARY))]
     for row in rows:

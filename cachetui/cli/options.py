@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import NoReturn
 
 from cachetui.cli.progress_line import ProgressLine
@@ -81,26 +82,35 @@ def _megabytes(text: str) -> int:
 def load_or_exit(args: argparse.Namespace) -> Corpus:
     """Load the corpus, with a progress line on a terminal; a missing path is a usage error (exit 2)."""
     cache = None if args.no_cache else CorpusCache()
-    try:
-        with ProgressLine(sys.stderr) as line:
-            return load_corpus(inputs_of(args), max_bytes=args.max_file_size, cache=cache, workers=args.workers,
-                               timeout=args.timeout, progress=line.update)
-    except PathNotFound as exc:
-        fail_usage(f"no such file or directory: {exc}")
-    except UnusableInput as exc:
-        fail_usage(str(exc))
+    with _inputs_checked(), ProgressLine(sys.stderr) as line:
+        return load_corpus(inputs_of(args), max_bytes=args.max_file_size, cache=cache, workers=args.workers,
+                           timeout=args.timeout, progress=line.update)
 
 
 def check_inputs(args: argparse.Namespace) -> list[str]:
     """The inputs, once recognised: a local path that does not exist is a usage error (exit 2)."""
     inputs = inputs_of(args)
-    try:
+    with _inputs_checked():
         require_inputs(inputs)
+    return inputs
+
+
+@contextmanager
+def _inputs_checked() -> Iterator[None]:
+    """An input that does not exist or cannot be used is a usage error (exit 2)."""
+    try:
+        yield
     except PathNotFound as exc:
         fail_usage(f"no such file or directory: {exc}")
     except UnusableInput as exc:
         fail_usage(str(exc))
-    return inputs
+
+
+def report_load_errors(corpus: Corpus) -> int:
+    """What could not be loaded is said on stderr, so an answer is never silently partial (exit 1)."""
+    for problem in corpus.report.errors:
+        print(f"cachetui: {inert(problem.path)}: {inert(problem.reason)}", file=sys.stderr)
+    return EXIT_PROBLEMS if corpus.report.errors else EXIT_OK
 
 
 def report_unknown(exc: Exception) -> int:

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS, add_inputs, fail_usage, load_or_exit, report_unknown
+from cachetui.cli.options import add_inputs, fail_usage, load_or_exit, report_load_errors, report_unknown
 from cachetui.present.spec_output import FORMATS, write_specs
 from cachetui.core.filters import MalformedValue, UnknownValue, resolve_filters, resolve_package
 from cachetui.core.model import Corpus
@@ -18,7 +18,6 @@ from cachetui.core.specmatch import NoDependencyData
 from cachetui.core.specquery import SpecQuery, SpecSyntaxError, VariantTerm, parse_spec_query
 from cachetui.core.variants import parse_variants
 from cachetui.core.targets import archspec_names, host, known
-from cachetui.present.inert import inert
 
 # option -> facet; repeated options of one kind are OR, different kinds AND (each variant
 # name is its own kind: `--variant +mpi --variant ~cuda` needs both). One `--variant` with
@@ -114,9 +113,3 @@ def run(args: argparse.Namespace) -> int:
     write_specs(sys.stdout, corpus, [int(i) for i in indices], args.format)
     return report_load_errors(corpus)
 
-
-def report_load_errors(corpus: Corpus) -> int:
-    """What could not be loaded is said on stderr, so an answer is never silently partial (exit 1)."""
-    for problem in corpus.report.errors:
-        print(f"cachetui: {inert(problem.path)}: {inert(problem.reason)}", file=sys.stderr)
-    return EXIT_PROBLEMS if corpus.report.errors else EXIT_OK

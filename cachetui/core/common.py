@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cachetui.core.model import Corpus
+from cachetui.core.model import Corpus, arch_triple
 from cachetui.core.variants import Variant, atom_name, parse_variants
 
 SINGLE = ("version", "compiler", "platform", "os", "target", "tag")
@@ -36,7 +36,7 @@ class Common:
             parts.append(f"%{self.values['compiler']}")
         arch = [self.values.get(key) for key in ("platform", "os", "target")]
         if all(arch):  # before the variants: a long variant list must not push it out of sight
-            parts.append("arch=" + "-".join(arch))  # type: ignore[arg-type]
+            parts.append("arch=" + arch_triple(*arch))  # type: ignore[arg-type]
         else:
             parts += [f"{key}={value}" for key, value in zip(("platform", "os", "target"), arch) if value]
         parts += self.variants

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cachetui.core.model import Corpus
+from cachetui.core.model import Corpus, arch_triple
 
 Configuration = tuple[str, str, str, str]  # package, version, compiler, platform-os-target
 ARCH_AND_BUILD = ("version", "compiler", "platform", "os", "target")
@@ -45,9 +45,7 @@ class Side:
         columns = [corpus.package_of[rows]] + [corpus.single[f][rows] for f in ARCH_AND_BUILD]
         distinct = np.unique(np.stack(columns, axis=1), axis=0) if len(rows) else np.empty((0, 6), dtype=np.int64)
         values = [corpus.vocab[f].values for f in ARCH_AND_BUILD]
-        # `gcc@=13.2.0` and `gcc@13.2.0` are one compiler, spelt by different site generations
-        return {(corpus.packages[p], values[0][v], values[1][c].replace("@=", "@", 1),
-                 f"{values[2][pl]}-{values[3][o]}-{values[4][t]}")
+        return {(corpus.packages[p], values[0][v], values[1][c], arch_triple(values[2][pl], values[3][o], values[4][t]))
                 for p, v, c, pl, o, t in distinct.tolist()}
 
     def package(self, i: int) -> str:
@@ -65,7 +63,13 @@ class PackageDiff:
 
     @property
     def changed(self) -> bool:
+        """Binaries added or removed."""
         return bool(self.added or self.removed)
+
+    @property
+    def differs(self) -> bool:
+        """Binaries, or the configurations they cover (two sources may record one hash differently)."""
+        return self.changed or bool(self.gained or self.lost)
 
 
 @dataclass
@@ -77,7 +81,7 @@ class Diff:
     @property
     def changed(self) -> bool:
         """Binaries added or removed, or (two sources whose records of one hash differ) coverage changed."""
-        return any(p.changed or p.gained or p.lost for p in self.packages)
+        return any(p.differs for p in self.packages)
 
     def totals(self) -> dict[str, int]:
         return {
@@ -151,9 +155,6 @@ class Comparison:
         at = int(np.searchsorted(self.rows, spec))
         return MARKS[int(self.marks[at])] if at < len(self.rows) and self.rows[at] == spec else ""
 
-    def totals(self) -> tuple[int, int, int]:
-        return self.binaries
-
 
 def compare_tags(corpus: Corpus, old: str, new: str) -> Comparison:
     """Kept in `corpus.memo`: toggling filters in compare mode does not recompute it."""
@@ -170,12 +171,8 @@ def _compare(corpus: Corpus, old: Side, new: Side) -> Comparison:
     marks = {i: (KEPT if hashes[i] in before else ADDED) for i in new.indices.tolist()}
     marks.update({i: REMOVED for i in old.indices.tolist() if hashes[i] not in after})
     rows = np.array(sorted(marks), dtype=np.int64)
-    codes = np.array([marks[i] for i in rows.tolist()], dtype=np.int64)
-    changed: dict[str, tuple[set[str], set[str]]] = {}
-    for i, code in zip(rows.tolist(), codes.tolist()):
-        if code != KEPT:
-            added, removed = changed.setdefault(corpus.packages[corpus.package_of[i]], (set(), set()))
-            (removed if code == REMOVED else added).add(hashes[i])
-    changes = {name: (len(added), len(removed)) for name, (added, removed) in changed.items()}
-    binaries = (len(after - before), len(before - after), len(before & after))
-    return Comparison(old.label, new.label, rows, codes, changes, binaries)
+    counted = diff(old, new)  # the counts `cachetui diff` gives, so the two can never disagree
+    changes = {p.package: (len(p.added), len(p.removed)) for p in counted.packages if p.changed}
+    totals = counted.totals()
+    return Comparison(old.label, new.label, rows, np.array([marks[i] for i in rows.tolist()], dtype=np.int64),
+                      changes, (totals["added"], totals["removed"], totals["kept"]))

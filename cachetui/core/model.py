@@ -27,6 +27,11 @@ MULTI_FACETS = ("stack", "variant")
 RAW_VARIANTS = "variant_raw"  # variant strings as documents wrote them; not a facet
 
 
+def arch_triple(platform: str, os: str, target: str) -> str:
+    """`linux-ubuntu22.04-zen3`, as Spack writes an architecture; a part a source left out shows as `?`."""
+    return "-".join((platform or "?", os or "?", target or "?"))
+
+
 class Vocabulary:
     """Interned strings of one facet: id <-> value."""
 

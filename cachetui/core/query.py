@@ -114,12 +114,43 @@ def filter_groups(filters: Mapping[str, frozenset[str]]) -> dict[str, tuple[str,
     return groups
 
 
-def _masks(corpus: Corpus, scope: slice, query: Query, within: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """One mask per filter key, computed once and combined as needed; the spec query and "runs on" too.
+@dataclass(frozen=True, eq=False)
+class Selection:
+    """A query's masks over its scope, built once: the matching specs and every facet count come from them."""
+
+    corpus: Corpus
+    query: Query
+    scope: slice
+    masks: dict[str, np.ndarray]  # filter key -> mask; keys are ANDed
+
+    @property
+    def size(self) -> int:
+        return self.scope.stop - self.scope.start
+
+    def indices(self) -> np.ndarray:
+        """The matching specs, in corpus order."""
+        return np.flatnonzero(_all_but(self.masks, self.size)) + self.scope.start
+
+    def facet_counts(self, facets: tuple[str, ...] = FACETS) -> dict[str, dict[str, int]]:
+        """Counts for several facets, each under every other active filter."""
+        corpus, scope, masks = self.corpus, self.scope, self.masks
+        found = {}
+        for facet in facets:
+            if facet == "variant":
+                counts = _variant_counts(corpus, scope, masks, self.size)
+            else:
+                counts = _bincount(corpus, scope, facet, _all_but(masks, self.size, skip=facet))
+            found[facet] = _named_counts(corpus, facet, counts, self.query.filters.get(facet, frozenset()))
+        return found
+
+
+def select(corpus: Corpus, query: Query, within: np.ndarray | None = None) -> Selection:
+    """One mask per filter key; the spec query and "runs on" too.
 
     `within` (sorted spec indices) limits every answer and count to those specs, e.g. the rows
     a comparison of two tags shows.
     """
+    scope = corpus.package_slice(query.package)
     groups = filter_groups(query.filters).items()
     masks = {key: facet_mask(corpus, scope, facet, values) for key, (facet, values) in groups}
     if query.spec is not None:
@@ -127,8 +158,10 @@ def _masks(corpus: Corpus, scope: slice, query: Query, within: np.ndarray | None
     if query.runs_on is not None:
         masks["runs-on"] = runs_on_mask(corpus, scope, query.runs_on.machine, query.runs_on.platform)
     if within is not None:  # never a facet's key, so no count leaves it out
-        masks["within"] = np.isin(np.arange(scope.start, scope.stop), within, assume_unique=True)
-    return masks
+        inside = np.zeros(scope.stop - scope.start, dtype=bool)
+        inside[within[(within >= scope.start) & (within < scope.stop)] - scope.start] = True
+        masks["within"] = inside
+    return Selection(corpus, query, scope, masks)
 
 
 def _all_but(masks: dict[str, np.ndarray], size: int, skip: str | None = None) -> np.ndarray:
@@ -141,31 +174,17 @@ def _all_but(masks: dict[str, np.ndarray], size: int, skip: str | None = None) -
 
 def match(corpus: Corpus, query: Query, within: np.ndarray | None = None) -> np.ndarray:
     """Indices of the matching specs, in corpus order."""
-    scope = corpus.package_slice(query.package)
-    mask = _all_but(_masks(corpus, scope, query, within), scope.stop - scope.start)
-    return np.flatnonzero(mask) + scope.start
+    return select(corpus, query, within).indices()
 
 
 def facet_counts(corpus: Corpus, query: Query, facet: str) -> dict[str, int]:
     """Count per value of `facet` under every *other* active filter (so OR choices stay visible)."""
-    return all_facet_counts(corpus, query, (facet,))[facet]
+    return select(corpus, query).facet_counts((facet,))[facet]
 
 
-def all_facet_counts(
-    corpus: Corpus, query: Query, facets: tuple[str, ...] = FACETS, within: np.ndarray | None = None
-) -> dict[str, dict[str, int]]:
-    """Counts for several facets, each under every other active filter; masks are built once."""
-    scope = corpus.package_slice(query.package)
-    masks = _masks(corpus, scope, query, within)
-    size = scope.stop - scope.start
-    found = {}
-    for facet in facets:
-        if facet == "variant":
-            counts = _variant_counts(corpus, scope, masks, size)
-        else:
-            counts = _bincount(corpus, scope, facet, _all_but(masks, size, skip=facet))
-        found[facet] = _named_counts(corpus, facet, counts, query.filters.get(facet, frozenset()))
-    return found
+def all_facet_counts(corpus: Corpus, query: Query) -> dict[str, dict[str, int]]:
+    """Counts for every facet, each under every other active filter."""
+    return select(corpus, query).facet_counts()
 
 
 def _variant_counts(corpus: Corpus, scope: slice, masks: dict[str, np.ndarray], size: int) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 from cachetui.core.common import Common, common_to
 from cachetui.core.diff import Comparison
 from cachetui.core.model import Corpus
-from cachetui.core.query import Query, all_facet_counts, match
+from cachetui.core.query import Query, match, select
 from cachetui.core.sorting import sort_specs
 from cachetui.core.spack_find import FindLayout, find_layout
 
@@ -32,13 +32,12 @@ class Results:
 def results_for(corpus: Corpus, query: Query, sort: tuple[str | None, bool] = (None, False), *,
                 comparison: Comparison | None = None, find: bool = False) -> Results:
     """`comparison`: only the rows it shows (a kept binary once); `find`: lay the rows out as `spack find`."""
-    within = comparison.rows if comparison is not None else None
-    indices = match(corpus, query, within)
+    selection = select(corpus, query, comparison.rows if comparison is not None else None)
+    indices = selection.indices()
     column, descending = sort
     if column is not None:
         indices = sort_specs(corpus, indices, column, descending=descending)
-    scope = corpus.package_slice(query.package)
-    return Results(query, indices, scope.stop - scope.start, all_facet_counts(corpus, query, within=within),
+    return Results(query, indices, selection.size, selection.facet_counts(),
                    common_to(corpus, indices), comparison, find_layout(corpus, indices) if find else None)
 
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cachetui.core.model import Corpus
+from cachetui.core.compilers import normalise_compiler
+from cachetui.core.model import Corpus, arch_triple
 from cachetui.core.sorting import version_ranks
 from cachetui.core.variants import Variant, VariantKind, parse_variants
 from cachetui.core.versions import version_key
@@ -38,9 +39,9 @@ def header(arch: str, compiler: str) -> str:
     return "-- " + label + " " + "-" * max(0, HEADER_WIDTH - 4 - len(label))
 
 
-def compiler_text(compiler: str) -> str:
+def compiler_label(compiler: str) -> str:
     """`gcc@=13.2.0` as Spack prints a concrete compiler (`gcc@13.2.0`); none as `no compiler`."""
-    return "no compiler" if compiler in ("", "none") else compiler.replace("@=", "@", 1)
+    return "no compiler" if compiler in ("", "none") else normalise_compiler(compiler)
 
 
 def variants_text(raw_variants: Iterable[str]) -> str:
@@ -134,4 +135,4 @@ def _group_order(label: tuple[str, str]) -> tuple:
 
 def _group_label(corpus: Corpus, ids: list[int]) -> tuple[str, str]:
     platform, os, target, compiler = (corpus.vocab[f].values[i] for f, i in zip(GROUP_FACETS, ids))
-    return f"{platform}-{os}-{target}", compiler_text(compiler)
+    return arch_triple(platform, os, target), compiler_label(compiler)

@@ -25,6 +25,7 @@ import numpy as np
 from cachetui.core.compilers import compiler_spellings
 from cachetui.core.filters import UnknownValue
 from cachetui.core.model import Corpus
+from cachetui.core.records import deptype_bits
 from cachetui.core.masks import facet_mask
 from cachetui.core.specquery import ArchTerm, CompilerTerm, DependencyQuery, NodeQuery, SpecQuery, VariantTerm
 from cachetui.core.targets import UnknownTarget, in_range, known, runs_on
@@ -194,7 +195,17 @@ def hash_matches(corpus: Corpus, prefix: str) -> np.ndarray:
 
 
 def _dependency_mask(corpus: Corpus, query: DependencyQuery) -> np.ndarray:
-    """Over all specs: those with a dependency, at any depth, that satisfies the node."""
+    """Over all specs: those with a dependency, at any depth, that satisfies the node (kept per query).
+
+    It does not depend on the scope, and a query's answer and its facet counts ask for it alike.
+    """
+    key = ("dependency-mask", query)
+    if key not in corpus.memo:
+        corpus.memo[key] = _compute_dependency_mask(corpus, query)
+    return corpus.memo[key]  # type: ignore[return-value]
+
+
+def _compute_dependency_mask(corpus: Corpus, query: DependencyQuery) -> np.ndarray:
     if not corpus.has_dependencies:
         raise NoDependencyData("'^' needs dependency data: site documents record none (mirror indexes do)")
     deps = corpus.deps
@@ -216,12 +227,10 @@ def _edges_to(corpus: Corpus, query: DependencyQuery) -> np.ndarray:
     """Edges (bool over all edges) that reach a node satisfying the query, through the allowed deptypes."""
     deps, node = corpus.deps, query.node
     vocab = corpus.vocab
-    names = np.asarray(vocab["dep_name"].values, dtype=object)
     versions = vocab["dep_version"].values
-    name_of_target = names[deps.name_of] if len(deps.name_of) else np.zeros(0, dtype=object)
     if node.name is not None:
         virtual_ids = [i for i, v in enumerate(vocab["dep_virtuals"].values) if node.name in v.split(",")]
-        by_name = name_of_target == node.name
+        by_name = deps.name_of == vocab["dep_name"].ids.get(node.name, -1)
         if not by_name.any() and not virtual_ids:
             raise UnknownValue("dependency", node.name, set(vocab["dep_name"].values))
         targets = by_name
@@ -230,8 +239,8 @@ def _edges_to(corpus: Corpus, query: DependencyQuery) -> np.ndarray:
         targets = np.ones(len(deps.name_of), dtype=bool)
         virtual_edges = np.zeros(len(deps.hash), dtype=bool)
     if node.versions is not None:  # a provider of a virtual is held to the version too
-        version_ok = np.fromiter((node.versions.contains(versions[v]) for v in deps.version_of), dtype=bool,
-                                 count=len(deps.version_of))
+        decided = np.fromiter(map(node.versions.contains, versions), dtype=bool, count=len(versions))
+        version_ok = decided[deps.version_of]  # each distinct version decided once
         targets &= version_ok
         virtual_edges &= version_ok[deps.hash]
     if _constrains_more_than_name(node):  # variants, compiler, arch, hash: only binaries in the corpus tell
@@ -243,8 +252,7 @@ def _edges_to(corpus: Corpus, query: DependencyQuery) -> np.ndarray:
         virtual_edges &= in_corpus[deps.hash]
     reached = targets[deps.hash] | virtual_edges
     if query.deptypes:
-        bits = sum(1 << ("build", "link", "run", "test").index(t) for t in query.deptypes)
-        reached &= (deps.types & bits) > 0
+        reached &= (deps.types & deptype_bits(query.deptypes)) > 0
     return reached
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from cachetui.core.records import DEPTYPES
 from cachetui.core.versions import VersionConstraint, VersionSyntaxError, parse_version_constraint
 
 NAME = r"[a-zA-Z_0-9][a-zA-Z_0-9\-.]*"
@@ -39,7 +40,6 @@ _TOKENS = [
 _TOKENIZER = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _TOKENS))
 ARCH_KEYS = ("platform", "os", "target")
 FLAG_KEYS = frozenset({"cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs"})
-DEPTYPES = ("build", "link", "run", "test")
 
 
 class SpecSyntaxError(ValueError):
@@ -106,10 +106,6 @@ class NodeQuery:
         if self.hash_prefix is not None:
             parts.append(f"/{self.hash_prefix}")
         return " ".join(p for p in parts if p)
-
-    @property
-    def empty(self) -> bool:
-        return self == NodeQuery()
 
 
 @dataclass(frozen=True)

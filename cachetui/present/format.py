@@ -26,10 +26,6 @@ def human_size(size: int | None) -> str:
     raise AssertionError("unreachable")
 
 
-def triple(platform: str, os: str, target: str) -> str:
-    return "-".join((platform or "?", os or "?", target or "?"))
-
-
 def condensed_variants(raw_variants: Iterable[str]) -> str:
     """One line for a table cell: patches and other long lists shortened."""
     return " ".join(map(_condensed_text, raw_variants))

@@ -624,7 +624,7 @@ class BrowserScreen(Screen[None]):
 def _compare_text(corpus: Corpus, compare: tuple[str, str] | None) -> str | None:
     if compare is None:
         return None
-    added, removed, kept = compare_tags(corpus, *compare).totals()
+    added, removed, kept = compare_tags(corpus, *compare).binaries
     return f"{compare[0]} → {compare[1]}: +{added} −{removed} ={kept}"
 
 

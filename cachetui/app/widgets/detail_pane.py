@@ -17,10 +17,10 @@ from textual.reactive import reactive
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.dependencies import TreeLine
 from cachetui.core.hashes import is_valid_hash, short_hash
-from cachetui.core.model import SpecView
+from cachetui.core.model import SpecView, arch_triple
 from cachetui.core.records import deptype_names
 from cachetui.core.variants import parse_variants
-from cachetui.present.format import describe_variant, display_path, human_size, triple
+from cachetui.present.format import describe_variant, display_path, human_size
 from cachetui.present.inert import inert
 
 LABEL_WIDTH = 9
@@ -66,7 +66,7 @@ def _about(detail: SpecDetail) -> list[Line]:
     lines += [
         _row("package", f"{spec.package}@{spec.version}"),
         _row("compiler", spec.compiler),
-        _row("arch", triple(spec.platform, spec.os, spec.target)),
+        _row("arch", arch_triple(spec.platform, spec.os, spec.target)),
         _row("tags", ", ".join(detail.tags)),
         _row("stacks", ", ".join(s for s in spec.stacks if s != "root") or "-"),
         _row("size", human_size(spec.size)),

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from functools import lru_cache
 from itertools import chain
 from typing import Any
 
@@ -108,7 +107,7 @@ def _meta_agrees(meta: _Meta, columns: SpecColumns) -> bool:
         return False
     if meta.versions is not None and set(meta.versions) != set(columns.versions) - {""}:
         return False
-    return meta.compilers is None or set(map(_normalised, meta.compilers)) == set(columns.compilers) - {""}
+    return meta.compilers is None or set(map(normalise_compiler, meta.compilers)) == set(columns.compilers) - {""}
 
 
 def _columns(entries: list[SpecEntry]) -> SpecColumns | None:
@@ -124,8 +123,8 @@ def _columns(entries: list[SpecEntry]) -> SpecColumns | None:
             return None
     else:
         sizes = [UNKNOWN_SIZE] * len(hashes)
-    return SpecColumns(list(hashes), [v[0] for v in versions], list(map(_normalised, compilers)), list(platforms),
-                       list(oss), list(targets), list(variants), list(stacks), sizes)
+    return SpecColumns(list(hashes), [v[0] for v in versions], list(map(normalise_compiler, compilers)),
+                       list(platforms), list(oss), list(targets), list(variants), list(stacks), sizes)
 
 
 def _sizes(sizes: tuple[Any, ...]) -> list[int] | None:
@@ -133,8 +132,3 @@ def _sizes(sizes: tuple[Any, ...]) -> list[int] | None:
     if not all(type(size) is int and 0 <= size < MAX_SIZE for size in numeric):
         return None
     return [UNKNOWN_SIZE if size == "-" else size for size in sizes]
-
-
-@lru_cache(maxsize=4096)
-def _normalised(compiler: str) -> str:
-    return normalise_compiler(compiler)
