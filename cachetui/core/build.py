@@ -186,7 +186,7 @@ class CorpusBuilder:
             hashes=[self.hashes[i] for i in perm],
             vocab=self.vocab,
             single={f: _joined(self.single[f], np.int32)[perm] for f in SINGLE_FACETS},
-            multi={name: _permuted_multi(*csr[name], perm) for name in _MULTI},
+            multi={name: _permuted_multi(*csr[name], perm, owners=name in MULTI_FACETS) for name in _MULTI},
             package_of=package_of,
             document_of=document_of,
             size=_joined(self.sizes, np.int64)[perm],
@@ -221,11 +221,12 @@ def _spec_permutation(docs: list[Document], order: list[int]) -> np.ndarray:
     return expand_ranges(starts, lengths)
 
 
-def _permuted_multi(old_offsets: np.ndarray, flat: np.ndarray, perm: np.ndarray) -> MultiColumn:
+def _permuted_multi(old_offsets: np.ndarray, flat: np.ndarray, perm: np.ndarray, *, owners: bool) -> MultiColumn:
+    """The column in the new spec order; `owners` only where masks and counts read them (facets)."""
     lengths = (old_offsets[1:] - old_offsets[:-1])[perm]
     new_offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
     new_flat = flat[expand_ranges(old_offsets[:-1][perm], lengths)]
-    owner = np.repeat(np.arange(len(perm), dtype=np.int32), lengths)
+    owner = np.repeat(np.arange(len(perm), dtype=np.int32), lengths) if owners else np.zeros(0, dtype=np.int32)
     return MultiColumn(offsets=new_offsets, flat=new_flat, owner=owner)
 
 

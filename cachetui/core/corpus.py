@@ -275,7 +275,7 @@ class _Site:
 
 def _summary(result: FileResult) -> FileResult:
     """What the cache keeps of a file's result: not its document (that is in the corpus)."""
-    return FileResult(None, result.problems, result.skipped, result.inputs, result.io_error, result.signature)
+    return FileResult(None, result.problems, result.inputs, result.io_error, result.signature)
 
 
 def _reused_result(snapshot: Snapshot, path: str) -> FileResult:
@@ -284,7 +284,7 @@ def _reused_result(snapshot: Snapshot, path: str) -> FileResult:
     inputs = snapshot.inputs.get(path, {})
     documents = snapshot.documents_from(path)
     if not documents:
-        return FileResult(problems=problems, skipped=not problems, inputs=inputs)
+        return FileResult(problems=problems, inputs=inputs)
     (document,) = documents
     document.problems = problems
     return FileResult(document=document, problems=problems, inputs=inputs)

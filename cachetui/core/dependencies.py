@@ -60,7 +60,7 @@ class DependencyBuilder:
         if block.targets:
             ids = self._ids_of(block.table)[np.asarray(block.targets, dtype=np.int64)]
             self.hashes.frombytes(ids.tobytes())
-            virtual_ids = np.asarray(self.vocab["dep_virtuals"].intern_all(block.virtual_names), dtype=np.int32)
+            virtual_ids = self.vocab["dep_virtuals"].ids_of(block.virtual_names)
             self.virtuals.frombytes(virtual_ids[np.asarray(block.virtuals, dtype=np.int64)].tobytes())
             self.types.frombytes(block.types)
         ends = accumulate(block.counts, initial=self.offsets[-1])
@@ -74,7 +74,7 @@ class DependencyBuilder:
             return found[1]
         vocabulary = self.vocab["dep_hash"]
         known = len(vocabulary)
-        ids = np.asarray(vocabulary.intern_all(table.hashes), dtype=np.int32)
+        ids = vocabulary.ids_of(table.hashes)
         self._describe(ids, known, table)
         self._tables[id(table)] = (table, ids)
         return ids

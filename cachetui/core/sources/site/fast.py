@@ -21,6 +21,7 @@ from cachetui.core.compilers import normalise_compiler
 from cachetui.core.hashes import HASH_LENGTH
 from cachetui.core.records import UNKNOWN_SIZE, ParsedDocument, SpecColumns
 from cachetui.core.sources.site.document import MAX_SIZE, check_meta, package_of
+from cachetui.core.sources.site.parse import YAML_WORDS
 
 # The front matter as the site writes it: three short lines matched, then meta and spec_details,
 # one line each, found with memchr-speed searches (a regex would walk their ~40 kB char by char).
@@ -29,7 +30,6 @@ _HEAD = re.compile(
     rb"categories: \[package, ([A-Za-z_][A-Za-z0-9_./-]*)\]\nmeta: \{"
 )
 _KEY_LINES = {"title": 2, "layout": 3, "categories": 4, "meta": 5, "spec_details": 6}
-_YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "y", "n", "null"})  # not plain strings in YAML
 _BASE32 = b"abcdefghijklmnopqrstuvwxyz234567"
 
 
@@ -80,7 +80,7 @@ def fast_document(path: str, data: bytes) -> ParsedDocument | None:
         title, tag = raw_title.decode(), raw_tag.decode()
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
         return None
-    if not entries or tag.lower() in _YAML_WORDS:
+    if not entries or tag.lower() in YAML_WORDS:
         return None
     columns = _columns(entries)
     if columns is None:

@@ -39,7 +39,7 @@ def stat_signature(info: os.stat_result) -> Signature:
 
 @dataclass(slots=True)
 class FileResult:
-    """What loading one file gave: a document, problems, or a quiet skip (not a document).
+    """What loading one file gave: a document, problems, or neither (a quiet skip: not a document).
 
     `inputs` are the other files the result was built from (the oldest generation's spec
     files), with their signatures when read; `io_error` marks a result that an I/O failure
@@ -48,14 +48,13 @@ class FileResult:
 
     document: ParsedDocument | None = None
     problems: list[Problem] = field(default_factory=list)
-    skipped: bool = False
     inputs: dict[str, Signature | None] = field(default_factory=dict)
     io_error: bool = False
     signature: Signature | None = None  # the file's, taken as it was opened (before reading): never newer
 
     def __reduce__(self) -> tuple[type, tuple]:
         # By position: 50,000 of these come back from the workers; the dataclass way pickles field by name.
-        return FileResult, (self.document, self.problems, self.skipped, self.inputs, self.io_error, self.signature)
+        return FileResult, (self.document, self.problems, self.inputs, self.io_error, self.signature)
 
 
 @dataclass(slots=True)
@@ -162,7 +161,7 @@ def load_file(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) -> FileR
     except _Unreadable as exc:
         return FileResult(problems=[Problem(path, exc.reason)], io_error=exc.io_error)
     if data is None:
-        return FileResult(skipped=True, signature=read_signature)
+        return FileResult(signature=read_signature)
     result = load_bytes(path, data, max_bytes)
     result.signature = read_signature
     return result

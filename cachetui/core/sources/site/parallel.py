@@ -53,9 +53,7 @@ def load_into(builder: CorpusBuilder, candidates: Iterable[Candidate], max_bytes
         chunks = chain(first, chunks)
     pool = _start_pool(workers)
     if pool is None:
-        for chunk in chunks:
-            before(chunk)
-            yield chunk, _load_chunk(chunk, max_bytes, builder)
+        yield from _in_process(chunks, max_bytes, builder, before)
         return
     try:
         yield from _in_workers(pool, chunks, max_bytes, builder, before)
@@ -74,14 +72,19 @@ def _in_workers(pool: ProcessPoolExecutor, chunks: Iterator[list[Candidate]], ma
             if pending:
                 raise
             yield chunk, _load_chunk(chunk, max_bytes, builder)
-            for rest in chunks:
-                before(rest)
-                yield rest, _load_chunk(rest, max_bytes, builder)
+            yield from _in_process(chunks, max_bytes, builder, before)
             return
         while pending and pending[0][1].done():  # merge what is ready while the walk goes on
             yield _merged(builder, *pending.popleft())
     while pending:
         yield _merged(builder, *pending.popleft())
+
+
+def _in_process(chunks: Iterator[list[Candidate]], max_bytes: int, builder: CorpusBuilder,
+                before: Callable[[list[Candidate]], None]) -> Iterator[Loaded]:
+    for chunk in chunks:
+        before(chunk)
+        yield chunk, _load_chunk(chunk, max_bytes, builder)
 
 
 def _merged(builder: CorpusBuilder, chunk: list[Candidate], future: Future[Part]) -> Loaded:

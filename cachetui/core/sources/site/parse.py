@@ -65,7 +65,7 @@ def parse_front_matter(lines: list[str]) -> tuple[dict[str, Any], dict[str, int]
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
 _FLOW_OF_PLAIN = re.compile(r"\[\s*([A-Za-z_][A-Za-z0-9_./-]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_./-]*)*)\s*\]")
 # Plain words YAML 1.1 would turn into booleans or null: leave those to the YAML loader.
-_YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "y", "n", "null"})
+YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "y", "n", "null"})
 
 
 def simple_value(value: str) -> str | list[str] | None:
@@ -73,12 +73,12 @@ def simple_value(value: str) -> str | list[str] | None:
     value = value.rstrip()
     if value.startswith('"') and value.endswith('"') and len(value) >= 2 and "\\" not in value:
         return value[1:-1] if '"' not in value[1:-1] else None
-    if _PLAIN.fullmatch(value) and value.lower() not in _YAML_WORDS:
+    if _PLAIN.fullmatch(value) and value.lower() not in YAML_WORDS:
         return value
     flow = _FLOW_OF_PLAIN.fullmatch(value)
     if flow:
         items = [item.strip() for item in flow.group(1).split(",")]
-        if not any(item.lower() in _YAML_WORDS for item in items):
+        if not any(item.lower() in YAML_WORDS for item in items):
             return items
     return None
 
