@@ -13,6 +13,7 @@ from textual.worker import Worker, WorkerState
 from cachetui.app.clipboard import copy_to_local_clipboard
 from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
 from cachetui.app.screens.browser import BrowserScreen
+from cachetui.app.worker_failure import report_failure
 from cachetui.app.styles import stylesheet
 from cachetui.core.build import build_corpus
 from cachetui.core.cache import CorpusCache
@@ -70,9 +71,7 @@ class CacheTuiApp(App[None]):
     def _worker_failed(self, event: Worker.StateChanged) -> None:
         if event.state is not WorkerState.ERROR:
             return
-        error = event.worker.error
-        message = f"{event.worker.name} failed: {type(error).__name__}: {error}"
-        self.notify(inert(message), title="Error", severity="error", markup=False, timeout=30)
+        message = report_failure(self, event.worker)
         if event.worker.group == "load" and self.browser.corpus is None:
             # Never leave "Loading…" up forever: an empty corpus whose report says what went wrong.
             report = LoadReport(problems=[Problem("(loading)", message)])

@@ -153,6 +153,8 @@ def dependency_blocks(corpus, ranges: list[tuple[int, int]]) -> list[DepBlock | 
     """The edges of each spec range back as DepBlocks sharing one table of just the dependencies they name."""
     d, vocab = corpus.deps, corpus.vocab
     spans = [(int(d.offsets[start]), int(d.offsets[stop])) for start, stop in ranges]
+    if all(hi == lo for lo, hi in spans):  # site documents: no edges, so no table the size of a mirror's vocabulary
+        return [None] * len(ranges)
     named = np.unique(np.concatenate([d.hash[lo:hi] for lo, hi in spans] or [np.zeros(0, dtype=np.int32)]))
     hashes, names, versions = vocab["dep_hash"].values, vocab["dep_name"].values, vocab["dep_version"].values
     table = DepTable([hashes[i] for i in named.tolist()], [names[i] for i in d.name_of[named].tolist()],

@@ -11,6 +11,7 @@ import pytest
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.screens.choice_dialog import ChoiceDialog
 from cachetui.app.screens.export_dialog import ExportDialog
+from cachetui.app.widgets.facet_panel import FacetPanel
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import StatusLine, render_status
@@ -160,7 +161,13 @@ async def test_a_tag_filter_comes_back_when_comparing_stops(snapshots: Path) -> 
         await wait_loaded(pilot)
         app.browser.toggle_filter("tag", NEW)
         await _compare(pilot, OLD, NEW)
-        assert "tag" not in app.browser.spec_query.filters
+        table = _table(app)
+        shown_tags = {app.browser.corpus.spec(int(i)).tag for i in table.data.indices}
+        assert shown_tags == {OLD, NEW}  # the two tags compared are the scope
+        assert "tag" not in app.screen.query_one(FacetPanel).state.selected  # no filter shown that does nothing
+        app.browser.toggle_filter("tag", OLD)  # refused while comparing, with a word why
+        await wait_loaded(pilot)
+        assert {app.browser.corpus.spec(int(i)).tag for i in table.data.indices} == {OLD, NEW}
         await pilot.press("d")
         await wait_loaded(pilot)
         assert app.browser.spec_query.filters["tag"] == frozenset({NEW})

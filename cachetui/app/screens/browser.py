@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
+
 
 from rich.text import Text
 from textual import on, work
@@ -29,6 +31,7 @@ from cachetui.app.screens.help import HelpScreen, help_sections
 from cachetui.app.screens.problems import ProblemsScreen
 from cachetui.app.screens.tag_picker import ALL_TAGS, TagPicker
 from cachetui.app.widgets.detail_pane import DetailPane
+from cachetui.app.worker_failure import report_failure
 from cachetui.app.widgets.spec_detail import spec_detail
 from cachetui.app.widgets.facet_panel import FacetPanel, FacetsPane, FacetState
 from cachetui.app.widgets.package_list import PackageList
@@ -39,8 +42,7 @@ from cachetui.core.diff import compare_tags
 from cachetui.core.sources import local_input
 from cachetui.core.filters import UnknownValue
 from cachetui.core.model import Corpus, SpecView
-from cachetui.core.query import Query, RunsOn, all_facet_counts, match
-from cachetui.core.sorting import SORT_COLUMNS
+from cachetui.core.query import Query, RunsOn, facet_counts, match
 from cachetui.core.results import Results, package_counts_for, results_for
 from cachetui.core.specmatch import NoDependencyData, hash_matches
 from cachetui.core.specquery import NodeQuery, SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query
@@ -131,8 +133,8 @@ class BrowserScreen(Screen[None]):
         self._select_after: int | None = None  # a spec to put the cursor on once its results arrive
         self._wanted_spec: SpecQuery | None = None  # the last spec query parsed from the query line
         self._package_counts: dict[Query, dict[str, int]] = {}
-        self._tags_before_compare: frozenset[str] = frozenset()
-        self._keys_state: tuple[bool, ...] = ()  # what check_action last answered for the keys that vary
+        self._keys_state: tuple[bool, ...] = ()
+        self._detail_shown: tuple[object, ...] = ()  # (corpus, spec, build edges) the detail pane shows  # what check_action last answered for the keys that vary
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -215,7 +217,8 @@ class BrowserScreen(Screen[None]):
             bar.problem = found.problem
             self._select_after = None
             self.set_reactive(BrowserScreen.spec_query, self._applied)
-            self._push_status(corpus, self._applied, self.query_one(SpecTable).row_count)
+            shown = self.query_one(SpecTable).data
+            self._push_status(corpus, self._applied, 0 if shown is None else len(shown.indices))
             return
         if query.spec is not None and query.spec == self._wanted_spec:
             bar.problem = None
@@ -225,7 +228,6 @@ class BrowserScreen(Screen[None]):
         if self._select_after is not None:
             self.query_one(SpecTable).select_spec(self._select_after)
             self._select_after = None
-        self._refresh_keys()
 
     def _push_results(self, corpus: Corpus, results: Results, package_counts: dict[str, int]) -> None:
         query = results.query
@@ -260,7 +262,10 @@ class BrowserScreen(Screen[None]):
         )
 
     def _push_facets(self) -> None:
-        state = FacetState(self.facet_counts, self.spec_query.active(), self.facet_filter, self.expanded_facets)
+        chosen = self.spec_query.active()
+        if self.view.compare is not None:  # the two tags compared are the scope, whatever tag filter waits
+            chosen = {facet: values for facet, values in chosen.items() if facet != "tag"}
+        state = FacetState(self.facet_counts, chosen, self.facet_filter, self.expanded_facets)
         self.query_one(FacetPanel).state = state
 
     # -- messages coming up ----------------------------------------------------------
@@ -280,7 +285,13 @@ class BrowserScreen(Screen[None]):
         self._refresh_keys()
 
     def _show_detail(self, spec_index: int | None) -> None:
+        """The pane for this spec; not rebuilt when an answer leaves the cursor on the same one."""
         corpus = self.corpus
+        shown = (corpus, spec_index, self.with_build_deps)
+        last = self._detail_shown
+        if last and last[0] is corpus and last[1:] == shown[1:]:  # `is`: a Corpus has no meaningful ==
+            return
+        self._detail_shown = shown
         detail = None
         if corpus is not None and spec_index is not None:
             detail = spec_detail(corpus, spec_index, self.with_build_deps)
@@ -307,7 +318,7 @@ class BrowserScreen(Screen[None]):
             return
         package = corpus.packages[corpus.package_of[spec]]
         query = replace(self.spec_query, package=package)
-        if spec not in set(match(corpus, query).tolist()):
+        if not len(match(corpus, query, within=np.array([spec]))):  # the query would hide it
             query = Query(package)
             self.query_one(QueryBar).clear()
             self.notify("Query and filters cleared to show it.", markup=False)
@@ -332,8 +343,7 @@ class BrowserScreen(Screen[None]):
 
     @on(SpecTable.SortRequested)
     def _sort_requested(self, event: SpecTable.SortRequested) -> None:
-        if event.column in SORT_COLUMNS:  # not "change": it is not a property of the spec
-            self.sort = (event.column, event.descending)
+        self.sort = (event.column, event.descending)
 
     def sort_by(self, column: str) -> None:
         """Sort by `column`; asking again for the same column reverses it."""
@@ -419,6 +429,9 @@ class BrowserScreen(Screen[None]):
         self.facet_filter = event.text
 
     def toggle_filter(self, facet: str, value: str) -> None:
+        if facet == "tag" and self.view.compare is not None:
+            self.notify("Comparing two tags: they are the scope (d stops comparing).", markup=False)
+            return
         self.spec_query = self.spec_query.toggled(facet, value)
 
     # -- actions -----------------------------------------------------------------------
@@ -500,24 +513,21 @@ class BrowserScreen(Screen[None]):
         if len(tags) < 2:
             self.notify("Comparing needs two tags; this corpus has one.", severity="warning", markup=False)
             return
-        self.app.push_screen(ChoiceDialog("Compare: the older tag", _tag_choices(tags)), self._old_tag_chosen)
+        picker = TagPicker(tags, self._tag_counts(), None, title="Compare: the older tag", with_all=False)
+        self.app.push_screen(picker, self._old_tag_chosen)
 
     def _old_tag_chosen(self, old: str | None) -> None:
-        if old is not None:
-            newer = [t for t in self.corpus.tags if t != old] if self.corpus is not None else []
-            self.app.push_screen(ChoiceDialog(f"Compare {inert(old)} with: the newer tag", _tag_choices(newer)),
-                                 lambda new: self._compare_chosen(old, new))
+        if old is not None and self.corpus is not None:
+            newer = [t for t in self.corpus.tags if t != old]
+            picker = TagPicker(newer, self._tag_counts(), None, title=f"Compare {inert(old)} with: the newer tag",
+                               with_all=False)
+            self.app.push_screen(picker, lambda new: self._compare_chosen(old, new))
 
     def _compare_chosen(self, old: str, new: str | None) -> None:
-        if new is not None:
-            # The two tags are the scope now; a tag filter comes back when comparing stops.
-            self._tags_before_compare = self.spec_query.filters.get("tag", frozenset())
-            self.spec_query = self.spec_query.with_facet("tag", frozenset())
+        if new is not None:  # the answer scopes to the two tags; a tag filter set before waits until it stops
             self.view = replace(self.view, compare=(old, new))
 
-    def watch_view(self, old: View, new: View) -> None:
-        if old.compare is not None and new.compare is None:
-            self.spec_query = self.spec_query.with_facet("tag", self._tags_before_compare)
+    def watch_view(self) -> None:
         self._refresh_results()
 
     def action_export(self) -> None:
@@ -558,9 +568,7 @@ class BrowserScreen(Screen[None]):
         """A worker of this screen failed: say so (its state changes do not reach the app)."""
         if event.state is not WorkerState.ERROR:
             return
-        error = event.worker.error
-        self.notify(inert(f"{event.worker.name} failed: {type(error).__name__}: {error}"), title="Error",
-                    severity="error", markup=False, timeout=30)
+        report_failure(self, event.worker)
         if event.worker.group == "results":  # never leave "updating…" up for an answer that will not come
             self.query_one(StatusLine).status = replace(self.query_one(StatusLine).status, busy=False)
 
@@ -575,10 +583,13 @@ class BrowserScreen(Screen[None]):
         corpus = self.corpus
         if corpus is None:
             return
-        counts = all_facet_counts(corpus, Query(self.spec_query.package, {})).get("tag", {})
         chosen = self.spec_query.filters.get("tag", frozenset())
         current = next(iter(chosen)) if len(chosen) == 1 else None
-        self.app.push_screen(TagPicker(corpus.tags, counts, current), self._tag_chosen)
+        self.app.push_screen(TagPicker(corpus.tags, self._tag_counts(), current), self._tag_chosen)
+
+    def _tag_counts(self) -> dict[str, int]:
+        """Specs per tag in the package open now, whatever the filters."""
+        return facet_counts(self.corpus, Query(self.spec_query.package, {}), "tag") if self.corpus else {}
 
     def _tag_chosen(self, tag: str | None) -> None:
         if tag is not None:
@@ -631,10 +642,6 @@ def _compare_text(corpus: Corpus, compare: tuple[str, str] | None) -> str | None
 def _file_safe(name: str) -> str:
     """A package name as part of a suggested file name: no separators, no control characters."""
     return "".join(c if c.isascii() and (c.isalnum() or c in "._+-") else "_" for c in name)
-
-
-def _tag_choices(tags: list[str]) -> list[tuple[Text, str]]:
-    return [(Text(inert(tag)), tag) for tag in tags]
 
 
 def _runs_on_text(runs_on: RunsOn | None) -> str | None:

@@ -11,10 +11,11 @@ ALL_TAGS = ""
 
 
 class TagPicker(ChoiceDialog[str]):
-    """Dismisses with a tag, ALL_TAGS, or None when cancelled."""
+    """Dismisses with a tag, ALL_TAGS (offered unless `with_all` is False), or None when cancelled."""
 
-    def __init__(self, tags: list[str], counts: dict[str, int], current: str | None) -> None:
-        choices = [(Text.assemble(("All tags", "bold"), f"  {sum(counts.values())}"), ALL_TAGS)]
+    def __init__(self, tags: list[str], counts: dict[str, int], current: str | None, *, title: str = "Cache tag",
+                 with_all: bool = True) -> None:
+        choices = [(Text.assemble(("All tags", "bold"), f"  {sum(counts.values())}"), ALL_TAGS)] if with_all else []
         choices += [(Text.assemble(inert(tag), (f"  {counts.get(tag, 0)}", "dim")), tag) for tag in tags]
-        current_index = tags.index(current) + 1 if current in tags else 0
-        super().__init__("Cache tag", choices, highlighted=current_index)
+        current_index = tags.index(current) + len(choices) - len(tags) if current in tags else 0
+        super().__init__(title, choices, highlighted=current_index)

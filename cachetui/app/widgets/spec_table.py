@@ -24,6 +24,7 @@ from cachetui.core.hashes import short_hash
 from cachetui.core.model import Corpus
 from cachetui.core.common import Common
 from cachetui.core.diff import Comparison
+from cachetui.core.sorting import SORT_COLUMNS
 from cachetui.core.spack_find import FindLayout
 from cachetui.present.format import condensed, condensed_variants, human_size
 from cachetui.present.inert import inert
@@ -182,8 +183,6 @@ class SpecTable(LineView):
             self._getters = _cell_getters(new.corpus)
         if new is not None:
             self._getters["differs"] = _differs_getter(new)
-            comparison = new.comparison
-            self._getters["change"] = lambda i: CHANGE_TEXT[comparison.mark_of(i)][0] if comparison else ""
         self._widths = self._measure(new) if new is not None else {}
         self._relayout()
         self.rows_changed()
@@ -225,6 +224,9 @@ class SpecTable(LineView):
         sample = rows.indices[::step][:SAMPLE_ROWS]
         widths = {}
         for column in self._columns():
+            if column.min_width == column.max_width:  # fixed: nothing to measure (the change marks)
+                widths[column.key] = column.min_width
+                continue
             getter = self._getters[column.key]
             longest = max((len(inert(getter(int(i)))) for i in sample), default=0)
             widths[column.key] = max(column.min_width, min(column.max_width, max(longest, len(column.title) + 1)))
@@ -281,19 +283,24 @@ class SpecTable(LineView):
             line = self.data.find.line(row)
             text = Text(inert(line.text), "bold" if line.header else "")
             if self.data.comparison is not None and line.spec is not None:  # comparing: the mark leads the line
-                shown, style = CHANGE_TEXT[self.data.comparison.mark_of(line.spec)]
+                shown, style = self._change_mark(line.spec)
                 text = Text.assemble((shown[:1] + " ", style), text)
             return text
         spec = int(self.data.indices[row])
         text = Text()
         for column, col_width in self._layout:
             if column.key == "change":
-                shown, style = CHANGE_TEXT[self.data.comparison.mark_of(spec)]  # type: ignore[union-attr]
+                shown, style = self._change_mark(spec)
                 text.append(fit(shown, col_width, pad=True), style)
             else:
                 text.append(fit(inert(self._getters[column.key](spec)), col_width, pad=True))
             text.append(" " * GAP)
         return text
+
+    def _change_mark(self, spec: int) -> tuple[str, str]:
+        """`+ added`, `− removed` or `= kept` and its style; blank outside compare mode."""
+        comparison = self.data.comparison if self.data is not None else None
+        return CHANGE_TEXT[comparison.mark_of(spec) if comparison is not None else ""]
 
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)
@@ -312,7 +319,8 @@ class SpecTable(LineView):
             self.post_message(self.Selected(spec))
 
     def action_sort_next(self) -> None:
-        keys = [c.key for c, _ in self._layout if c.key != "change"] or [c.key for c in self._columns()]
+        shown = [c.key for c, _ in self._layout] or [c.key for c in self._columns()]
+        keys = [key for key in shown if key in SORT_COLUMNS]  # not "change": it marks a row
         current = self.data.sort_column if self.data else None
         following = keys[(keys.index(current) + 1) % len(keys)] if current in keys else keys[0]
         self.post_message(self.SortRequested(following, following == "version"))
@@ -324,7 +332,7 @@ class SpecTable(LineView):
     def on_click(self, event: events.Click) -> None:
         if event.y == 1 and self.check_action("sort_next", ()):
             column = self._column_at(event.x)
-            if column is not None:
+            if column in SORT_COLUMNS:  # not "change": it marks a row, it is not a property of the spec
                 same = self.data is not None and self.data.sort_column == column
                 self.post_message(self.SortRequested(column, not self.data.descending if same else False))
             return
