@@ -19,7 +19,7 @@ from cachetui.core.filters import UnknownValue
 from cachetui.core.model import Corpus
 from cachetui.core.query import Query, RunsOn, match
 from cachetui.core.sources.site.loader import load_paths
-from cachetui.core.specmatch import NoDependencyData, hash_matches
+from cachetui.core.specmatch import CompilerOptions, NoDependencyData, hash_matches
 from cachetui.core.specquery import SpecSyntaxError, parse_spec_query
 from cachetui.core.targets import Host
 from tests.spec_tree import BINARIES, hash_of, write_tree
@@ -39,7 +39,7 @@ EXPECTED = {
     "zlib@1.0.8,1.3": {"zzero", "zthree"},
     "kokkos@=4.3.01": {"kexact", "kboth"},  # exactly; not 4.3.01.1
     "kokkos@4.3.01": {"kexact", "kboth", "kpatch"},
-    "hdf5@1.14: +mpi %gcc target=x86_64_v3": {"hmpi", "hgcctwelve"},  # a target name is that target, not a zen3
+    "hdf5@1.14: +mpi target=x86_64_v3 %gcc": {"hmpi", "hgcctwelve"},  # a target name is that target, not a zen3
     "%oneapi": {"hcuda", "kninety", "knewname"},  # either spelling of the compiler
     "%intel-oneapi-compilers": {"hcuda", "kninety", "knewname"},
     "%oneapi@2024": {"hcuda", "kninety"},
@@ -186,7 +186,7 @@ def test_a_malformed_query_says_what_and_where(text: str, column: int, says: str
 
 
 def test_the_parts_are_read_as_spack_reads_them() -> None:
-    query = parse_spec_query("hdf5@1.14: +mpi ~cuda cuda_arch:=80 %c,cxx=gcc@13 target=x86_64_v3: ^[deptypes=link] zlib@1.3")
+    query = parse_spec_query("hdf5@1.14: +mpi ~cuda cuda_arch:=80 target=x86_64_v3: %c,cxx=gcc@13 ^[deptypes=link] zlib@1.3")
     root = query.root
     assert root.name == "hdf5" and str(root.versions) == "1.14:"
     assert [(v.name, v.values, v.exact) for v in root.variants] == [
@@ -198,11 +198,20 @@ def test_the_parts_are_read_as_spack_reads_them() -> None:
     assert dependency.node.name == "zlib" and dependency.deptypes == ("link",)
 
 
-def test_options_after_a_compiler_still_belong_to_the_package() -> None:
-    # In Spack 1.x `%gcc +mpi` would put +mpi on gcc; a binary's compiler has no variants to ask
-    # about, so a query means them for the package, as every older Spack did.
+def test_options_after_a_compiler_are_the_compilers_as_spack_1_reads_them() -> None:
+    # Spack 1.x: `%` names a direct dependency, and what follows it is that dependency's.
     query = parse_spec_query("hdf5 %gcc@13 +mpi target=zen3")
-    assert [v.name for v in query.root.variants] == ["mpi"] and query.root.arch[0].values == ("zen3",)
+    (compiler,) = query.root.compilers
+    assert query.root.variants == () and query.root.arch == ()
+    assert [v.name for v in compiler.options.variants] == ["mpi"] and compiler.options.arch[0].values == ("zen3",)
+    assert str(query) == "hdf5 %gcc@13 +mpi target=zen3"
+
+
+def test_a_compilers_options_are_refused_with_how_the_query_was_read(corpus: Corpus) -> None:
+    with pytest.raises(CompilerOptions) as caught:
+        match(corpus, Query(spec=parse_spec_query("hdf5 %gcc +mpi")))
+    message = str(caught.value)
+    assert "Spack 1.x" in message and "'hdf5 +mpi %gcc'" in message  # the spelling that asks for hdf5's variant
 
 
 # -- the command line --------------------------------------------------------------------------------------
@@ -215,7 +224,7 @@ def _cli(capsys: pytest.CaptureFixture[str], tree: Path, *options: str) -> tuple
     return code, {by_hash[row["hash"]] for row in json.loads(out)} if out else set(), err
 
 
-@pytest.mark.parametrize("text", ["hdf5@1.14: +mpi %gcc target=x86_64_v3", "%oneapi", "@:1.0", "kokkos@=4.3.01",
+@pytest.mark.parametrize("text", ["hdf5@1.14: +mpi target=x86_64_v3 %gcc", "%oneapi", "@:1.0", "kokkos@=4.3.01",
                                   "+mpi ~cuda", "cuda_arch=80", "/pfxaaa"])
 def test_query_spec_answers_as_the_core_does(capsys: pytest.CaptureFixture[str], tree: Path, text: str) -> None:
     assert _cli(capsys, tree, "--spec", text) == (0, EXPECTED[text], "")

@@ -1,133 +1,79 @@
-"""Turn what a user typed into facet filters, or say plainly what is not in the corpus.
+"""Turn the CLI's filter options into facet filters, through the one resolver (cachetui.core.resolve).
 
-`--compiler gcc@13` means gcc 13 to 13.x, the way Spack reads `@13`; `--version 1.2`
-likewise. A name or value that the corpus does not have is never a silently empty
-answer: it is an `UnknownValue` that names the nearest known values.
+`--compiler gcc@13` means gcc 13 to 13.x, the way Spack reads `%gcc@13`; `--version 1.2`
+likewise. Repeated options of one kind are alternatives. A value that names nothing in the
+scope is an `UnknownValue` naming the nearest real values, exactly as in a spec query.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
-from rapidfuzz import fuzz, process
-from rapidfuzz.distance import OSA
-
-from cachetui.core.compilers import compiler_spellings, normalise_compiler
 from cachetui.core.model import Corpus
-from cachetui.core.variants import atom_name, text_atoms
-from cachetui.core.versions import VersionSyntaxError, parse_version_constraint
+from cachetui.core.resolve import (
+    MalformedValue,
+    Scope,
+    UnknownValue,
+    resolve_arch,
+    resolve_compiler,
+    resolve_exact,
+    resolve_package,
+    resolve_variant,
+    resolve_versions,
+)
+from cachetui.core.variants import VariantKind, parse_variants
+from cachetui.core.versions import VersionConstraint, VersionSyntaxError, parse_version_constraint
 
-EXACT_FACETS = ("tag", "platform", "os", "target", "stack")
-SUGGESTIONS = 3
-NEAR_SCORE = 75  # rapidfuzz WRatio: `hdf55` -> hdf5 scores 89, unrelated names stay under 60
-
-
-class UnknownValue(ValueError):
-    """A typed name or value that matches nothing in the corpus."""
-
-    def __init__(self, what: str, typed: str, known: Iterable[str], detail: str = "") -> None:
-        self.what, self.typed = what, typed
-        choices = sorted(set(known))
-        self.suggestions = nearest(typed, choices)
-        message = detail or f"unknown {what} {typed!r}"
-        if self.suggestions:
-            message += f"; did you mean: {', '.join(self.suggestions)}?"
-        elif choices:
-            more = f" (and {len(choices) - SUGGESTIONS} more)" if len(choices) > SUGGESTIONS else ""
-            message += f"; known: {', '.join(choices[:SUGGESTIONS])}{more}"
-        super().__init__(message)
+__all__ = ["MalformedValue", "UnknownValue", "resolve_filters", "resolve_package", "resolve_value"]
 
 
-class MalformedValue(ValueError):
-    """A typed value that is not valid syntax (a usage error)."""
-
-
-def nearest(typed: str, known: Iterable[str], limit: int = SUGGESTIONS) -> list[str]:
-    """The known values close to `typed` (rapidfuzz), best first; empty when none is close."""
-    choices = list(known)
-    # Edits first: WRatio scores a short transposition (`mip` for mpi) low, an edit distance does not.
-    edits = process.extract(typed, choices, scorer=OSA.distance, limit=limit, score_cutoff=max(1, len(typed) // 4))
-    similar = process.extract(typed, choices, scorer=fuzz.WRatio, limit=limit, score_cutoff=NEAR_SCORE)
-    return list(dict.fromkeys(choice for choice, _, _ in [*edits, *similar]))[:limit]
-
-
-def resolve_package(corpus: Corpus, typed: str) -> str:
-    if typed not in corpus.package_index:
-        raise UnknownValue("package", typed, corpus.packages)
-    return typed
-
-
-def resolve_filters(corpus: Corpus, typed: Mapping[str, Sequence[str]]) -> dict[str, frozenset[str]]:
+def resolve_filters(corpus: Corpus, typed: Mapping[str, Sequence[str]], package: str | None = None
+                    ) -> dict[str, frozenset[str]]:
     """Facet -> the corpus values that each typed value stands for (repeated values are alternatives).
 
-    Raises UnknownValue for the first value that matches nothing, MalformedValue for bad syntax.
+    Values are looked for in `package` when given. Raises UnknownValue for the first value that
+    matches nothing, MalformedValue for bad syntax.
     """
+    scope = Scope(corpus, package)
     filters: dict[str, frozenset[str]] = {}
     for facet, values in typed.items():
         if values:
-            filters[facet] = frozenset().union(*(resolve_value(corpus, facet, v) for v in values))
+            filters[facet] = frozenset().union(*(resolve_value(scope, facet, v) for v in values))
     return filters
 
 
-def resolve_value(corpus: Corpus, facet: str, typed: str) -> frozenset[str]:
+def resolve_value(scope: Scope, facet: str, typed: str) -> frozenset[str]:
     if facet == "compiler":
-        return _compilers(corpus, typed)
+        name, at, version = typed.strip().partition("@")
+        return resolve_compiler(scope, name, _versions(typed, version) if at else None)
     if facet == "version":
-        return _versions(corpus, typed)
+        return resolve_versions(scope, _versions(typed, typed))
     if facet == "variant":
-        return _variants(corpus, typed)
-    known = corpus.vocab[facet].ids
-    if typed not in known:
-        raise UnknownValue(facet, typed, corpus.vocab[facet].values)
-    return frozenset({typed})
+        return _variants(scope, typed)
+    if facet == "target" and ":" in typed:
+        satisfies = resolve_arch(scope, facet, (typed,))
+        return frozenset(filter(satisfies, scope.values(facet)))
+    return frozenset({resolve_exact(scope, facet, typed.strip())})
 
 
-def _versions(corpus: Corpus, typed: str) -> frozenset[str]:
+def _versions(typed: str, text: str) -> VersionConstraint:
     try:
-        constraint = parse_version_constraint(typed)
+        return parse_version_constraint(text)
     except VersionSyntaxError as exc:
-        raise MalformedValue(f"version {typed!r}: {exc}") from None
-    known = corpus.vocab["version"].values
-    found = frozenset(v for v in known if constraint.contains(v))
-    if not found:
-        raise UnknownValue("version", typed, known, f"no version in the corpus satisfies @{typed}")
-    return found
+        raise MalformedValue(f"{typed!r}: {exc}") from None
 
 
-def _compilers(corpus: Corpus, typed: str) -> frozenset[str]:
-    """`gcc`, `gcc@13` (13 to 13.x), `gcc@=13.2.0`; `oneapi` also finds `intel-oneapi-compilers`."""
-    name, at, version = typed.strip().partition("@")
-    known = corpus.vocab["compiler"].values
-    names = {value.partition("@")[0] for value in known}
-    spellings = compiler_spellings(name) & names
-    if not spellings:
-        raise UnknownValue("compiler", name, names)
-    same_name = [value for value in known if value.partition("@")[0] in spellings]
-    if not at:
-        return frozenset(same_name)
-    try:
-        constraint = parse_version_constraint(version)
-    except VersionSyntaxError as exc:
-        raise MalformedValue(f"compiler {typed!r}: {exc}") from None
-    found = frozenset(v for v in same_name if constraint.contains(v.partition("@")[2]))
-    if not found:
-        detail = f"no {name} compiler in the corpus satisfies @{version}"
-        raise UnknownValue("compiler", normalise_compiler(typed), same_name, detail)
-    return found
-
-
-def _variants(corpus: Corpus, typed: str) -> frozenset[str]:
-    """Each atom must be a variant value the corpus has; `cuda_arch:=80` is `cuda_arch=80`."""
-    atoms = text_atoms(typed.strip())
-    if not atoms:
+def _variants(scope: Scope, typed: str) -> frozenset[str]:
+    """Each variant must be one the scope has; `cuda_arch:=80` is `cuda_arch=80`."""
+    variants = parse_variants(typed.strip())
+    if not variants:
         raise MalformedValue(f"variant {typed!r}: empty")
-    known = corpus.vocab["variant"].ids
-    for atom in atoms:
-        if atom in known:
+    atoms: set[str] = set()
+    for variant in variants:
+        boolean = variant.kind in (VariantKind.ON, VariantKind.OFF)
+        values = ("true",) if variant.kind is VariantKind.ON else ("false",) if boolean else variant.values
+        if variant.kind is VariantKind.BARE:  # older site generations listed bare names
+            atoms.add(resolve_exact(scope, "variant", variant.name))
             continue
-        name = atom_name(atom)
-        if name not in corpus.variant_name_ids:
-            raise UnknownValue("variant", name, corpus.variant_name_ids)
-        values = [v for v in corpus.vocab["variant"].values if atom_name(v) == name]
-        raise UnknownValue("variant value", atom, values, f"no spec in the corpus has the variant {atom!r}")
+        atoms.update(resolve_variant(scope, variant.name, values, boolean))
     return frozenset(atoms)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, repeat
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar, cast
+from collections.abc import Callable, Hashable
 
 import numpy as np
 
@@ -19,6 +20,8 @@ from cachetui.core.problems import LoadReport
 from cachetui.core.dependencies import DependencyColumns, dependency_blocks
 from cachetui.core.records import UNKNOWN_SIZE, DepBlock, Dependency, ParsedDocument, SpecColumns
 from cachetui.core.variants import atom_name
+
+T = TypeVar("T")
 
 # Facets in the order a user reads them.
 FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os", "target", "stack", "variant")
@@ -127,6 +130,12 @@ class Corpus:
     memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
 
     cache_status: str = "off"  # how this corpus was loaded: off, miss, hit, partial
+
+    def memoised(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """What `compute` gives, worked out once per corpus (memos are not pickled: see __getstate__)."""
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return cast(T, self.memo[key])
 
     def __repr__(self) -> str:
         # A summary: the generated repr of 500k specs took seconds (Textual reprs a worker's arguments).
@@ -263,14 +272,26 @@ class Corpus:
 
     def dependencies(self, i: int) -> list[Dependency]:
         """Spec i's dependency edges, as its index recorded them."""
-        d, values = self.deps, self.vocab
-        hashes, names, versions = values["dep_hash"].values, values["dep_name"].values, values["dep_version"].values
-        edges = []
-        for r in d.rows(i):
-            h = d.hash[r]
-            edges.append(Dependency(names[d.name_of[h]], hashes[h], versions[d.version_of[h]], int(d.types[r]),
-                                    values["dep_virtuals"].values[d.virtuals[r]]))
-        return edges
+        d = self.deps
+        return self._edges(d.rows(i), d.hash, d.types, d.virtuals)
+
+    def unheld_dependencies(self, hash_: str) -> list[Dependency]:
+        """The edges of a record an index holds without its binary; [] for any other hash."""
+        hash_id = self.vocab["dep_hash"].ids.get(hash_)
+        return [] if hash_id is None else self._edges(self.deps.unheld_rows(hash_id), self.deps.unheld_hash,
+                                                      self.deps.unheld_types, self.deps.unheld_virtuals)
+
+    def is_external(self, hash_: str) -> bool:
+        hash_id = self.vocab["dep_hash"].ids.get(hash_)
+        return hash_id is not None and bool(self.deps.external[hash_id])
+
+    def _edges(self, rows: range, targets: np.ndarray, types: np.ndarray, virtuals: np.ndarray) -> list[Dependency]:
+        d, vocab = self.deps, self.vocab
+        hashes, names, versions = vocab["dep_hash"].values, vocab["dep_name"].values, vocab["dep_version"].values
+        virtual_names = vocab["dep_virtuals"].values
+        return [Dependency(names[d.name_of[h]], hashes[h], versions[d.version_of[h]], int(bits), virtual_names[v])
+                for h, bits, v in zip(targets[rows.start : rows.stop].tolist(), types[rows.start : rows.stop].tolist(),
+                                      virtuals[rows.start : rows.stop].tolist())]
 
     @cached_property
     def _dependents_by_hash(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

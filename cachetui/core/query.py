@@ -14,7 +14,7 @@ import numpy as np
 
 from cachetui.core.masks import facet_mask
 from cachetui.core.model import FACETS, MULTI_FACETS, Corpus
-from cachetui.core.specmatch import runs_on_mask, spec_mask
+from cachetui.core.specmatch import runs_on_mask, spec_parts
 from cachetui.core.specquery import SpecQuery
 from cachetui.core.tags import sort_tags
 from cachetui.core.variants import atom_name
@@ -122,6 +122,7 @@ class Selection:
     query: Query
     scope: slice
     masks: dict[str, np.ndarray]  # filter key -> mask; keys are ANDed
+    labels: dict[str, str] = field(default_factory=dict)  # filter key -> the constraint in spec syntax
 
     @property
     def size(self) -> int:
@@ -130,6 +131,31 @@ class Selection:
     def indices(self) -> np.ndarray:
         """The matching specs, in corpus order."""
         return np.flatnonzero(_all_but(self.masks, self.size)) + self.scope.start
+
+    def why_empty(self) -> str | None:
+        """For an empty answer whose every part exists: which part emptied it, and what relaxing it gives.
+
+        The parts are taken in the order the query reads; the first that leaves nothing is named.
+        """
+        size, masks = self.size, self.masks
+        if _all_but(masks, size).any():
+            return None
+        running = np.ones(size, dtype=bool)
+        kept = [self.query.package] if self.query.package else []
+        whole = " ".join([*kept, *(self.labels.get(key, key) for key in masks)])
+        for key, mask in masks.items():
+            label = self.labels.get(key, key)
+            narrowed = running & mask
+            if narrowed.any():
+                running = narrowed
+                kept.append(label)
+                continue
+            before = int(running.sum())
+            among = f"{before} {_are(before)} {' '.join(kept)}" if kept else f"{before} {_are(before)} in scope"
+            found = f"no binary is {whole}: {among}, none of them {label}"
+            relaxed = int(_all_but(masks, size, skip=key).sum())
+            return found if relaxed == before else f"{found}; without {label}: {relaxed}"
+        return f"no binary in {self.query.package or 'the loaded sources'}" if not size else None
 
     def facet_counts(self, facets: tuple[str, ...] = FACETS) -> dict[str, dict[str, int]]:
         """Counts for several facets, each under every other active filter."""
@@ -153,15 +179,34 @@ def select(corpus: Corpus, query: Query, within: np.ndarray | None = None) -> Se
     scope = corpus.package_slice(query.package)
     groups = filter_groups(query.filters).items()
     masks = {key: facet_mask(corpus, scope, facet, values) for key, (facet, values) in groups}
+    labels = {key: filter_label(facet, values) for key, (facet, values) in groups}
     if query.spec is not None:
-        masks["spec"] = spec_mask(corpus, scope, query.spec)
+        for i, (label, part) in enumerate(spec_parts(corpus, scope, query.spec, query.package)):
+            masks[f"spec:{i}"], labels[f"spec:{i}"] = part, label
     if query.runs_on is not None:
         masks["runs-on"] = runs_on_mask(corpus, scope, query.runs_on.machine, query.runs_on.platform)
+        labels["runs-on"] = str(query.runs_on)
     if within is not None:  # never a facet's key, so no count leaves it out
         inside = np.zeros(scope.stop - scope.start, dtype=bool)
         inside[within[(within >= scope.start) & (within < scope.stop)] - scope.start] = True
-        masks["within"] = inside
-    return Selection(corpus, query, scope, masks)
+        masks["within"], labels["within"] = inside, "in the comparison"
+    return Selection(corpus, query, scope, masks, labels)
+
+
+def filter_label(facet: str, values: frozenset[str]) -> str:
+    """A facet filter as a user would type it: `@1.2,1.3`, `%gcc@13.2.0`, `+mpi`, `target=zen3,zen4`."""
+    ordered = sorted(values)
+    if facet == "version":
+        return "@" + ",".join(ordered)
+    if facet in ("compiler", "compiler_name"):
+        return " or ".join(f"%{value}" for value in ordered)
+    if facet == "variant":
+        return " or ".join(ordered)
+    return f"{facet}={','.join(ordered)}"
+
+
+def _are(count: int) -> str:
+    return "is" if count == 1 else "are"
 
 
 def _all_but(masks: dict[str, np.ndarray], size: int, skip: str | None = None) -> np.ndarray:

@@ -23,12 +23,68 @@ class Dependency(NamedTuple):
 
 
 @dataclass(slots=True, eq=False)
+class UnheldRecords:
+    """Records an index holds without their binary (`in_buildcache: false`) that its binaries reach.
+
+    Spack's DAG goes through them: `^curl` matches a binary that reaches curl only through such a
+    record, and what they need is needed to install. Each record's edges are columns: record k
+    owns edges sum(counts[:k]) to sum(counts[:k+1]), each naming its target by hash, name and version.
+    """
+
+    hashes: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    versions: list[str] = field(default_factory=list)
+    external: bytes = b""  # 1 where the record is an external (Spack never builds or fetches it)
+    counts: list[int] = field(default_factory=list)
+    targets: list[str] = field(default_factory=list)  # hash per edge
+    target_names: list[str] = field(default_factory=list)
+    target_versions: list[str] = field(default_factory=list)
+    types: bytes = b""
+    virtuals: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.hashes)
+
+    def add(self, hash_: str, name: str, version: str, external: bool, edges: list[Dependency]) -> None:
+        self.hashes.append(hash_)
+        self.names.append(name)
+        self.versions.append(version)
+        self.external += b"\1" if external else b"\0"
+        self.counts.append(len(edges))
+        self.targets.extend(edge.hash for edge in edges)
+        self.target_names.extend(edge.name for edge in edges)
+        self.target_versions.extend(edge.version for edge in edges)
+        self.types += bytes(edge.deptypes for edge in edges)
+        self.virtuals.extend(edge.virtuals for edge in edges)
+
+    def edges(self) -> list[list[Dependency]]:
+        """Each record's edges, in record order."""
+        flat = [Dependency(*edge) for edge in zip(self.target_names, self.targets, self.target_versions, self.types,
+                                                   self.virtuals)]
+        offsets = list(accumulate(self.counts, initial=0))
+        return [flat[a:b] for a, b in zip(offsets, offsets[1:])]
+
+    def merged(self, other: UnheldRecords | None) -> UnheldRecords:
+        """These records and those of `other` this one lacks (indexes of one tag merged)."""
+        if other is None:
+            return self
+        merged, seen = UnheldRecords(), set(self.hashes)
+        for source in (self, other):
+            for record, edges in zip(range(len(source)), source.edges()):
+                if source is self or source.hashes[record] not in seen:
+                    merged.add(source.hashes[record], source.names[record], source.versions[record],
+                               bool(source.external[record]), edges)
+        return merged
+
+
+@dataclass(slots=True, eq=False)
 class DepTable:
     """The dependencies one source names, each once: hash, name and version per ordinal."""
 
     hashes: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     versions: list[str] = field(default_factory=list)  # "" when the source lacks the dependency's record
+    unheld: UnheldRecords | None = None  # records without their binary that the edges reach, with their own edges
 
 
 @dataclass(slots=True)
@@ -52,8 +108,8 @@ class DepBlock:
         return len(self.counts)
 
     @classmethod
-    def from_rows(cls, rows: list[tuple[Dependency, ...]]) -> DepBlock:
-        table, virtual_names = DepTable(), []
+    def from_rows(cls, rows: list[tuple[Dependency, ...]], unheld: UnheldRecords | None = None) -> DepBlock:
+        table, virtual_names = DepTable(unheld=unheld), []
         ordinals: dict[str, int] = {}
         virtual_ordinals: dict[str, int] = {}
         for edge in (edge for row in rows for edge in row):

@@ -1,6 +1,6 @@
 """Everything a view of a query shows, computed in one place (the browser runs it off the UI thread).
 
-Raises what the query raises (UnknownValue, NoDependencyData): an answer to a typo is an
+Raises what the query raises (a QueryProblem): an answer to a typo is an
 error, never an empty table.
 """
 
@@ -27,6 +27,7 @@ class Results:
     common: Common
     comparison: Comparison | None = None  # compare mode: rows are marked added, removed or kept
     find: FindLayout | None = None  # the `spack find -lv` lines of these rows, when asked for
+    why_empty: str | None = None  # an empty answer: which part of the query emptied it
 
 
 def results_for(corpus: Corpus, query: Query, sort: tuple[str | None, bool] = (None, False), *,
@@ -38,7 +39,8 @@ def results_for(corpus: Corpus, query: Query, sort: tuple[str | None, bool] = (N
     if column is not None:
         indices = sort_specs(corpus, indices, column, descending=descending)
     return Results(query, indices, selection.size, selection.facet_counts(),
-                   common_to(corpus, indices), comparison, find_layout(corpus, indices) if find else None)
+                   common_to(corpus, indices), comparison, find_layout(corpus, indices) if find else None,
+                   None if len(indices) else selection.why_empty())
 
 
 def package_counts_for(corpus: Corpus, query: Query) -> dict[str, int]:

@@ -19,50 +19,92 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
-from cachetui.core.compilers import compiler_spellings
-from cachetui.core.filters import UnknownValue
+from cachetui.core.dependencies import node_graph
+from cachetui.core.masks import facet_mask
 from cachetui.core.model import Corpus
 from cachetui.core.records import deptype_bits
-from cachetui.core.masks import facet_mask
-from cachetui.core.specquery import ArchTerm, CompilerTerm, DependencyQuery, NodeQuery, SpecQuery, VariantTerm
-from cachetui.core.targets import UnknownTarget, in_range, known, runs_on
-from cachetui.core.variants import atom_name
-from cachetui.core.versions import VersionConstraint
+from cachetui.core.resolve import (
+    QueryProblem,
+    Scope,
+    UnknownValue,
+    resolve_arch,
+    resolve_compiler,
+    resolve_variant,
+    nearest_versions,
+    resolve_versions,
+)
+from cachetui.core.specquery import CompilerTerm, DependencyQuery, NodeQuery, SpecQuery, VariantTerm
+from cachetui.core.targets import runs_on
+
+Part = tuple[str, np.ndarray]  # a constraint as typed (spec syntax) and its mask over the scope
 
 
-class NoDependencyData(ValueError):
+class NoDependencyData(QueryProblem):
     """`^` asked of a corpus whose sources record no dependencies."""
 
 
-def spec_mask(corpus: Corpus, scope: slice, query: SpecQuery) -> np.ndarray:
-    """Boolean mask over the scope: the binaries that satisfy `query` (raises UnknownValue on unknown names)."""
-    mask = node_mask(corpus, scope, query.root)
-    for dependency in query.dependencies:
-        mask &= _dependency_mask(corpus, dependency)[scope]
+class CompilerOptions(QueryProblem):
+    """Options written after `%compiler`: Spack 1.x reads them as the compiler's, which caches do not record."""
+
+
+def spec_mask(corpus: Corpus, scope: slice, query: SpecQuery, package: str | None = None) -> np.ndarray:
+    """Boolean mask over the scope: the binaries that satisfy `query` (raises QueryProblem)."""
+    mask = np.ones(scope.stop - scope.start, dtype=bool)
+    for _, part in spec_parts(corpus, scope, query, package):
+        mask &= part
     return mask
 
 
-def node_mask(corpus: Corpus, scope: slice, node: NodeQuery) -> np.ndarray:
-    if node.name is not None and node.name not in corpus.package_index:
-        raise UnknownValue("package", node.name, corpus.packages)
-    mask = np.ones(scope.stop - scope.start, dtype=bool)
+def spec_parts(corpus: Corpus, scope: slice, query: SpecQuery, package: str | None = None) -> list[Part]:
+    """Each constraint of the query with its mask over the scope, in the order a user reads the query.
+
+    Values resolve in the package the query names, else in `package` (the one open), else the corpus.
+    """
+    root = query.root
+    if root.name is not None and root.name not in corpus.package_index:
+        raise UnknownValue("package", root.name, corpus.packages)
+    parts = node_parts(corpus, scope, root, Scope(corpus, root.name or package))
+    parts += [(str(dependency), _dependency_mask(corpus, dependency)[scope]) for dependency in query.dependencies]
+    return parts
+
+
+def node_parts(corpus: Corpus, scope: slice, node: NodeQuery, resolution: Scope) -> list[Part]:
+    parts: list[Part] = []
     if node.name is not None:
         start, stop = corpus.package_ranges[corpus.package_index[node.name]]
-        mask &= _range_mask(scope, start, stop)
+        parts.append((node.name, _range_mask(scope, start, stop)))
     if node.versions is not None:
-        mask &= _versions_mask(corpus, scope, node, node.versions)
-    for compiler in node.compilers:
-        mask &= _values_mask(corpus, scope, "compiler", _compiler_predicate(corpus, compiler))
+        versions = resolve_versions(resolution, node.versions)
+        parts.append((f"@{node.versions}", facet_mask(corpus, scope, "version", versions)))
     for variant in node.variants:
-        mask &= _variant_mask(corpus, scope, variant)
+        parts.append((str(variant), _variant_mask(corpus, scope, variant, resolution)))
     for arch in node.arch:
-        mask &= _values_mask(corpus, scope, arch.key, _arch_predicate(corpus, arch))
+        parts.append((str(arch), _values_mask(corpus, scope, arch.key, resolve_arch(resolution, arch.key, arch.values))))
     if node.hash_prefix:
-        mask &= _hash_mask(corpus, scope, node.hash_prefix)
-    return mask
+        if not len(hash_matches(corpus, node.hash_prefix)):
+            raise UnknownValue("hash", node.hash_prefix, [], f"no binary's hash starts with {node.hash_prefix}")
+        parts.append((f"/{node.hash_prefix}", _hash_mask(corpus, scope, node.hash_prefix)))
+    for compiler in node.compilers:
+        if compiler.options is not None:
+            raise CompilerOptions(_compiler_options_message(node, compiler))
+        compilers = resolve_compiler(resolution, compiler.name, compiler.versions)
+        parts.append((str(compiler), facet_mask(corpus, scope, "compiler", compilers)))
+    return parts
+
+
+def _compiler_options_message(node: NodeQuery, compiler: CompilerTerm) -> str:
+    """Say how the query was read, and how to write what an older Spack would have read."""
+    options = compiler.options or NodeQuery()
+    own = replace(node, variants=node.variants + options.variants, arch=node.arch + options.arch,
+                  hash_prefix=node.hash_prefix or options.hash_prefix,
+                  compilers=tuple(replace(c, options=None) for c in node.compilers))
+    return (f"read as Spack 1.x reads it, {str(options)!r} after '%{compiler.name}' constrains the compiler "
+            f"{compiler.name}, and build caches do not record a compiler's variants or target; for the "
+            f"package's own, write them before the '%': {str(own)!r}")
 
 
 def runs_on_mask(corpus: Corpus, scope: slice, machine: str, platform: str | None = None) -> np.ndarray:
@@ -88,43 +130,8 @@ def _values_mask(corpus: Corpus, scope: slice, facet: str, predicate: Callable[[
     return np.isin(corpus.single[facet][scope], ids)
 
 
-def _versions_mask(corpus: Corpus, scope: slice, node: NodeQuery, versions: VersionConstraint) -> np.ndarray:
-    mask = _values_mask(corpus, scope, "version", versions.contains)
-    if not mask.any():
-        within = corpus.package_slice(node.name)
-        known_versions = {corpus.vocab["version"].values[i] for i in np.unique(corpus.single["version"][within])}
-        if not any(versions.contains(v) for v in known_versions):
-            what = f"{node.name} has no version" if node.name else "no version in the corpus"
-            raise UnknownValue("version", str(versions), known_versions, f"{what} satisfies @{versions}")
-    return mask
-
-
-def _compiler_predicate(corpus: Corpus, term: CompilerTerm) -> Callable[[str], bool]:
-    names = {value.partition("@")[0] for value in corpus.vocab["compiler"].values}
-    spellings = compiler_spellings(term.name) & names
-    if not spellings:
-        raise UnknownValue("compiler", term.name, names)
-    versions = term.versions
-
-    def satisfies(value: str) -> bool:
-        name, _, version = value.partition("@")
-        return name in spellings and (versions is None or versions.contains(version))
-
-    return satisfies
-
-
-def _variant_mask(corpus: Corpus, scope: slice, term: VariantTerm) -> np.ndarray:
-    if term.name not in corpus.variant_name_ids:
-        raise UnknownValue("variant", term.name, corpus.variant_name_ids)
-    if term.boolean:
-        atoms = ["+" + term.name if term.values == ("true",) else "~" + term.name]
-    else:
-        atoms = [f"{term.name}={value}" for value in term.values]
-        known_atoms = corpus.vocab["variant"].ids
-        for atom in atoms:
-            if atom not in known_atoms:
-                same = [v for v in known_atoms if atom_name(v) == term.name]
-                raise UnknownValue("variant value", atom, same, f"no binary in the corpus has the variant {atom!r}")
+def _variant_mask(corpus: Corpus, scope: slice, term: VariantTerm, resolution: Scope) -> np.ndarray:
+    atoms = resolve_variant(resolution, term.name, term.values, term.boolean)
     mask = np.ones(scope.stop - scope.start, dtype=bool)
     for atom in atoms:
         mask &= facet_mask(corpus, scope, "variant", frozenset({atom}))
@@ -142,30 +149,6 @@ def _values_of_variant(corpus: Corpus, scope: slice, name: str) -> np.ndarray:
     return np.bincount(owners, minlength=scope.stop - scope.start)
 
 
-def _arch_predicate(corpus: Corpus, term: ArchTerm) -> Callable[[str], bool]:
-    present = set(corpus.vocab[term.key].values)
-    exact = {value for value in term.values if ":" not in value}
-    ranges = [tuple(value.split(":", 1)) for value in term.values if ":" in value]
-    for value in exact - present:
-        raise UnknownValue(term.key, value, present)
-    for bounds in ranges:
-        for bound in filter(None, bounds):
-            if not known(bound):
-                raise UnknownValue("target", bound, present, f"{bound!r} is not a microarchitecture archspec knows")
-
-    def satisfies(value: str) -> bool:
-        return value in exact or any(_in_range(value, lo or None, hi or None) for lo, hi in ranges)
-
-    return satisfies
-
-
-def _in_range(value: str, lo: str | None, hi: str | None) -> bool:
-    try:
-        return in_range(value, lo, hi)
-    except UnknownTarget:
-        return False
-
-
 def _hash_mask(corpus: Corpus, scope: slice, prefix: str) -> np.ndarray:
     """Specs whose hash starts with `prefix`: a bisection of the sorted hashes (sorted once)."""
     order, ordered = _sorted_hashes(corpus)
@@ -179,11 +162,11 @@ def _hash_mask(corpus: Corpus, scope: slice, prefix: str) -> np.ndarray:
 
 
 def _sorted_hashes(corpus: Corpus) -> tuple[np.ndarray, list[str]]:
-    found = corpus.memo.get("sorted-hashes")
-    if found is None:
+    def compute() -> tuple[np.ndarray, list[str]]:
         order = sorted(range(corpus.n_specs), key=corpus.hashes.__getitem__)
-        found = corpus.memo["sorted-hashes"] = (np.asarray(order, dtype=np.int64), [corpus.hashes[i] for i in order])
-    return found  # type: ignore[return-value]
+        return np.asarray(order, dtype=np.int64), [corpus.hashes[i] for i in order]
+
+    return corpus.memoised("sorted-hashes", compute)
 
 
 def hash_matches(corpus: Corpus, prefix: str) -> np.ndarray:
@@ -197,63 +180,65 @@ def hash_matches(corpus: Corpus, prefix: str) -> np.ndarray:
 def _dependency_mask(corpus: Corpus, query: DependencyQuery) -> np.ndarray:
     """Over all specs: those with a dependency, at any depth, that satisfies the node (kept per query).
 
-    It does not depend on the scope, and a query's answer and its facet counts ask for it alike.
+    Every edge the indexes record counts, build edges included and through records held without
+    their binary, as Spack's `satisfies` reads `^` on a concrete DAG. It does not depend on the
+    scope, and a query's answer and its facet counts ask for it alike.
     """
-    key = ("dependency-mask", query)
-    if key not in corpus.memo:
-        corpus.memo[key] = _compute_dependency_mask(corpus, query)
-    return corpus.memo[key]  # type: ignore[return-value]
+    return corpus.memoised(("dependency-mask", query), lambda: _compute_dependency_mask(corpus, query))
 
 
 def _compute_dependency_mask(corpus: Corpus, query: DependencyQuery) -> np.ndarray:
     if not corpus.has_dependencies:
         raise NoDependencyData("'^' needs dependency data: site documents record none (mirror indexes do)")
-    deps = corpus.deps
-    reached = _edges_to(corpus, query)
-    satisfied = np.zeros(corpus.n_specs, dtype=bool)
-    owners = corpus.deps.owners()
-    frontier = np.unique(owners[reached])
-    dep_ids_of_specs = _dep_ids_of_specs(corpus)
-    while len(frontier):
-        satisfied[frontier] = True
-        ids = dep_ids_of_specs[frontier]
-        edges = np.isin(deps.hash, ids[ids >= 0])
-        frontier = np.unique(owners[edges])
-        frontier = frontier[~satisfied[frontier]]
-    return satisfied
+    graph = node_graph(corpus)
+    return graph.dependents_of(_edges_to(corpus, query))[graph.node_of_spec]
 
 
 def _edges_to(corpus: Corpus, query: DependencyQuery) -> np.ndarray:
-    """Edges (bool over all edges) that reach a node satisfying the query, through the allowed deptypes."""
-    deps, node = corpus.deps, query.node
+    """Edges (bool over the graph's edges) that reach a node satisfying the query, through the allowed deptypes."""
+    d, node, graph = corpus.deps, query.node, node_graph(corpus)
     vocab = corpus.vocab
-    versions = vocab["dep_version"].values
     if node.name is not None:
         virtual_ids = [i for i, v in enumerate(vocab["dep_virtuals"].values) if node.name in v.split(",")]
-        by_name = deps.name_of == vocab["dep_name"].ids.get(node.name, -1)
-        if not by_name.any() and not virtual_ids:
-            raise UnknownValue("dependency", node.name, set(vocab["dep_name"].values))
-        targets = by_name
-        virtual_edges = np.isin(deps.virtuals, virtual_ids)
+        targets = d.name_of == vocab["dep_name"].ids.get(node.name, -1)
+        if not targets.any() and not virtual_ids:
+            raise UnknownValue("dependency", node.name, set(vocab["dep_name"].values) - {""})
+        virtual_edges = np.isin(graph.virtuals, virtual_ids)
     else:
-        targets = np.ones(len(deps.name_of), dtype=bool)
-        virtual_edges = np.zeros(len(deps.hash), dtype=bool)
+        targets = np.ones(len(d.name_of), dtype=bool)
+        virtual_edges = np.zeros(len(graph.target), dtype=bool)
     if node.versions is not None:  # a provider of a virtual is held to the version too
+        versions = vocab["dep_version"].values
         decided = np.fromiter(map(node.versions.contains, versions), dtype=bool, count=len(versions))
-        version_ok = decided[deps.version_of]  # each distinct version decided once
+        version_ok = decided[d.version_of]  # each distinct version decided once
+        _check_dependency_versions(corpus, node, targets, version_ok)
         targets &= version_ok
-        virtual_edges &= version_ok[deps.hash]
+        virtual_edges &= version_ok[graph.target]
     if _constrains_more_than_name(node):  # variants, compiler, arch, hash: only binaries in the corpus tell
-        matching = np.flatnonzero(node_mask(corpus, slice(0, corpus.n_specs), _without_name(node)))
-        ids = _dep_ids_of_specs(corpus)[matching]
-        in_corpus = np.zeros(len(deps.name_of), dtype=bool)
-        in_corpus[ids[ids >= 0]] = True
+        resolution = Scope(corpus, node.name if node.name in corpus.package_index else None)
+        matching = np.ones(corpus.n_specs, dtype=bool)
+        for _, part in node_parts(corpus, slice(0, corpus.n_specs), _without_name(node), resolution):
+            matching &= part
+        nodes = graph.node_of_spec[matching]
+        in_corpus = np.zeros(len(d.name_of), dtype=bool)
+        in_corpus[nodes[nodes < len(d.name_of)]] = True
         targets &= in_corpus
-        virtual_edges &= in_corpus[deps.hash]
-    reached = targets[deps.hash] | virtual_edges
+        virtual_edges &= in_corpus[graph.target]
+    reached = targets[graph.target] | virtual_edges
     if query.deptypes:
-        reached &= (deps.types & deptype_bits(query.deptypes)) > 0
+        reached &= (graph.types & deptype_bits(query.deptypes)) > 0
     return reached
+
+
+def _check_dependency_versions(corpus: Corpus, node: NodeQuery, named: np.ndarray, version_ok: np.ndarray) -> None:
+    """`^zlib@9` where no zlib the indexes name is 9: say so, with the versions they do name."""
+    if node.name is None or (named & version_ok).any() or not named.any():
+        return
+    versions = corpus.vocab["dep_version"].values
+    known_versions = {versions[i] for i in np.unique(corpus.deps.version_of[named]).tolist()} - {""}
+    raise UnknownValue("version", str(node.versions), known_versions,
+                       f"no {node.name} dependency satisfies @{node.versions}",
+                       nearest_versions(str(node.versions), known_versions))
 
 
 def _constrains_more_than_name(node: NodeQuery) -> bool:
@@ -261,14 +246,4 @@ def _constrains_more_than_name(node: NodeQuery) -> bool:
 
 
 def _without_name(node: NodeQuery) -> NodeQuery:
-    return NodeQuery(None, node.versions, node.compilers, node.variants, node.arch, node.hash_prefix)
-
-
-def _dep_ids_of_specs(corpus: Corpus) -> np.ndarray:
-    """Per spec, the id its hash has among dependency targets (-1 when nothing depends on it)."""
-    found = corpus.memo.get("dep-ids-of-specs")
-    if found is None:
-        ids = corpus.vocab["dep_hash"].ids
-        found = corpus.memo["dep-ids-of-specs"] = np.fromiter((ids.get(h, -1) for h in corpus.hashes),
-                                                              dtype=np.int64, count=corpus.n_specs)
-    return found  # type: ignore[return-value]
+    return replace(node, name=None)

@@ -11,7 +11,7 @@ cachetui.core.specmatch. `str(query)` prints a query that parses back to the sam
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cachetui.core.records import DEPTYPES
 from cachetui.core.versions import VersionConstraint, VersionSyntaxError, parse_version_constraint
@@ -78,13 +78,17 @@ class ArchTerm:
 
 @dataclass(frozen=True)
 class CompilerTerm:
+    """`%gcc@13`. What follows it (`%gcc +x target=y`) is the compiler's own, as Spack 1.x reads it."""
+
     name: str
     versions: VersionConstraint | None = None
     languages: tuple[str, ...] = ()  # `%c,cxx=gcc` (Spack 1.x): the languages it provides
+    options: NodeQuery | None = None  # variants, arch or a hash written after it: the compiler's
 
     def __str__(self) -> str:
         assigned = f"{','.join(self.languages)}=" if self.languages else ""
-        return f"%{assigned}{self.name}" + (f"@{self.versions}" if self.versions else "")
+        own = f" {self.options}" if self.options is not None else ""
+        return f"%{assigned}{self.name}" + (f"@{self.versions}" if self.versions else "") + own
 
 
 @dataclass(frozen=True)
@@ -102,9 +106,10 @@ class NodeQuery:
         parts = [self.name or ""]
         if self.versions:
             parts[0] += f"@{self.versions}"
-        parts += [str(c) for c in self.compilers] + [str(v) for v in self.variants] + [str(a) for a in self.arch]
+        parts += [str(v) for v in self.variants] + [str(a) for a in self.arch]
         if self.hash_prefix is not None:
             parts.append(f"/{self.hash_prefix}")
+        parts += [str(c) for c in self.compilers]  # last: what follows a compiler is its own
         return " ".join(p for p in parts if p)
 
 
@@ -169,23 +174,38 @@ class _Parser:
         return SpecQuery(root, tuple(dependencies))
 
     def _node(self) -> NodeQuery:
-        """One node: its options in any order; `%compiler@version` among them (the binary's compiler)."""
-        name = versions = hash_prefix = None
-        variants: list[VariantTerm] = []
-        arch: list[ArchTerm] = []
-        compilers: list[CompilerTerm] = []
+        """One node: its options in any order, then `%compiler@version` terms, each with its own options.
+
+        As in Spack 1.x, options written after `%gcc` belong to gcc (a direct dependency), not to the
+        node: `hdf5 +mpi %gcc` asks for hdf5 +mpi, `hdf5 %gcc +mpi` for a gcc with +mpi.
+        """
+        name = None
         if self._next("NAME"):
             if self.tokens[self.at].group() == "*":
                 self.at += 1
             else:
                 name = self._package_name()
+        node = self._options(name)
+        compilers: list[CompilerTerm] = []
+        while self.at < len(self.tokens) and self.tokens[self.at].lastgroup in ("DEPENDENCY", "EDGE_ATTRIBUTES") \
+                and self.tokens[self.at].group().startswith("%"):
+            token = self.tokens[self.at]
+            self.at += 1
+            compiler = self._compiler(token)
+            options = self._options(None)
+            if options.versions is not None:
+                raise SpecSyntaxError("a compiler has one version constraint", self.text, token.start())
+            compilers.append(replace(compiler, options=options if options != NodeQuery() else None))
+        return replace(node, compilers=tuple(compilers))
+
+    def _options(self, name: str | None) -> NodeQuery:
+        """Versions, variants, arch and a hash, in any order, up to a `%`, a `^` or the end."""
+        versions = hash_prefix = None
+        variants: list[VariantTerm] = []
+        arch: list[ArchTerm] = []
         while self.at < len(self.tokens):
             token = self.tokens[self.at]
             kind, value = token.lastgroup, token.group()
-            if kind in ("DEPENDENCY", "EDGE_ATTRIBUTES") and value.startswith("%"):
-                self.at += 1
-                compilers.append(self._compiler(token))
-                continue
             if kind == "VERSION":
                 if versions is not None:
                     raise SpecSyntaxError("a spec has one version constraint", self.text, token.start())
@@ -205,7 +225,7 @@ class _Parser:
             else:
                 break
             self.at += 1
-        return NodeQuery(name, versions, tuple(compilers), tuple(variants), tuple(arch), hash_prefix)
+        return NodeQuery(name, versions, (), tuple(variants), tuple(arch), hash_prefix)
 
     def _package_name(self) -> str:
         """The NAME token at hand, without a namespace (`builtin.zlib` is zlib)."""

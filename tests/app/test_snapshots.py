@@ -53,7 +53,7 @@ def test_facets_shown_on_narrow_or_hidden_on_wide(snap_compare, size: tuple[int,
 def test_spec_query(snap_compare, size: tuple[int, int]) -> None:  # noqa: ANN001
     async def run_before(pilot: Pilot) -> None:
         await wait_loaded(pilot)
-        await type_query(pilot, "py-mpi4py %gcc@13 target=aarch64")
+        await type_query(pilot, "py-mpi4py target=aarch64 %gcc@13")
 
     assert snap_compare(sample_app(), terminal_size=size, run_before=run_before)
 

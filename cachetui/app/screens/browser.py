@@ -40,12 +40,12 @@ from cachetui.app.widgets.spec_table import HIDDEN_AT_FIRST, SpecRows, SpecTable
 from cachetui.app.widgets.status_line import Status, StatusLine
 from cachetui.core.diff import compare_tags
 from cachetui.core.sources import local_input
-from cachetui.core.filters import UnknownValue
 from cachetui.core.model import Corpus, SpecView
 from cachetui.core.query import Query, RunsOn, facet_counts, match
 from cachetui.core.results import Results, package_counts_for, results_for
-from cachetui.core.specmatch import NoDependencyData, hash_matches
-from cachetui.core.specquery import NodeQuery, SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query
+from cachetui.core.interpret import interpret
+from cachetui.core.resolve import QueryProblem
+from cachetui.core.specquery import SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query
 from cachetui.core.targets import host
 from cachetui.present.export import ExportExists, ExportRefused, export_specs
 from cachetui.present.format import loading_text
@@ -90,7 +90,7 @@ def answer(corpus: Corpus, query: Query, sort: tuple[str | None, bool], memo: di
             counts = memo[everywhere] = package_counts_for(corpus, everywhere)
             while len(memo) > PACKAGE_COUNTS_KEPT:
                 memo.pop(next(iter(memo)))
-    except (UnknownValue, NoDependencyData) as exc:
+    except QueryProblem as exc:
         return Answer(problem=str(exc))
     return Answer(results, counts)
 
@@ -131,6 +131,7 @@ class BrowserScreen(Screen[None]):
         self._jumps: list[tuple[Query, int]] = []  # where each jump to a dependency came from (Backspace)
         self._applied = Query()  # the query the widgets show (spec_query may be a newer one on its way)
         self._select_after: int | None = None  # a spec to put the cursor on once its results arrive
+        self._opened: str | None = None  # the package opened from the list: where a query without a name looks
         self._wanted_spec: SpecQuery | None = None  # the last spec query parsed from the query line
         self._package_counts: dict[Query, dict[str, int]] = {}
         self._keys_state: tuple[bool, ...] = ()
@@ -222,6 +223,7 @@ class BrowserScreen(Screen[None]):
             return
         if query.spec is not None and query.spec == self._wanted_spec:
             bar.problem = None
+        bar.note = found.results.why_empty
         self._applied = query
         with self.app.batch_update():  # the widgets change together: never paint a half-updated screen
             self._push_results(corpus, found.results, found.package_counts or {})
@@ -276,6 +278,7 @@ class BrowserScreen(Screen[None]):
 
     def open_package(self, package: str | None) -> None:
         """Show one package's specs (None: every spec), keeping the active filters."""
+        self._opened = package
         self.spec_query = replace(self.spec_query, package=package)
         self.set_focus(self.query_one(SpecTable))
 
@@ -316,7 +319,7 @@ class BrowserScreen(Screen[None]):
         corpus = self.corpus
         if corpus is None:
             return
-        package = corpus.packages[corpus.package_of[spec]]
+        package = self._opened = corpus.packages[corpus.package_of[spec]]  # a jump opens the package
         query = replace(self.spec_query, package=package)
         if not len(match(corpus, query, within=np.array([spec]))):  # the query would hide it
             query = Query(package)
@@ -376,19 +379,22 @@ class BrowserScreen(Screen[None]):
             bar.problem = None
             self._wanted_spec = None
             if self.spec_query.spec is not None:
-                self.spec_query = replace(self.spec_query, spec=None)
+                self.spec_query = replace(self.spec_query, spec=None, package=self._opened)
             return True
         if self.corpus is None:
             return False  # applied once the corpus arrives
         try:
             spec = parse_spec_query(text)
-            query = self._query_for(self.corpus, spec)
+            interpretation = interpret(self.corpus, spec, self.spec_query, self._opened)
         except SpecSyntaxError as exc:
             bar.problem = f"column {exc.position + 1}: {exc.message}"
             return False
-        except UnknownValue as exc:
+        except QueryProblem as exc:
             bar.problem = str(exc)
             return False
+        query = interpretation.query
+        if interpretation.select is not None:
+            self._select_after = interpretation.select
         self._wanted_spec = spec
         if query != self.spec_query:
             self.spec_query = query
@@ -398,23 +404,6 @@ class BrowserScreen(Screen[None]):
             self.query_one(SpecTable).select_spec(self._select_after)
             self._select_after = None
         return True
-
-    def _query_for(self, corpus: Corpus, spec: SpecQuery) -> Query:
-        """Where a spec query looks: its package; a hash across everything; otherwise the package open now."""
-        current, root = self.spec_query, spec.root
-        if root.name is not None:
-            if root.name not in corpus.package_index:
-                raise UnknownValue("package", root.name, corpus.packages)
-            return Query(root.name, current.filters, spec, current.runs_on)
-        if root.hash_prefix and not spec.dependencies and root == NodeQuery(hash_prefix=root.hash_prefix):
-            hits = hash_matches(corpus, root.hash_prefix)
-            if not len(hits):
-                raise UnknownValue("hash", root.hash_prefix, [], f"no binary's hash starts with {root.hash_prefix}")
-            if len(hits) > 1:
-                return Query(None, spec=spec)  # every candidate, whatever the filters
-            self._select_after = int(hits[0])  # the one binary: open it (y copies its hash)
-            return Query(corpus.packages[corpus.package_of[hits[0]]], spec=spec)
-        return Query(current.package, current.filters, spec, current.runs_on)
 
     @on(FacetPanel.Toggled)
     def _facet_toggled(self, event: FacetPanel.Toggled) -> None:

@@ -106,8 +106,8 @@ def _dependencies(detail: SpecDetail) -> list[Line]:
         if dep.virtuals:
             text.append(f"  provides {inert(dep.virtuals)}", "dim")
         if line.spec is None:
-            text.append("  not in the cache", "dim")
-        elif line.repeated:
+            text.append("  external, not in the cache" if line.external else "  not in the cache", "dim")
+        if line.repeated:
             text.append("  (above)", "dim")
         lines.append((text, line.spec))
     return lines

@@ -28,7 +28,8 @@ class QueryBar(Horizontal):
 
     BINDINGS = [Binding("down", "leave", "To results", show=False, id="query.leave")]
 
-    problem: reactive[str | None] = reactive(None)
+    problem: reactive[str | None] = reactive(None)  # the query cannot be answered: the table keeps the last answer
+    note: reactive[str | None] = reactive(None)  # an empty answer: which part of the query emptied it
 
     class Typed(Message):
         """The text changed (a spec query: typing paused)."""
@@ -72,14 +73,27 @@ class QueryBar(Horizontal):
         self._cancel_pending()
         with self.input.prevent(Input.Changed):
             self.input.value = text
-        self.problem = None
+        self.problem = self.note = None
 
     def clear(self) -> None:
         self.show("")
 
-    def watch_problem(self, problem: str | None) -> None:
+    def watch_problem(self) -> None:
+        self._say()
+
+    def watch_note(self) -> None:
+        self._say()
+
+    def _say(self) -> None:
+        """A problem (red) wins over a note: what is shown is about the text on the line."""
+        problem, note = self.problem, self.note
         self.set_class(problem is not None, "-problem")
-        self.query_one("#query-problem", Static).update(Text("✗ " + inert(problem), style="bold") if problem else "")
+        self.set_class(problem is None and note is not None, "-note")
+        if problem:
+            shown = Text("✗ " + inert(problem), style="bold")
+        else:
+            shown = Text("∅ " + inert(note)) if note else Text()
+        self.query_one("#query-problem", Static).update(shown)
 
     @on(Input.Changed, "#query-line")
     def _changed(self, event: Input.Changed) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from cachetui.core.problems import Problem, Severity
 from cachetui.core.progress import downloading, reading
-from cachetui.core.records import DepBlock, ParsedDocument, SpecColumns
+from cachetui.core.records import DepBlock, ParsedDocument, SpecColumns, UnheldRecords
 from cachetui.core.sources.mirror import (
     V2_INDEX,
     IndexRef,
@@ -126,17 +126,18 @@ def load_group(located: Located, net: Net) -> LoadedGroup:
     roots = [(m, r) for m, r in zip(group.members, located.refs) if r is not None and m.label is None]
     stacks = [(m, r) for m, r in zip(group.members, located.refs) if r is not None and m.label is not None]
     documents: dict[str, ParsedDocument] = {}
+    unheld: dict[tuple[int, int], UnheldRecords] = {}  # two sources' unheld records merged once, not per package
     for member, ref in roots:
         data = reading.fetch(member, ref)
         if data is not None:
-            _merge(documents, reading.parse(member, ref, data))
+            _merge(documents, reading.parse(member, ref, data), unheld)
     membership: dict[str, set[str]] = {}
     for member, ref in stacks:
         data = reading.fetch(member, ref)
         if data is None:
             continue
         if not roots:  # no whole-tag index: the stacks' own records are the specs
-            _merge(documents, reading.parse(member, ref, data))
+            _merge(documents, reading.parse(member, ref, data), unheld)
         membership[member.label or ""] = reading.membership(member, data)
     _attach_stacks(list(documents.values()), membership)
     ok = located.complete and not reading.failed
@@ -190,7 +191,8 @@ def _index_name(group: IndexGroup, member: Member) -> str:
     return f"the {group.tag} index" + (f" of {member.label}" if member.label else "")
 
 
-def _merge(documents: dict[str, ParsedDocument], new: list[ParsedDocument]) -> None:
+def _merge(documents: dict[str, ParsedDocument], new: list[ParsedDocument],
+           unheld: dict[tuple[int, int], UnheldRecords]) -> None:
     """Add specs by package; a hash already present (from another index of the tag) is kept once."""
     for doc in new:
         if doc.package not in documents:
@@ -200,16 +202,22 @@ def _merge(documents: dict[str, ParsedDocument], new: list[ParsedDocument]) -> N
         seen = set(into.columns.hashes)
         rows = [row for row in range(len(doc.columns)) if doc.columns.hashes[row] not in seen]
         if rows:
-            into.columns = _with_rows(into.columns, doc.columns, rows)
+            into.columns = _with_rows(into.columns, doc.columns, rows, unheld)
 
 
-def _with_rows(into: SpecColumns, source: SpecColumns, rows: list[int]) -> SpecColumns:
+def _with_rows(into: SpecColumns, source: SpecColumns, rows: list[int],
+               merged: dict[tuple[int, int], UnheldRecords]) -> SpecColumns:
     """`into` and then the given rows of `source` (their dependency edges too)."""
     columns = SpecColumns(*(getattr(into, name) + [getattr(source, name)[row] for row in rows] for name in _LISTS))
     if into.deps is not None or source.deps is not None:
         kept = into.deps.rows() if into.deps is not None else [()] * len(into)
         added = source.deps.rows() if source.deps is not None else [()] * len(source)
-        columns.deps = DepBlock.from_rows(kept + [added[row] for row in rows])
+        found = [b.table.unheld for b in (into.deps, source.deps) if b is not None and b.table.unheld is not None]
+        unheld = next(iter(found), None)
+        if len(found) == 2:
+            key = (id(found[0]), id(found[1]))
+            unheld = merged.get(key) or merged.setdefault(key, found[0].merged(found[1]))
+        columns.deps = DepBlock.from_rows(kept + [added[row] for row in rows], unheld)
     return columns
 
 

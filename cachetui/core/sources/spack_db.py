@@ -20,7 +20,7 @@ not fit those types, a tolerant reading goes record by record and reports what i
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate, chain, groupby
@@ -38,6 +38,7 @@ from cachetui.core.records import (
     DepTable,
     ParsedDocument,
     SpecColumns,
+    UnheldRecords,
     deptype_bits,
 )
 
@@ -88,6 +89,7 @@ class _Node(msgspec.Struct):
     parameters: msgspec.Raw = msgspec.Raw()  # rendered once per distinct value
     dependencies: list[_Edge] | None = None
     annotations: _Annotations | None = None
+    external: msgspec.Raw = msgspec.Raw()  # set (not null) for an external: Spack uses it where it is
 
 
 class _Record(msgspec.Struct):
@@ -225,6 +227,7 @@ def _typed_rows(installs: dict[str, msgspec.Raw]) -> _Rows:
     virtual_ordinal = {v: i for i, v in enumerate(virtual_names)}
     deps = DepBlock([len(b.edge_hashes) for b in binaries], list(map(ordinal.__getitem__, edge_hashes)),
                     bytes(map(itemgetter(0), infos)), [virtual_ordinal[i[1]] for i in infos], table, virtual_names)
+    table.unheld = _unheld(table.hashes, _typed_lookup(installs, records, {b.hash for b in binaries}))
     named = dict(zip(table.hashes, zip(table.names, table.versions)))  # records, and edge names for the rest
     return _Rows([b.hash for b in binaries], [b.name for b in binaries], [b.version for b in binaries],
                  [_compiler_of(b, named) for b in binaries], [b.platform for b in binaries],
@@ -239,6 +242,46 @@ def _table(records: dict[str, tuple[str, str]], edge_hashes: list[str], installs
         edge_names = _edge_names({h for h, n in zip(hashes, named) if n is None}, installs)
         named = [n or (edge_names.get(h, ""), "") for h, n in zip(hashes, named)]
     return DepTable(hashes, [n for n, _ in named], [v for _, v in named])
+
+
+Lookup = Callable[[str], "tuple[str, str, bool, list[Dependency]] | None"]
+
+
+def _unheld(start: list[str], lookup: Lookup) -> UnheldRecords | None:
+    """The records without a binary that the binaries reach, followed to any depth, with their own edges.
+
+    `lookup(hash)` gives (name, version, external, edges) of a record the index holds without its
+    binary, and None for a binary (its edges are its own) or a hash the index has no record of.
+    """
+    unheld, seen, waiting = UnheldRecords(), set(), list(start)
+    while waiting:
+        hash_ = waiting.pop()
+        if hash_ in seen:
+            continue
+        seen.add(hash_)
+        found = lookup(hash_)
+        if found is not None:
+            name, version, external, edges = found
+            unheld.add(hash_, name, version, external, edges)
+            waiting.extend(edge.hash for edge in edges)
+    return unheld if len(unheld) else None
+
+
+def _typed_lookup(installs: dict[str, msgspec.Raw], records: dict[str, tuple[str, str]], binaries: set[str]) -> Lookup:
+    def lookup(hash_: str) -> tuple[str, str, bool, list[Dependency]] | None:
+        raw = installs.get(hash_)
+        if raw is None or hash_ in binaries:
+            return None
+        node = _RECORD_DECODER.decode(raw).spec
+        edges = [Dependency(edge.name or records.get(edge.hash, ("", ""))[0], edge.hash,
+                            records.get(edge.hash, ("", ""))[1], *_edge_info(edge)[:2]) for edge in _edges(node)]
+        return node.name, node.version, _is_set(node.external), edges
+
+    return lookup
+
+
+def _is_set(raw: msgspec.Raw) -> bool:
+    return bytes(raw).strip() not in (b"", b"null", b"false", b"{}")
 
 
 def _edge_names(missing: set[str], installs: dict[str, msgspec.Raw]) -> dict[str, str]:
@@ -406,8 +449,10 @@ def _read_tolerantly(data: bytes, origin: str, tag: str, generation: str) -> Dat
     if skipped:
         problems.append(Problem(origin, f"{skipped} records in the build cache have no usable spec; skipped"))
     specs.sort(key=lambda item: item[1].name)
+    binaries = {h for h, _ in specs}
+    reached = [edge.hash for _, spec in specs for edge in spec.deps]
     rows = _Rows([h for h, _ in specs], *([getattr(s, f) for _, s in specs] for f in _ROW_FIELDS),
-                 DepBlock.from_rows([s.deps for _, s in specs]))
+                 DepBlock.from_rows([s.deps for _, s in specs], _unheld(reached, _tolerant_lookup(nodes, binaries))))
     return DatabaseContent(version, _documents(rows, origin, tag, generation), problems)
 
 
@@ -426,6 +471,20 @@ class _Spec:
     target: str
     variants: tuple[str, ...]
     deps: tuple[Dependency, ...]
+
+
+def _tolerant_lookup(nodes: Mapping[str, Any], binaries: set[str]) -> Lookup:
+    def lookup(hash_: str) -> tuple[str, str, bool, list[Dependency]] | None:
+        record = nodes.get(hash_)
+        if hash_ in binaries or not isinstance(record, dict):
+            return None
+        spec = _tolerant_spec(record.get("spec"), nodes)
+        if spec is None:
+            return None
+        node = record.get("spec")
+        return spec.name, spec.version, isinstance(node, dict) and bool(node.get("external")), list(spec.deps)
+
+    return lookup
 
 
 def _tolerant_membership(data: bytes) -> set[str]:
