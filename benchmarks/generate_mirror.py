@@ -12,7 +12,7 @@ cache, like the fixture's gcc), a link edge to `gcc-runtime`, and 1-12 link/run/
 to other packages built for the same target. The blob and its manifest are written as
 `blobs/sha256/<cc>/<checksum>` and `v3/manifests/index/index.manifest.json`.
 
-    python benchmarks/generate_mirror.py OUT_DIR [--records 120000] [--seed 0]
+    python benchmarks/generate_mirror.py OUT_DIR [--records 120000] [--seed 0] [--unheld 0.3]
 
 Deterministic for a seed; standard library only.
 """
@@ -78,7 +78,9 @@ def _node(name: str, version: str, target: str, hash_: str, dependencies: list[d
     return node
 
 
-def generate(out_dir: Path, records: int = 120_000, seed: int = 0) -> dict[str, int]:
+def generate(out_dir: Path, records: int = 120_000, seed: int = 0, unheld: float = 0.0) -> dict[str, int]:
+    """`unheld`: the share of records the index holds without their binary (`in_buildcache: false`), as
+    public indexes hold build-only dependencies that were never pushed; binaries reach them and beyond."""
     rng = random.Random(seed)
     installs: dict[str, dict] = {}
     base: dict[str, dict[str, str]] = {}  # target -> name -> hash of the shared toolchain nodes
@@ -118,7 +120,7 @@ def generate(out_dir: Path, records: int = 120_000, seed: int = 0) -> dict[str, 
         hash_ = _hash(rng)
         version = f"{position % 17}.{rng.randint(0, 9)}.{rng.randint(0, 20)}"
         installs[hash_] = {"spec": _node(name, version, target, hash_, edges, rng), "ref_count": 0,
-                           "in_buildcache": True}
+                           "in_buildcache": rng.random() >= unheld}
         built[target].append((name, hash_))
     index = json.dumps({"database": {"version": "8", "installs": installs}}, separators=(",", ":")).encode()
     return _write_v3(out_dir, index) | {"records": len(installs)}
@@ -144,9 +146,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out_dir", type=Path, metavar="OUT_DIR")
     parser.add_argument("--records", type=int, default=120_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--unheld", type=float, default=0.0, metavar="SHARE",
+                        help="share of records held without their binary (in_buildcache: false)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    counts = generate(args.out_dir, args.records, args.seed)
+    counts = generate(args.out_dir, args.records, args.seed, args.unheld)
     print(f"mirror: {counts['records']:,} records, {counts['bytes'] / 1e6:.1f} MB index "
           f"in {time.perf_counter() - started:.1f}s -> {args.out_dir}")
     return 0

@@ -174,10 +174,13 @@ def test_malformed_ranges_are_usage_errors(capsys: pytest.CaptureFixture[str], h
     assert code == 2 and "1.2::3" in err
 
 
-def test_a_legitimately_empty_answer_is_still_exit_0(capsys: pytest.CaptureFixture[str], hdf5_tree: Path) -> None:
-    code, out, _ = run(capsys, "query", str(hdf5_tree), "--compiler", "oneapi", "--target", "aarch64",
-                       "--format", "json", "--no-cache")
-    assert code == 0 and json.loads(out) == []
+def test_a_legitimately_empty_answer_is_valid_json_exit_1_and_says_what_emptied_it(
+        capsys: pytest.CaptureFixture[str], hdf5_tree: Path) -> None:
+    code, out, err = run(capsys, "query", str(hdf5_tree), "--compiler", "oneapi", "--target", "aarch64",
+                         "--format", "json", "--no-cache")
+    assert code == 1 and json.loads(out) == []
+    (line,) = err.splitlines()
+    assert "none of them target=aarch64" in line and "%oneapi" in line
 
 
 # -- the size cap applies to every file -------------------------------------------------------------

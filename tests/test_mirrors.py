@@ -449,15 +449,17 @@ def test_dependency_versions_do_not_depend_on_the_order_of_sources(tmp_path: Pat
     assert versions[0] == versions[1] and versions[0]["izgzpzeljwairalfjm3k6fntbb64nt6n"] == "10.2.1"
 
 
-def test_one_mirror_read_as_two_tags_is_never_doubled_on_a_warm_start(tmp_path: Path) -> None:
+def test_one_mirror_named_twice_is_loaded_once_under_its_first_name_cold_and_warm(tmp_path: Path) -> None:
     v2_mirror(tmp_path / "m", DB7)
     other = v2_mirror(tmp_path / "c", DB7)
-    inputs = [f"a={tmp_path / 'm'}", f"b={tmp_path / 'm'}", str(other)]
+    inputs = [f"a={tmp_path / 'm'}", f"b={tmp_path / 'm'}/", str(other)]
     cold = load_corpus(inputs, cache=CorpusCache())
     v2_mirror(other, DB6)  # only the third changes
     warm = load_corpus(inputs, cache=CorpusCache())
-    assert cold.n_specs == 6 and warm.n_specs == 5 and warm.report.warnings == []
-    assert sorted(warm.tags) == ["a", "b", "c"]
+    assert cold.n_specs == 4 and warm.n_specs == 3
+    assert sorted(warm.tags) == ["a", "c"]
+    (note,) = warm.report.warnings
+    assert note.path == f"b={tmp_path / 'm'}/" and "named twice" in note.reason
 
 
 def test_an_index_of_indexes_is_used_offline_from_its_stored_copy(tmp_path: Path) -> None:

@@ -1,18 +1,36 @@
-"""The commands users paste into a shell: right URLs, and quoted so a document cannot inject."""
+"""The commands users paste into a shell: the mirror a binary came from, and quoted so a document cannot inject."""
 
 from __future__ import annotations
 
 import shlex
 
-from cachetui.core.spack_commands import install_command, mirror_add_command, mirror_url
+import pytest
+
+from cachetui.core.model import Document
+from cachetui.core.spack_commands import install_command, mirror_add_command, mirror_of
 
 
-def test_mirror_urls_follow_the_public_site() -> None:
-    assert mirror_url("develop") == "https://binaries.spack.io/develop"
-    assert mirror_url("v0.23.1") == "https://binaries.spack.io/releases/v0.23.1"
-    assert mirror_add_command("v0.23.1") == (
-        "spack mirror add spack-build-cache-v0.23.1 https://binaries.spack.io/releases/v0.23.1"
-    )
+def _site(tag: str) -> Document:
+    return Document(f"/site/_cache/{tag}/zlib/specs.md", "zlib", tag, "zlib", "generation 3", 0, 1)
+
+
+def _mirror(path: str, tag: str) -> Document:
+    return Document(path, "zlib", tag, "zlib", "mirror index (layout 3, database v8)", 0, 1)
+
+
+# The public instructions name each tag's mirror at the root: `spack mirror add v0.22.1
+# https://binaries.spack.io/v0.22.1`, and likewise develop and the dated develop snapshots.
+@pytest.mark.parametrize("tag", ["develop", "develop-2025-04-20", "v0.22.1", "v0.23.1"])
+def test_a_site_document_names_the_public_mirror_of_its_exact_tag(tag: str) -> None:
+    name, url = mirror_of(_site(tag))
+    assert url == f"https://binaries.spack.io/{tag}" and name == f"spack-build-cache-{tag}"
+
+
+def test_a_mirror_binary_names_the_location_it_was_loaded_from_without_credentials() -> None:
+    assert mirror_of(_mirror("http://host/v0.20.0", "mysite")) == ("mysite", "http://host/v0.20.0")
+    assert mirror_of(_mirror("https://user:secret@host:8443/m", "m")) == ("m", "https://host:8443/m")
+    assert mirror_of(_mirror("/scratch/mirror", "mirror")) == ("mirror", "/scratch/mirror")
+    assert mirror_of(_mirror("https://host/cache_spack_io_index.json#e4s", "e4s")) is None  # no one mirror
 
 
 def test_install_command_uses_the_slash_hash() -> None:
@@ -21,7 +39,7 @@ def test_install_command_uses_the_slash_hash() -> None:
 
 def test_hostile_tags_and_hashes_stay_single_shell_words() -> None:
     tag = "develop; rm -rf ~ #"
-    words = shlex.split(mirror_add_command(tag))
+    words = shlex.split(mirror_add_command(*mirror_of(_site(tag))))
     assert words[:3] == ["spack", "mirror", "add"] and len(words) == 5
-    assert words[3] == "spack-build-cache-" + tag
+    assert words[3] == "spack-build-cache-" + tag and words[4] == "https://binaries.spack.io/" + tag
     assert shlex.split(install_command("x$(reboot)")) == ["spack", "install", "/x$(reboot)"]

@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     corpus = load_or_exit(args)
     data = summary(corpus)
     if args.json:
-        json.dump(data, sys.stdout, indent=2)
+        json.dump(data, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     else:
         _print_text(data, corpus.report.problems)
@@ -54,11 +54,12 @@ def _count(n: int, one: str, many: str) -> str:
 def _print_text(data: dict[str, Any], problems: list[Problem]) -> None:
     read = [_count(data["files"], "file", "files") if data["files"] or not data["indexes"] else "",
             _count(data["indexes"], "mirror index", "mirror indexes") if data["indexes"] else ""]
-    print(
-        f"{data['documents']} documents, {data['packages']} packages, {data['tags']} tags, "
-        f"{data['specs']} specs ({data['unique_hashes']} unique hashes) from {' and '.join(r for r in read if r)}"
-    )
+    # A spec is a listing: one binary in one tag. Unique binaries are said only where they differ.
+    unique = f" ({_count(data['unique_hashes'], 'unique binary', 'unique binaries')})" \
+        if data["unique_hashes"] != data["specs"] else ""
+    print(f"{_count(data['documents'], 'document', 'documents')}, {_count(data['packages'], 'package', 'packages')}, "
+          f"{_count(data['tags'], 'tag', 'tags')}, {_count(data['specs'], 'spec', 'specs')}{unique} "
+          f"from {' and '.join(r for r in read if r)}")
     for problem in problems:
-        where = inert(problem.path) + (f":{problem.line}" if problem.line else "")
-        print(f"{where}: {problem.severity.value}: {inert(problem.reason)}")
-    print(f"{len(data['errors'])} errors, {len(data['warnings'])} warnings")
+        print(f"{problem.severity.value}: {inert(problem.described())}")
+    print(f"{_count(len(data['errors']), 'error', 'errors')}, {_count(len(data['warnings']), 'warning', 'warnings')}")

@@ -37,11 +37,16 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _sides(args: argparse.Namespace) -> tuple[Side, Side]:
-    if not args.inputs and args.public is None and recognisable(args.old) and recognisable(args.new):
-        return _source_side(args, args.old), _source_side(args, args.new)
+    if not args.inputs and args.public is None and (_names_a_source(args.old) or _names_a_source(args.new)):
+        return _source_side(args, args.old), _source_side(args, args.new)  # a missing one: "no such file…"
     corpus = load_or_exit(args)
     _report_load_errors(corpus)
     return _tag(corpus, args.old), _tag(corpus, args.new)
+
+
+def _names_a_source(text: str) -> bool:
+    """A location rather than a tag: it exists, or is spelled as a path or URL (tags have no '/')."""
+    return recognisable(text) or "/" in text or text.startswith((".", "~"))
 
 
 def _source_side(args: argparse.Namespace, source: str) -> Side:
@@ -113,6 +118,6 @@ def write_json(out: TextIO, found: Diff) -> None:
         "packages": [{"package": p.package, "added": p.added, "removed": p.removed, "kept": p.kept,
                       "gained": configs(p.gained), "lost": configs(p.lost)} for p in found.packages],
     }
-    json.dump(data, out, indent=2, ensure_ascii=True)  # ascii: control characters come out escaped
+    json.dump(data, out, indent=2, ensure_ascii=True, allow_nan=False)  # ascii: control characters come out escaped
     out.write("\n")
 

@@ -109,7 +109,7 @@ def _inputs_checked() -> Iterator[None]:
 def report_load_errors(corpus: Corpus) -> int:
     """What could not be loaded is said on stderr, so an answer is never silently partial (exit 1)."""
     for problem in corpus.report.errors:
-        print(f"cachetui: {inert(problem.path)}: {inert(problem.reason)}", file=sys.stderr)
+        print(f"cachetui: {inert(problem.described())}", file=sys.stderr)
     return EXIT_PROBLEMS if corpus.report.errors else EXIT_OK
 
 

@@ -9,12 +9,20 @@ from typing import Any
 
 import numpy as np
 
-from cachetui.cli.options import add_inputs, fail_usage, load_or_exit, report_load_errors, report_unknown
+from cachetui.cli.options import (
+    EXIT_PROBLEMS,
+    add_inputs,
+    fail_usage,
+    load_or_exit,
+    report_load_errors,
+    report_unknown,
+)
+from cachetui.present.inert import inert
 from cachetui.present.spec_output import FORMATS, write_specs
-from cachetui.core.filters import MalformedValue, UnknownValue, resolve_filters, resolve_package
+from cachetui.core.filters import MalformedValue, resolve_filters
 from cachetui.core.model import Corpus
-from cachetui.core.query import Query, RunsOn, match
-from cachetui.core.specmatch import NoDependencyData
+from cachetui.core.query import Query, RunsOn, select
+from cachetui.core.resolve import QueryProblem, UnknownValue, resolve_package
 from cachetui.core.specquery import SpecQuery, SpecSyntaxError, VariantTerm, parse_spec_query
 from cachetui.core.variants import parse_variants
 from cachetui.core.targets import archspec_names, host, known
@@ -34,13 +42,29 @@ FILTER_OPTIONS = {
 }
 
 
+DESCRIPTION = """\
+Print the binaries that match. Filters combine as OR within one option and AND across options;
+each variant name counts as its own option: `--variant +mpi --variant ~cuda` needs both,
+`--variant cuda_arch=80 --variant cuda_arch=90` takes either, and one `--variant cuda_arch=80,90`
+needs both values (as Spack reads it). --spec and --runs-on are ANDed with the rest.
+
+A value that names nothing where it is looked for (the --package or the package the spec names,
+else every loaded source) is an error naming the nearest real values (exit 1). Parts that each
+exist but match nothing together give an empty answer and one line on stderr saying which part
+emptied it (exit 1). --format json always prints one JSON list ([] when empty), csv its header;
+messages go to stderr. Exit 0: something matched and everything loaded; 1: nothing matched, an
+unknown value, or a source that could not be loaded; 2: usage (a malformed query or option)."""
+
+
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("query", help="print the specs that match filters")
-    parser.add_argument("--package", action="append", default=[], metavar="NAME")
-    for option in FILTER_OPTIONS:
-        parser.add_argument(f"--{option}", action="append", default=[], metavar=option.upper())
+    parser = subparsers.add_parser("query", help="print the specs that match filters", description=DESCRIPTION,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--package", action="append", default=[], metavar="NAME",
+                        help="only this package (repeat for several)")
+    for option, helped in FILTER_HELP.items():
+        parser.add_argument(f"--{option}", action="append", default=[], metavar=option.upper(), help=helped)
     parser.add_argument("--spec", metavar="QUERY",
-                        help="a Spack spec query, e.g. 'hdf5@1.14: +mpi %%gcc@13 target=x86_64_v3' or '/abc1234'")
+                        help="a Spack spec query, e.g. 'hdf5@1.14: +mpi target=x86_64_v3 %%gcc@13' or '/abc1234'")
     parser.add_argument("--runs-on", metavar="MACHINE",
                         help="binaries that run on 'host' (this machine) or on a microarchitecture, e.g. zen3")
     parser.add_argument("--format", choices=FORMATS, default="table")
@@ -48,12 +72,24 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def build_filters(corpus: Corpus, args: argparse.Namespace) -> dict[str, frozenset[str]]:
-    """The facet filters the options stand for; unknown values and bad syntax end the command."""
+FILTER_HELP = {
+    "tag": "a tag (snapshot) of the sources, e.g. develop",
+    "version": "a version as Spack reads @: 1.14 (1.14 to 1.14.x), 1.12:1.14, =1.14.3",
+    "compiler": "gcc (every gcc), gcc@13 (13 to 13.x), gcc@=13.2.0; old and new names are one compiler",
+    "platform": "linux, darwin, …",
+    "os": "ubuntu22.04, rhel8, …",
+    "target": "a microarchitecture (zen3) or a range (x86_64_v3: is it and every descendant)",
+    "stack": "a stack of an index of indexes, e.g. e4s",
+    "variant": "+mpi, ~cuda, cuda_arch=80 (has 80), cuda_arch=80,90 (has both)",
+}
+
+
+def build_filters(corpus: Corpus, args: argparse.Namespace, package: str | None = None) -> dict[str, frozenset[str]]:
+    """The facet filters the options stand for, looked for in `package`; bad syntax ends the command."""
     typed = {facet: getattr(args, option) for option, facet in FILTER_OPTIONS.items()}
     typed["variant"] = [v for v in typed["variant"] if not _several_values(v)]
     try:
-        return resolve_filters(corpus, typed)
+        return resolve_filters(corpus, typed, package)
     except MalformedValue as exc:
         fail_usage(str(exc))
 
@@ -102,14 +138,21 @@ def run(args: argparse.Namespace) -> int:
     spec = _spec(args.spec)  # syntax first: a malformed query is a usage error whatever the corpus
     corpus = load_or_exit(args)
     try:
-        filters = build_filters(corpus, args)
         packages = _packages(corpus, args.package)
+        filters = build_filters(corpus, args, packages[0] if len(packages) == 1 else None)
         runs_on = _runs_on(args.runs_on)
         spec = _with_variant_options(spec, args.variant)
-        queries = [Query(p, filters, spec, runs_on) for p in packages or [None]]
-        indices = np.concatenate([match(corpus, q) for q in queries])
-    except (UnknownValue, NoDependencyData) as exc:
+        selections = [select(corpus, Query(p, filters, spec, runs_on)) for p in packages or [None]]
+    except QueryProblem as exc:
+        if args.format in ("json", "csv"):  # `[]` or the header: a pipe into jq or a parser never breaks
+            write_specs(sys.stdout, corpus, [], args.format)
+        report_load_errors(corpus)
         return report_unknown(exc)
+    indices = np.concatenate([selection.indices() for selection in selections])
     write_specs(sys.stdout, corpus, [int(i) for i in indices], args.format)
-    return report_load_errors(corpus)
-
+    loaded = report_load_errors(corpus)
+    if len(indices):
+        return loaded
+    for reason in filter(None, (selection.why_empty() for selection in selections)):
+        print(f"cachetui: {inert(reason)}", file=sys.stderr)
+    return EXIT_PROBLEMS

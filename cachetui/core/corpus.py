@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from cachetui.core.build import CorpusBuilder
 from cachetui.core.cache import CorpusCache, Snapshot, listing_unchanged
 from cachetui.core.model import Corpus
-from cachetui.core.problems import LoadReport, PathNotFound, Problem, UnusableInput
+from cachetui.core.problems import LoadReport, PathNotFound, Problem, Severity, UnusableInput
 from cachetui.core.progress import DOCUMENTS, Progress
-from cachetui.core.sources import IndexOfIndexes, SiteDocuments, Source, recognise
+from cachetui.core.sources import IndexOfIndexes, SiteDocuments, Source, identity, recognise
 from cachetui.core.sources.index_store import IndexStore
-from cachetui.core.sources.indexes import IndexGroup, Located, index_of_indexes, load_group, locate
+from cachetui.core.sources.indexes import IndexGroup, Located, index_of_indexes, load_group, locate, root_location
 from cachetui.core.sources.mirror import Net
 from cachetui.core.sources.site.loader import (
     DEFAULT_MAX_BYTES,
@@ -56,9 +56,34 @@ def _no_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-def require_inputs(inputs: Sequence[str | os.PathLike[str]]) -> list[Source]:
-    """Recognise every input; raises PathNotFound for the first local path that does not exist."""
-    return [recognise(str(text)) for text in inputs]
+def require_inputs(inputs: Sequence[str | os.PathLike[str]]) -> tuple[list[Source], list[Problem]]:
+    """Recognise every input: a missing or unusable one is a problem and the others still load.
+
+    Raises PathNotFound (or UnusableInput) for the first input only when none can be used: there
+    is then nothing to show, and saying so is a usage error. The same source named twice is one.
+    """
+    sources: list[Source] = []
+    problems: list[Problem] = []
+    first: Exception | None = None
+    seen: set[str] = set()
+    for text in map(str, inputs):
+        try:
+            source = recognise(text)
+        except PathNotFound as exc:
+            problems.append(Problem.missing(str(exc)))
+            first = first or exc
+        except UnusableInput as exc:
+            problems.append(Problem(text, str(exc)))
+            first = first or exc
+        else:
+            if identity(source) in seen:
+                problems.append(Problem(text, "named twice: loaded once, under its first name", Severity.WARNING))
+            else:
+                seen.add(identity(source))
+                sources.append(source)
+    if not sources and first is not None:
+        raise first
+    return sources, problems
 
 
 def recognisable(typed: str) -> bool:
@@ -85,10 +110,11 @@ def load_corpus(
     time. `workers` processes parse the files. With a `cache`, unchanged files and indexes
     are not read again, and indexes are verified once and kept.
     """
-    sources = require_inputs(inputs)
+    sources, problems = require_inputs(inputs)
     net = Net(timeout=timeout, progress=progress, store=IndexStore(cache.directory) if cache else None)
     with _no_cyclic_gc():
-        return _Load(sources, [str(i) for i in inputs], cache, max_bytes, progress, workers, net).run()
+        return _Load(sources, [str(i) for i in inputs], cache, max_bytes, progress, workers, net,
+                     LoadReport(problems=problems)).run()
 
 
 @dataclass
@@ -127,6 +153,7 @@ class _Load:
     def _groups(self) -> list[IndexGroup]:
         """Every index group, once: the same location read as the same tag twice is one group."""
         groups: dict[str, IndexGroup] = {}
+        loaded_as: dict[str, str] = {}  # the mirror of a whole-tag index -> the tag it is loaded as
         for source in self.sources:
             if isinstance(source, IndexGroup):
                 found = [source]
@@ -136,7 +163,16 @@ class _Load:
             else:
                 found = []
             for group in found:
-                groups.setdefault(group.key, group)
+                roots = [root_location(member.key) for member in group.members if member.label is None]
+                earlier = next((loaded_as[root] for root in roots if root in loaded_as), None)
+                if group.key in groups:
+                    continue
+                if earlier is not None:  # by URL and again through an index of indexes: every binary twice
+                    self.report.add(Problem(group.origin, f"the same mirror as tag {earlier!r}: named twice, "
+                                                          f"loaded once as {earlier!r}", Severity.WARNING))
+                    continue
+                loaded_as.update(dict.fromkeys(roots, group.tag))
+                groups[group.key] = group
         return list(groups.values())
 
     def _add_groups(self, builder: CorpusBuilder, groups: list[Located], snapshot: Snapshot | None

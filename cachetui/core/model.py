@@ -87,6 +87,11 @@ class Document:
     start: int  # spec slice in the corpus
     stop: int
 
+    @property
+    def from_mirror(self) -> bool:
+        """Read from a mirror's index (its `path` is the mirror), not from a site listing document."""
+        return self.generation.startswith("mirror")
+
     def __reduce__(self) -> tuple[type, tuple]:
         # By position: unpickling 50,000 of them through the dataclass __setstate__ cost 0.3 s of a warm start.
         return Document, (self.path, self.package, self.tag, self.title, self.generation, self.start, self.stop)

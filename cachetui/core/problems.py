@@ -19,12 +19,25 @@ class UnusableInput(ValueError):
     """An input that names something cachetui cannot read, such as a private s3:// bucket (a usage error)."""
 
 
+NO_SUCH_PATH = "no such file or directory"
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     path: str
     reason: str
     severity: Severity = Severity.ERROR
     line: int | None = None
+
+    @classmethod
+    def missing(cls, path: str) -> Problem:
+        return cls(path, NO_SUCH_PATH)
+
+    def described(self) -> str:
+        """One line, where and then what; a missing input as the shell says it (`no such file or directory: PATH`)."""
+        if self.reason == NO_SUCH_PATH:
+            return f"{NO_SUCH_PATH}: {self.path}"
+        return self.path + (f":{self.line}" if self.line else "") + f": {self.reason}"
 
     def as_dict(self) -> dict[str, object]:
         data = asdict(self)

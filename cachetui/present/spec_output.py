@@ -69,7 +69,7 @@ def write_specs(out: TextIO, corpus: Corpus, indices: Sequence[int], fmt: str, *
     if fmt == "json":
         records = [spec_record(s, corpus.dependencies(s.index)) for s in specs]
         # ensure_ascii: control and bidi characters come out as \\u escapes, inert by nature.
-        json.dump(records, out, indent=2, ensure_ascii=True)
+        json.dump(records, out, indent=2, ensure_ascii=True, allow_nan=False)
         out.write("\n")
     elif fmt == "spack":  # as `spack buildcache list -lv` prints: grouped by architecture and compiler
         out.write(f"==> {len(indices)} cached build{'' if len(indices) == 1 else 's'}.\n")

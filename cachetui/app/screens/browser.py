@@ -44,6 +44,7 @@ from cachetui.core.model import Corpus, SpecView
 from cachetui.core.query import Query, RunsOn, facet_counts, match
 from cachetui.core.results import Results, package_counts_for, results_for
 from cachetui.core.interpret import interpret
+from cachetui.core.spack_commands import mirror_of
 from cachetui.core.resolve import QueryProblem
 from cachetui.core.specquery import SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query
 from cachetui.core.targets import host
@@ -235,7 +236,8 @@ class BrowserScreen(Screen[None]):
         query = results.query
         column, descending = self.sort
         self.query_one(SpecTable).data = SpecRows(corpus, results.indices, column, descending, query.package,
-                                                  results.common, results.comparison, results.find)
+                                                  results.common, results.comparison, results.find,
+                                                  bool(query.filters) or query.runs_on is not None)
         self.facet_counts = results.facet_counts
         self._push_facets()
         packages = self.query_one(PackageList)
@@ -587,13 +589,14 @@ class BrowserScreen(Screen[None]):
     def action_copy_hash(self) -> None:
         spec = self._current_spec()
         if spec is not None:
-            what, text = copy_choices(spec)[0]
+            what, text = copy_choices(spec, None)[0]
             self.app.copy_text(text, what)  # type: ignore[attr-defined]
 
     def action_copy_menu(self) -> None:
         spec = self._current_spec()
-        if spec is not None:
-            self.app.push_screen(CopyMenu(spec), self._copy_chosen)
+        if spec is not None and self.corpus is not None:
+            mirror = mirror_of(self.corpus.documents[self.corpus.document_of[spec.index]])
+            self.app.push_screen(CopyMenu(spec, mirror), self._copy_chosen)
 
     def _copy_chosen(self, choice: tuple[str, str] | None) -> None:
         if choice is not None:

@@ -12,27 +12,25 @@ from cachetui.core.spack_commands import TRUST_KEYS_COMMAND, install_command, mi
 from cachetui.present.inert import inert
 
 
-def copy_choices(spec: SpecView) -> list[tuple[str, str]]:
-    """(what, exact text) pairs offered by the copy menu.
+def copy_choices(spec: SpecView, mirror: tuple[str, str] | None) -> list[tuple[str, str]]:
+    """(what, exact text) pairs offered by the copy menu; `mirror` is where the binary was loaded from.
 
-    Built from the inert hash and tag: the clipboard gets exactly what the screen shows,
-    never a control character from a document.
+    Built from inert text: the clipboard gets exactly what the screen shows, never a control
+    character from a document.
     """
-    hash_, tag = inert(spec.hash), inert(spec.tag)
-    return [
-        ("full hash", hash_),
-        ("short hash", "/" + short_hash(hash_)),
-        ("install command", install_command(hash_)),
-        (f"mirror for tag {tag}", mirror_add_command(tag)),
-        ("key trust command", TRUST_KEYS_COMMAND),
-    ]
+    hash_ = inert(spec.hash)
+    choices = [("full hash", hash_), ("short hash", "/" + short_hash(hash_)), ("install command", install_command(hash_))]
+    if mirror is not None:
+        name, location = map(inert, mirror)
+        choices.append((f"mirror it was loaded from ({name})", mirror_add_command(name, location)))
+    return [*choices, ("key trust command", TRUST_KEYS_COMMAND)]
 
 
 class CopyMenu(ChoiceDialog[tuple[str, str]]):
     BINDINGS = [Binding(str(n), f"pick({n - 1})", show=False, id=f"copy.{n}") for n in range(1, 6)]
 
-    def __init__(self, spec: SpecView) -> None:
-        choices = copy_choices(spec)
+    def __init__(self, spec: SpecView, mirror: tuple[str, str] | None) -> None:
+        choices = copy_choices(spec, mirror)
         prompts = [
             (Text.assemble((f"{n}  {what}\n", "bold"), ("   " + inert(text), "cyan")), (what, text))
             for n, (what, text) in enumerate(choices, 1)
@@ -40,4 +38,5 @@ class CopyMenu(ChoiceDialog[tuple[str, str]]):
         super().__init__("Copy to clipboard", prompts)
 
     def action_pick(self, index: int) -> None:
-        self.dismiss(self._choices[index][1])
+        if index < len(self._choices):  # fewer lines when no one mirror holds the binary
+            self.dismiss(self._choices[index][1])

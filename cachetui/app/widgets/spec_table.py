@@ -45,6 +45,7 @@ class SpecRows:
     common: Common = Common()  # what every row shares: the "differs" column leaves it out
     comparison: Comparison | None = None  # compare mode: a "change" column marks each row
     find: FindLayout | None = None  # the `spack find -lv` view: lines in place of columns
+    clearable: bool = False  # facet filters or "runs on" narrow the rows: `x` would clear them
 
 
 @dataclass(frozen=True)
@@ -113,8 +114,8 @@ def common_text(rows: SpecRows | None) -> Text:
     if rows is None:
         return text
     if not len(rows.indices):
-        return text.append("No spec matches: the status line shows the query and filters (x clears filters).",
-                           "italic")
+        why = "No spec matches: the line above says which part of the query emptied it"
+        return text.append(why + (" (x clears the filters)." if rows.clearable else "."), "italic")
     shared = rows.common.spec_text()
     text.append("common: " if len(rows.indices) > 1 else "only: ", "dim")
     return text.append(inert(shared) or "nothing in common", "bold" if shared else "dim italic")
@@ -185,12 +186,14 @@ class SpecTable(LineView):
             self._getters["differs"] = _differs_getter(new)
         self._widths = self._measure(new) if new is not None else {}
         self._relayout()
-        self.rows_changed()
+        same_rows = old is not None and new is not None and np.array_equal(old.indices, new.indices)
+        self.rows_changed(None if same_rows else 0)  # a new answer opens at its first row
 
     def watch_hidden(self) -> None:
         if self.data is not None:
             self._widths = self._measure(self.data)
         self._relayout()
+        self._lines.clear()  # every row is laid out anew, not only the header
         self.refresh()
 
     def cursor_moved(self) -> None:

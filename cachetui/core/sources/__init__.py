@@ -20,13 +20,13 @@ import re
 from dataclasses import dataclass
 
 from cachetui.core.problems import PathNotFound, UnusableInput
-from cachetui.core.sources.indexes import IndexGroup, Member, group_tag
+from cachetui.core.sources.indexes import IndexGroup, Member, group_tag, root_location
 from cachetui.core.sources.mirror import V2_INDEX, V3_MANIFEST, blob_ref, probe_manifest, probe_root, probe_v2_index
 from cachetui.core.sources.transport import FetchError, is_url, local_path, public_url
 
 INDEX_OF_INDEXES = "cache_spack_io_index.json"
 PUBLIC_INDEX_OF_INDEXES = f"https://binaries.spack.io/{INDEX_OF_INDEXES}"
-__all__ = ["PathNotFound", "Source", "recognise", "public_sources"]
+__all__ = ["PathNotFound", "Source", "identity", "recognise", "public_sources"]
 _NAMED = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.+-]*)=(?P<source>.+)")
 _BLOB = re.compile(r"/blobs/sha256/[0-9a-f]{2}/[0-9a-f]{64}$")
 
@@ -66,6 +66,15 @@ def recognise(typed: str) -> Source:
         root = location.rstrip("/")
         return IndexGroup(root, name or group_tag(root), [Member(None, root, lambda net: probe_root(root, net))])
     return SiteDocuments(location)
+
+
+def identity(source: Source) -> str:
+    """What a source is, whatever it was called: one location, however it was spelled or labelled."""
+    if isinstance(source, SiteDocuments):
+        return "site:" + os.path.realpath(source.path)
+    if isinstance(source, IndexOfIndexes):
+        return "indexes:" + root_location(source.location) + "#" + ",".join(sorted(source.only))
+    return "group:" + ",".join(sorted(root_location(member.key) for member in source.members))
 
 
 def local_input(typed: str) -> str | None:

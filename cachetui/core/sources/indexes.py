@@ -78,6 +78,17 @@ class Located:
         return all(r is not None and r.checksum for r in self.refs)
 
 
+def root_location(location: str) -> str:
+    """The mirror a location belongs to, spelled one way: no index file, no trailing slash, s3 as https."""
+    try:
+        location = public_url(location)
+    except FetchError:
+        pass
+    root = _LAYOUT_TAIL.sub("", location.rstrip("/"))
+    path = local_path(root)
+    return os.path.realpath(path) if path is not None else root
+
+
 def group_tag(location: str) -> str:
     """A mirror's tag: the last component of its root (`…/develop` -> develop)."""
     root = _LAYOUT_TAIL.sub("", location.rstrip("/"))
@@ -268,8 +279,10 @@ def read_index_of_indexes(data: bytes, location: str, only: frozenset[str]) -> t
         if not isinstance(entries, list):
             problems.append(Problem(location, f"tag {str(ref)[:40]!r} is not a list of {{label, url}}"))
             continue
-        members = [_member(entry, location, problems) for entry in entries]
-        groups.append(IndexGroup(f"{location}#{ref}", str(ref), [m for m in members if m is not None]))
+        members = [m for m in (_member(entry, location, problems) for entry in entries) if m is not None]
+        # The binaries' source is the mirror the whole-tag index belongs to: what `spack mirror add` needs.
+        root = next((root_location(m.key) for m in members if m.label is None), None)
+        groups.append(IndexGroup(root or f"{location}#{ref}", str(ref), members))
     return groups, problems
 
 
