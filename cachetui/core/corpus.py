@@ -165,7 +165,7 @@ class _Load:
             for group in found:
                 roots = [root_location(member.key) for member in group.members if member.label is None]
                 earlier = next((loaded_as[root] for root in roots if root in loaded_as), None)
-                if group.key in groups:
+                if earlier is None and group.key in groups:
                     continue
                 if earlier is not None:  # by URL and again through an index of indexes: every binary twice
                     self.report.add(Problem(group.origin, f"the same mirror as tag {earlier!r}: named twice, "

@@ -141,7 +141,8 @@ class Selection:
         if _all_but(masks, size).any():
             return None
         running = np.ones(size, dtype=bool)
-        kept = [self.query.package] if self.query.package else []
+        package = self.query.package
+        kept = [package] if package and package not in self.labels.values() else []  # said once
         whole = " ".join([*kept, *(self.labels.get(key, key) for key in masks)])
         for key, mask in masks.items():
             label = self.labels.get(key, key)

@@ -152,10 +152,9 @@ def resolve_variant(scope: Scope, name: str, values: tuple[str, ...], boolean: b
     atoms_in_scope = scope.values("variant")
     names_in_scope = dict.fromkeys(map(atom_name, atoms_in_scope))
     if name not in names_in_scope:
-        others = [n for n in scope.corpus.variant_name_ids if n not in names_in_scope]
-        own_first = [*nearest(name, names_in_scope), *nearest(name, others)]
-        detail = f"{scope.where} no variant {name!r}"
-        raise UnknownValue("variant", name, names_in_scope or scope.corpus.variant_name_ids, detail, own_first or None)
+        # A package's own variants: the near ones, else all of them; another package's are no answer.
+        raise UnknownValue("variant", name, names_in_scope, f"{scope.where} no variant {name!r}",
+                           nearest(name, names_in_scope))
     if boolean:
         atoms = ["+" + name if values == ("true",) else "~" + name]
     else:
