@@ -17,7 +17,7 @@ import numpy as np
 
 from cachetui.core.problems import LoadReport
 from cachetui.core.dependencies import DependencyColumns, dependency_blocks
-from cachetui.core.records import UNKNOWN_SIZE, DepBlock, Dependency, ParsedDocument, SpecColumns
+from cachetui.core.records import UNKNOWN_SIZE, DepBlock, Dependency, MirrorOrigin, ParsedDocument, SpecColumns
 from cachetui.core.variants import atom_name
 
 # Facets in the order a user reads them.
@@ -127,6 +127,8 @@ class Corpus:
     memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
 
     cache_status: str = "off"  # how this corpus was loaded: off, miss, hit, partial
+    # Document path -> the mirror it was loaded from (for the commands users copy); set by each load.
+    origins: dict[str, MirrorOrigin] = field(default_factory=dict, repr=False, compare=False)
 
     def __repr__(self) -> str:
         # A summary: the generated repr of 500k specs took seconds (Textual reprs a worker's arguments).
