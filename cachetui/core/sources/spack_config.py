@@ -45,6 +45,7 @@ from cachetui.core.sources.oci import Credentials, is_oci, oci_group, parse_refe
 from cachetui.core.sources.transport import PUBLIC_BUCKET, join, public_url
 
 SPACK_MIRRORS = "spack-mirrors:"  # the input `--spack-mirrors` adds; `spack-mirrors:NAME` for one
+CONFIG = "Spack configuration"  # where a problem of the merged configuration is said to be
 MAX_CONFIG_BYTES = 1 << 20
 MAX_CONTENTS_BYTES = 16 << 20
 MAX_INCLUDE_DEPTH = 8
@@ -283,7 +284,7 @@ def read_configuration(environ: Mapping[str, str] | None = None) -> SpackConfigu
     found = [_mirror(str(name), entry, reader) for name, entry in (mirrors or {}).items()] \
         if isinstance(mirrors, dict) else []
     if mirrors is not None and not isinstance(mirrors, dict):
-        reader.problem("mirrors", "the merged 'mirrors' section is not a mapping of names to mirrors")
+        reader.problem(CONFIG, "the merged 'mirrors' section is not a mapping of names to mirrors")
     return SpackConfiguration([m for m in found if m is not None], misc_cache, reader.files, reader.problems)
 
 
@@ -357,9 +358,10 @@ class _Reader:
         if include is not None:
             self._includes(include.get("include"), directory, depth)
         for name in ("mirrors.yaml", "config.yaml"):
-            data = self._load(os.path.join(directory, name))
+            path = os.path.join(directory, name)
+            data = self._load(path)
             if data is not None:
-                self.layers.append({k: v for k, v in data.items() if _bare(k) in ("mirrors", "config")})
+                self.layers.append(self._sections(data, path))
         self.scope(os.path.join(directory, self.platform), depth)
 
     def environment(self, directory: str) -> None:
@@ -375,7 +377,7 @@ class _Reader:
             self.problem(path, "no top-level 'spack:' section")
             return
         self._includes(body.get("include"), os.path.dirname(path), 0)
-        self.layers.append({k: v for k, v in body.items() if _bare(k) in ("mirrors", "config")})
+        self.layers.append(self._sections(body, path))
 
     def _includes(self, entries: object, here: str, depth: int) -> None:
         """Included paths, lowest first: earlier entries take precedence over later ones."""
@@ -413,9 +415,21 @@ class _Reader:
             data = self._load(path)
             if data is not None:
                 self._includes(data.get("include"), os.path.dirname(path), depth)
-                self.layers.append({k: v for k, v in data.items() if _bare(k) in ("mirrors", "config")})
+                self.layers.append(self._sections(data, path))
         elif not spec.get("optional", False) and real not in self._scopes:
             self.problem(path, "included, but there is no such file or directory")
+
+    def _sections(self, data: dict[str, Any], path: str) -> dict[str, Any]:
+        """The sections read here, each a mapping (as Spack's schema requires); one that is not is a problem."""
+        sections = {}
+        for key, value in data.items():
+            if _bare(key) not in ("mirrors", "config"):
+                continue
+            if value is not None and not isinstance(value, dict):
+                self.problem(path, f"'{_bare(key)}' is a {type(value).__name__}, not a mapping; not read")
+                continue
+            sections[key] = value or {}
+        return sections
 
     def _holds(self, when: str, here: str) -> bool:
         match = _WHEN.fullmatch(when)
@@ -510,24 +524,25 @@ def _mirror(name: str, entry: object, reader: _Reader) -> ConfiguredMirror | Non
     if isinstance(entry, str):
         entry = {"url": entry}
     if not isinstance(entry, dict):
-        reader.problem("mirrors", f"{where} is neither a URL nor a mapping")
+        reader.problem(CONFIG, f"{where} is neither a URL nor a mapping")
         return None
     fetch = entry.get("fetch")
     url = fetch if isinstance(fetch, str) else fetch.get("url") if isinstance(fetch, dict) else None
     url = url or entry.get("url")
     if not isinstance(url, str) or not url.strip():
-        reader.problem("mirrors", f"{where} has no url")
+        reader.problem(CONFIG, f"{where} has no url")
         return None
     view = fetch.get("view") if isinstance(fetch, dict) and fetch.get("view") else entry.get("view")
     if view is not None and not (isinstance(view, str) and _VIEW.fullmatch(view)):
-        reader.problem("mirrors", f"{where}: its view is not a plain name; the mirror's whole index is read",
+        reader.problem(CONFIG, f"{where}: its view is not a plain name; the mirror's whole index is read",
                        Severity.WARNING)
         view = None
     binary = entry.get("binary", True) is not False
     directions = [d for d in (entry.get("push"), fetch) if isinstance(d, dict)]
     signed_s3 = any(key in part for part in (entry, *directions) for key in _SIGNED_S3_KEYS)
-    credentials = _credentials(entry, name, reader) if binary else None
-    return ConfiguredMirror(name, _canonical(url.strip(), reader), binary, view, credentials, signed_s3)
+    url = _canonical(url.strip(), reader)
+    credentials = _credentials(entry, name, url, reader) if binary and is_oci(url) else None  # only registries log in
+    return ConfiguredMirror(name, url, binary, view, credentials, signed_s3)
 
 
 def _canonical(url: str, reader: _Reader) -> str:
@@ -539,18 +554,18 @@ def _canonical(url: str, reader: _Reader) -> str:
     return "file://" + os.path.abspath(path)
 
 
-def _credentials(entry: dict[str, Any], name: str, reader: _Reader) -> Credentials | None:
+def _credentials(entry: dict[str, Any], name: str, url: str, reader: _Reader) -> Credentials | None:
     """The `access_pair` of `push`, then of `fetch` (each falling back to the mirror's own), as Spack does."""
     for direction in ("push", "fetch"):
         part = entry.get(direction)
         pair = part.get("access_pair") if isinstance(part, dict) and "access_pair" in part else entry.get("access_pair")
-        credentials = _pair(pair, name, reader)
+        credentials = _pair(pair, name, url, reader)
         if credentials is not None:
             return credentials
     return None
 
 
-def _pair(pair: object, name: str, reader: _Reader) -> Credentials | None:
+def _pair(pair: object, name: str, url: str, reader: _Reader) -> Credentials | None:
     if isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair):
         username, password = pair  # the deprecated plain-text form; still read, as Spack does
     elif isinstance(pair, dict):
@@ -558,7 +573,7 @@ def _pair(pair: object, name: str, reader: _Reader) -> Credentials | None:
         for key in ("id_variable", "secret_variable"):
             variable = pair.get(key)
             if isinstance(variable, str) and not reader.env.get(variable):
-                reader.problem("mirrors", f"Spack mirror {name!r}: its access_pair's {key} ${variable} is not set; "
+                reader.problem(url, f"Spack mirror {name!r}: its access_pair's {key} ${variable} is not set; "
                                           "it is read without credentials", Severity.WARNING)
         if username is None and isinstance(pair.get("id_variable"), str):
             username = reader.env.get(pair["id_variable"])
