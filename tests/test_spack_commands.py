@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import shlex
 
-from cachetui.core.spack_commands import install_command, mirror_add_command, mirror_url
+from cachetui.core.records import MirrorOrigin
+from cachetui.core.spack_commands import install_command, mirror_add_command, mirror_url, origin_commands
 
 
 def test_mirror_urls_follow_the_public_site() -> None:
@@ -25,3 +26,19 @@ def test_hostile_tags_and_hashes_stay_single_shell_words() -> None:
     assert words[:3] == ["spack", "mirror", "add"] and len(words) == 5
     assert words[3] == "spack-build-cache-" + tag
     assert shlex.split(install_command("x$(reboot)")) == ["spack", "install", "/x$(reboot)"]
+
+
+def test_a_configured_mirror_needs_only_the_install_line() -> None:
+    origin = MirrorOrigin("team", "oci://ghcr.io/team/cache", configured=True)
+    assert origin_commands("abc", origin) == [("install command (Spack knows mirror team)", "spack install /abc")]
+
+
+def test_any_other_mirror_is_added_from_where_it_was_loaded_then_installed() -> None:
+    origin = MirrorOrigin("ci", "oci+http://127.0.0.1:5000/buildcache", configured=False)
+    assert origin_commands("abc", origin) == [
+        ("add mirror ci", "spack mirror add ci oci+http://127.0.0.1:5000/buildcache"),
+        ("install command", "spack install /abc"),
+    ]
+    hostile = MirrorOrigin("x; rm -rf ~", "/srv/my mirror", configured=False)
+    assert shlex.split(origin_commands("abc", hostile)[0][1]) == ["spack", "mirror", "add", "x; rm -rf ~",
+                                                                 "/srv/my mirror"]

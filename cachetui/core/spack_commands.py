@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import shlex
 
+from cachetui.core.records import MirrorOrigin
+
 MIRROR_ROOT = "https://binaries.spack.io"
 
 
@@ -25,3 +27,17 @@ def mirror_add_command(tag: str) -> str:
 
 
 TRUST_KEYS_COMMAND = "spack buildcache keys --install --trust"
+
+
+def mirror_add_url_command(name: str, url: str) -> str:
+    """`spack mirror add NAME URL` for a mirror named by where it was loaded from."""
+    return f"spack mirror add {shlex.quote(name)} {shlex.quote(url)}"
+
+
+def origin_commands(hash_: str, origin: MirrorOrigin) -> list[tuple[str, str]]:
+    """(what, command) for a binary of a mirror: one the user's Spack already knows installs as it is;
+    any other is added, under its tag, from the location it was loaded from, and then installed."""
+    install = install_command(hash_)
+    if origin.configured:
+        return [(f"install command (Spack knows mirror {origin.name})", install)]
+    return [(f"add mirror {origin.name}", mirror_add_url_command(origin.name, origin.url)), ("install command", install)]

@@ -604,7 +604,8 @@ class BrowserScreen(Screen[None]):
     def action_copy_menu(self) -> None:
         spec = self._current_spec()
         if spec is not None:
-            self.app.push_screen(CopyMenu(spec), self._copy_chosen)
+            origins = self.corpus.origins if self.corpus is not None else {}
+            self.app.push_screen(CopyMenu(spec, origins.get(spec.path)), self._copy_chosen)
 
     def _copy_chosen(self, choice: tuple[str, str] | None) -> None:
         if choice is not None:
