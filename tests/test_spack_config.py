@@ -428,3 +428,21 @@ def _offline(url: str):  # noqa: ANN202
 
     with unittest.mock.patch.object(transport, "_read_http", refused):
         return load_corpus(["spack-mirrors:"], cache=CorpusCache())
+
+
+def test_a_password_in_a_mirror_url_is_never_shown(spack: SpackEnv, capsys: pytest.CaptureFixture[str]) -> None:
+    spack.mirrors(spack.user, """\
+        mirrors:
+          bad-oci: oci://robot:pa55word@ghcr.io:notaport/x
+          bad-s3: s3://key:pa55word@my-bucket/cache
+          ok: https://good.example/m
+        """)
+    from cachetui.core.sources.mirror import Net
+    from cachetui.core.sources.spack_config import SpackMirrors, configured_groups
+
+    groups, problems = configured_groups(SpackMirrors({"bad-oci", "bad-s3"}), Net())
+    assert groups == [] and len(problems) == 2
+    assert all("pa55word" not in p.path + p.reason for p in problems)
+    with pytest.raises(UnusableInput) as raised:
+        recognise("oci://robot:pa55word@ghcr.io:x/y")
+    assert "pa55word" not in str(raised.value)

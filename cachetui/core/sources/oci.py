@@ -87,13 +87,14 @@ def parse_reference(url: str) -> Repository:
     """
     prefix = next((p for p in PREFIXES if url.startswith(p)), None)
     if prefix is None:
-        raise ValueError(f"not an oci:// or oci+http:// URL: {url[:100]}")
+        raise ValueError("not an oci:// or oci+http:// URL")
     reference = url[len(prefix):]
     if reference.endswith("/") and "/" in reference.rstrip("/"):  # `HOST/NAME/` is HOST/NAME; `HOST/` is nothing
         reference = reference.rstrip("/")
     match = _REFERENCE.fullmatch(reference)
     if match is None:
-        raise ValueError(f"not an image reference (HOST/NAME): {url[:100]}")
+        # The URL is not repeated: a mistyped `user:password@host` must not end up on the screen.
+        raise ValueError(f"not an image reference: expected {prefix}HOST/NAME, as Spack reads them")
     domain, name = match.group("domain"), match.group("name")
     if not domain:
         domain, name = "index.docker.io", f"library/{name}"

@@ -119,11 +119,12 @@ def configured_groups(source: SpackMirrors, net: Net, environ: Mapping[str, str]
 
 def _group(mirror: ConfiguredMirror, every: list[ConfiguredMirror], spack_cache: SpackIndexCache,
            problems: list[Problem]) -> IndexGroup | None:
-    url, name = mirror.url, mirror.name
-    copies = spack_cache.copies_of(url, mirror.view)
+    name = mirror.name
+    url = shown = without_userinfo(mirror.url)
+    copies = spack_cache.copies_of(mirror.url, mirror.view)  # Spack keys its copies by the URL as configured
     if is_oci(url):
         try:
-            return oci_group(url, name, mirror.credentials or _registry_credentials(url, every),
+            return oci_group(mirror.url, name, mirror.credentials or _registry_credentials(url, every),
                              configured=True, copies=copies)
         except ValueError as exc:
             problems.append(Problem(url, f"Spack mirror {name!r}: {exc}"))
@@ -136,15 +137,25 @@ def _group(mirror: ConfiguredMirror, every: list[ConfiguredMirror], spack_cache:
     if scheme not in READABLE:
         problems.append(Problem(url, f"Spack mirror {name!r}: {scheme}:// mirrors are not supported; not read"))
         return None
-    root = public_url(url).rstrip("/")
-    key = root
+    root = public_url(mirror.url).rstrip("/")  # fetched as configured; shown without a user:password
     if mirror.view:
-        key = join(root, "v3/manifests/index", mirror.view, "index.manifest.json")
-        locate: Callable[[Net], IndexRef] = lambda net: probe_manifest(key, net)  # noqa: E731
+        manifest = join(root, "v3/manifests/index", mirror.view, "index.manifest.json")
+        key = without_userinfo(manifest)
+        locate: Callable[[Net], IndexRef] = lambda net: probe_manifest(manifest, net)  # noqa: E731
     else:
+        key = without_userinfo(root)
         locate = lambda net: probe_root(root, net)  # noqa: E731
-    origin = root + (f" (view {mirror.view})" if mirror.view else "")
-    return IndexGroup(origin, name, [Member(None, key, locate, copies)], MirrorOrigin(name, url, True))
+    origin = without_userinfo(root) + (f" (view {mirror.view})" if mirror.view else "")
+    return IndexGroup(origin, name, [Member(None, key, locate, copies)], MirrorOrigin(name, shown, True))
+
+
+def without_userinfo(url: str) -> str:
+    """`https://user:secret@host/x` -> `https://host/x`: where a mirror is may be shown, its credentials never."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    authority, slash, path = rest.partition("/")
+    return f"{scheme}://{authority.rpartition('@')[2]}{slash}{path}"
 
 
 def _registry_credentials(url: str, every: list[ConfiguredMirror]) -> Credentials | None:
