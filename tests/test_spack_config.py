@@ -446,3 +446,34 @@ def test_a_password_in_a_mirror_url_is_never_shown(spack: SpackEnv, capsys: pyte
     with pytest.raises(UnusableInput) as raised:
         recognise("oci://robot:pa55word@ghcr.io:x/y")
     assert "pa55word" not in str(raised.value)
+
+
+def test_spack_s_own_include_yaml_does_not_read_a_scope_twice_or_out_of_turn(spack: SpackEnv, tmp_path: Path) -> None:
+    """`$SPACK_ROOT/etc/spack/include.yaml` (Spack 1.x) names user, site and system: they keep their places."""
+    spack.write(spack.root / "etc" / "spack" / "include.yaml", """\
+        include:
+          - name: "user"
+            path_override_env_var: SPACK_USER_CONFIG_PATH
+            path: "~/.spack"
+            optional: true
+            prefer_modify: true
+            when: '"SPACK_DISABLE_LOCAL_CONFIG" not in env'
+          - name: "site"
+            path: "$spack/etc/spack/site"
+            optional: true
+          - name: "system"
+            path_override_env_var: SPACK_SYSTEM_CONFIG_PATH
+            path: "/etc/spack"
+            optional: true
+            when: '"SPACK_DISABLE_LOCAL_CONFIG" not in env'
+        """)
+    spack.mirrors(spack.user, "mirrors:\n  m: https://user.example\n")
+    spack.mirrors(spack.root / "etc" / "spack" / "site", "mirrors:\n  m: https://site.example\n")
+    moved = tmp_path / "moved"
+    spack.mirrors(moved, "mirrors:\n  other: https://moved.example\n")
+    config = read_configuration()
+    assert {m.name: m.url for m in config.mirrors} == {"m": "https://user.example"} and config.problems == []
+    spack.setenv("SPACK_USER_CONFIG_PATH", str(moved))
+    assert _urls() == {"other": "https://moved.example", "m": "https://site.example"}
+    spack.setenv("SPACK_DISABLE_LOCAL_CONFIG", "1")
+    assert _urls() == {"m": "https://site.example"}

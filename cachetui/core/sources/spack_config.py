@@ -258,7 +258,8 @@ def spack_root(environ: Mapping[str, str]) -> str | None:
     root = environ.get("SPACK_ROOT")
     if root:
         return root
-    found = shutil.which("spack", path=environ.get("PATH", ""))
+    search = environ.get("PATH")
+    found = shutil.which("spack", path=search) if search else None  # an empty PATH would search the cwd
     if found is None:
         return None
     prefix = os.path.dirname(os.path.dirname(os.path.realpath(found)))
@@ -285,7 +286,10 @@ def read_configuration(environ: Mapping[str, str] | None = None) -> SpackConfigu
         reader.environment(active)
     merged: dict[str, Any] = {}
     for layer in reader.layers:
-        merged = _merge(merged, layer)
+        try:
+            merged = _merge(merged, layer)
+        except RecursionError:
+            reader.problem(CONFIG, "a section is nested too deeply to merge; that scope is not read")
     mirrors = merged.get("mirrors")
     config = merged.get("config")
     misc = config.get("misc_cache") if isinstance(config, dict) else None
