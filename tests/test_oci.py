@@ -230,3 +230,16 @@ def unused_port() -> int:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
 
+
+
+def test_offline_a_registry_s_last_index_is_shown_as_an_offline_copy() -> None:
+    with serve_registry(auth="bearer") as registry:
+        registry.push_index("spack/buildcache", index_bytes(DB8), compress=True)
+        url = f"oci+http://{registry.host}/spack/buildcache"
+        load_corpus([url], cache=CorpusCache())
+    corpus = load_corpus([url], cache=CorpusCache())  # the registry is gone
+    assert corpus.n_specs == 6 and corpus.report.errors == []
+    (warning,) = corpus.report.warnings
+    assert "cannot reach the mirror" in warning.reason and "offline copy from" in warning.reason
+    (path,) = {d.path for d in corpus.documents}
+    assert path.startswith(f"{url} (offline copy from ") and corpus.cache_status != "hit"

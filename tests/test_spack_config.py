@@ -477,3 +477,17 @@ def test_spack_s_own_include_yaml_does_not_read_a_scope_twice_or_out_of_turn(spa
     assert _urls() == {"other": "https://moved.example", "m": "https://site.example"}
     spack.setenv("SPACK_DISABLE_LOCAL_CONFIG", "1")
     assert _urls() == {"m": "https://site.example"}
+
+
+def test_every_command_takes_the_configured_mirrors(spack: SpackEnv, mirror_server: MirrorServer,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    v3_mirror(mirror_server.root / "old", index_bytes(DB7))
+    v3_mirror(mirror_server.root / "new", index_bytes(DB8))
+    spack.mirrors(spack.user, f"mirrors:\n  old: {mirror_server.at('old')}\n  new: {mirror_server.at('new')}\n")
+    assert main(["diff", "old", "new", "--spack-mirrors", "--format", "json", "--no-cache"]) == 1
+    assert json.loads(capsys.readouterr().out)["old"] == "old"
+    assert main(["query", "--spack-mirror", "new", "--format", "json", "--no-cache"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["tag"] for r in rows} == {"new"} and len(rows) == len(expected_records(index_bytes(DB8)))
+    assert main(["query", "--spack-mirror", "nope"]) == 2
+    assert "no mirror named 'nope'" in capsys.readouterr().err
