@@ -192,19 +192,25 @@ class SpackIndexCache:
         return lambda: self._copies(url, view)
 
     def _copies(self, url: str, view: str | None) -> list[OfflineCopy]:
+        """Spack's newest copy for this URL whose bytes still verify (one index in memory at a time)."""
         contents = self._contents()
-        copies = []
+        layout_of = (lambda _: "oci") if is_oci(url) else (lambda layout: layout)
+        candidates = []
         for base in dict.fromkeys((url, url.rstrip("/"), url.rstrip("/") + "/")):
             for layout in ("v3", "v2"):
-                key = f"{base}__v{layout[1:]}" + (f"__{view}" if view else "")
-                copy = self._copy(key, contents.get(key), "oci" if is_oci(url) else layout)
-                if copy is not None:
-                    copies.append(copy)
+                candidates.append((f"{base}__v{layout[1:]}" + (f"__{view}" if view else ""), layout_of(layout)))
             if not view:  # Spack 0.x keyed by the bare URL, and kept only v2
-                copy = self._copy(base, contents.get(base), "oci" if is_oci(url) else "v2")
-                if copy is not None:
-                    copies.append(copy)
-        return copies
+                candidates.append((base, layout_of("v2")))
+        found = []
+        for key, layout in candidates:
+            entry = self._entry(contents.get(key))
+            if entry is not None:
+                found.append((*entry, layout))
+        for path, checksum, layout in sorted(found, key=lambda f: _mtime(f[0]), reverse=True):
+            copy = self._copy(path, checksum, layout)
+            if copy is not None:
+                return [copy]
+        return []
 
     def _contents(self) -> dict[str, Any]:
         data = _read_capped(os.path.join(self.directory, "contents.json"), MAX_CONTENTS_BYTES)
@@ -217,28 +223,35 @@ class SpackIndexCache:
             return {}
         return contents if isinstance(contents, dict) else {}
 
-    def _copy(self, key: str, entry: object, layout: str) -> OfflineCopy | None:
+    def _entry(self, entry: object) -> tuple[str, str] | None:
+        """A `contents.json` entry -> (its file, only ever in this directory; the sha256 Spack recorded)."""
         if not isinstance(entry, dict):
             return None
         checksum, name = entry.get("index_hash"), entry.get("index_path")
         if not isinstance(checksum, str) or not isinstance(name, str) or not re.fullmatch(r"[0-9a-f]{64}", checksum):
             return None
-        path = os.path.join(self.directory, os.path.basename(name))  # only files of this directory
+        return os.path.join(self.directory, os.path.basename(name)), checksum
+
+    def _copy(self, path: str, checksum: str, layout: str) -> OfflineCopy | None:
+        saved_at = _mtime(path)  # before reading: a copy replaced meanwhile is never dated newer than it is
         data = _read_capped(path, MAX_INDEX_BYTES)
         if data is None:
             return None
         if hashlib.sha256(data).hexdigest() != checksum:
-            self._warn(os.path.basename(name), f"does not have the sha256 Spack recorded for it ({checksum}); "
+            self._warn(os.path.basename(path), f"does not have the sha256 Spack recorded for it ({checksum}); "
                                                "not used")
-            return None
-        try:
-            saved_at = os.stat(path).st_mtime
-        except OSError:
             return None
         return OfflineCopy(data, checksum, saved_at, layout, f"Spack's cache ({self.directory})")
 
     def _warn(self, name: str, reason: str) -> None:
         self.net.problems.append(Problem(os.path.join(self.directory, name), reason, Severity.WARNING))
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
 
 
 def _read_capped(path: str, limit: int) -> bytes | None:
