@@ -243,3 +243,16 @@ def test_offline_a_registry_s_last_index_is_shown_as_an_offline_copy() -> None:
     assert "cannot reach the mirror" in warning.reason and "offline copy from" in warning.reason
     (path,) = {d.path for d in corpus.documents}
     assert path.startswith(f"{url} (offline copy from ") and corpus.cache_status != "hit"
+
+
+def test_basic_credentials_go_to_the_registry_alone() -> None:
+    with serve_registry(auth="basic", users={"me": "pw-secret"}) as registry:
+        digest = registry.push_index("team/cache", index_bytes(DB8))
+        with serve_storage(registry) as storage:
+            client = Registry(parse_reference(f"oci+http://{registry.host}/team/cache"), Credentials("me", "pw-secret"))
+            ref = client.locate(Net(timeout=5))
+            data = ref.reader(Net(timeout=5), "")
+    assert data == index_bytes(DB8) and ref.checksum == digest.removeprefix("sha256:")
+    blob = registry.requests_to("/v2/team/cache/blobs/")[-1]
+    assert blob.headers["Authorization"].startswith("Basic ")
+    assert storage.log and all("Authorization" not in r.headers for r in storage.log)
