@@ -37,7 +37,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _sides(args: argparse.Namespace) -> tuple[Side, Side]:
-    if not args.inputs and args.public is None and (_names_a_source(args.old) or _names_a_source(args.new)):
+    named = args.inputs or args.public is not None or args.spack_mirrors or args.spack_mirror
+    if not named and (_names_a_source(args.old) or _names_a_source(args.new)):
         return _source_side(args, args.old), _source_side(args, args.new)  # a missing one: "no such file…"
     corpus = load_or_exit(args)
     _report_load_errors(corpus)
@@ -50,7 +51,8 @@ def _names_a_source(text: str) -> bool:
 
 
 def _source_side(args: argparse.Namespace, source: str) -> Side:
-    corpus = load_or_exit(argparse.Namespace(**{**vars(args), "inputs": [source], "public": None}))
+    corpus = load_or_exit(argparse.Namespace(**{**vars(args), "inputs": [source], "public": None,
+                                                "spack_mirrors": False, "spack_mirror": []}))
     _report_load_errors(corpus)
     return corpus_side(source, corpus)
 

@@ -14,7 +14,7 @@ from cachetui.core.corpus import load_corpus, require_inputs
 from cachetui.core.model import Corpus
 from cachetui.core.problems import PathNotFound, UnusableInput
 from cachetui.core.sample import sample_path
-from cachetui.core.sources import public_sources
+from cachetui.core.sources import public_sources, spack_mirror_inputs
 from cachetui.core.sources.site.loader import DEFAULT_MAX_BYTES
 from cachetui.core.sources.transport import DEFAULT_TIMEOUT_S
 from cachetui.present.inert import inert
@@ -26,11 +26,20 @@ def add_inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "inputs", nargs="*", metavar="SOURCE",
         help="site documents (files, directories), a mirror (directory or file:// http(s):// s3:// URL), "
-             "an index, or cache_spack_io_index.json; NAME=SOURCE names its tag. Default: the bundled sample",
+             "an OCI build cache (oci://HOST/NAME, oci+http://HOST/NAME), an index, or cache_spack_io_index.json; "
+             "NAME=SOURCE names its tag. Default: the bundled sample",
     )
     parser.add_argument(
         "--public", nargs="?", const="", default=None, metavar="TAG",
         help="the live public build cache (binaries.spack.io), all tags or one",
+    )
+    parser.add_argument(
+        "--spack-mirrors", action="store_true",
+        help="every binary mirror of your Spack configuration, each tagged by its name",
+    )
+    parser.add_argument(
+        "--spack-mirror", action="append", default=[], metavar="NAME",
+        help="one binary mirror of your Spack configuration (repeatable)",
     )
     add_load_options(parser)
 
@@ -40,6 +49,7 @@ def inputs_of(args: argparse.Namespace) -> list[str]:
     inputs = list(args.inputs)
     if args.public is not None:
         inputs += public_sources(args.public or None)
+    inputs += spack_mirror_inputs(args.spack_mirrors, args.spack_mirror)
     return inputs or [str(sample_path())]
 
 

@@ -21,7 +21,17 @@ from cachetui.core.problems import LoadReport, PathNotFound, Problem, Severity, 
 from cachetui.core.progress import DOCUMENTS, Progress
 from cachetui.core.sources import IndexOfIndexes, SiteDocuments, Source, identity, recognise
 from cachetui.core.sources.index_store import IndexStore
-from cachetui.core.sources.indexes import IndexGroup, Located, index_of_indexes, load_group, locate, root_location
+from cachetui.core.sources.spack_config import SpackMirrors, configured_groups
+from cachetui.core.records import MirrorOrigin
+from cachetui.core.sources.indexes import (
+    IndexGroup,
+    Located,
+    index_of_indexes,
+    labelled,
+    load_group,
+    locate,
+    root_location,
+)
 from cachetui.core.sources.mirror import Net
 from cachetui.core.sources.site.loader import (
     DEFAULT_MAX_BYTES,
@@ -144,6 +154,7 @@ class _Load:
         self.report.extend(self.net.problems)
         corpus = builder.finish(self.report)
         corpus.cache_status = _status(cache, snapshot, site, groups)
+        corpus.origins = _origins(groups)
         if cache is not None and name is not None:
             fingerprints = {key: fingerprint for key, (fingerprint, _) in cacheable.items()}
             problems = {key: group_problems for key, (_, group_problems) in cacheable.items()}
@@ -159,6 +170,9 @@ class _Load:
                 found = [source]
             elif isinstance(source, IndexOfIndexes):
                 found, problems = index_of_indexes(source.location, source.only, self.net)
+                self.report.extend(problems)
+            elif isinstance(source, SpackMirrors):
+                found, problems = configured_groups(source, self.net)
                 self.report.extend(problems)
             else:
                 found = []
@@ -208,7 +222,19 @@ class _Load:
         indexes = sum(1 for located in groups for ref in located.refs if ref is not None)
         corpus.report = LoadReport(files_seen=len(site.candidates), indexes_read=indexes, problems=problems)
         corpus.cache_status = "hit"
+        corpus.origins = _origins(groups)
         return corpus
+
+
+def _origins(groups: list[Located]) -> dict[str, MirrorOrigin]:
+    """Each mirror's documents (by the path they carry) -> where the mirror was loaded from."""
+    origins = {}
+    for located in groups:
+        provenance = located.group.provenance
+        if provenance is not None:
+            for ref in located.refs:
+                origins[labelled(located.group.origin, ref)] = provenance
+    return origins
 
 
 def _groups_reused(groups: list[Located], snapshot: Snapshot) -> bool:

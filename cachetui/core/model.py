@@ -18,7 +18,7 @@ import numpy as np
 
 from cachetui.core.problems import LoadReport
 from cachetui.core.dependencies import DependencyColumns, dependency_blocks
-from cachetui.core.records import UNKNOWN_SIZE, DepBlock, Dependency, ParsedDocument, SpecColumns
+from cachetui.core.records import UNKNOWN_SIZE, DepBlock, Dependency, MirrorOrigin, ParsedDocument, SpecColumns
 from cachetui.core.variants import atom_name
 
 T = TypeVar("T")
@@ -135,6 +135,8 @@ class Corpus:
     memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
 
     cache_status: str = "off"  # how this corpus was loaded: off, miss, hit, partial
+    # Document path -> the mirror it was loaded from (for the commands users copy); set by each load.
+    origins: dict[str, MirrorOrigin] = field(default_factory=dict, repr=False, compare=False)
 
     def memoised(self, key: Hashable, compute: Callable[[], T]) -> T:
         """What `compute` gives, worked out once per corpus (memos are not pickled: see __getstate__)."""

@@ -22,6 +22,14 @@ class Dependency(NamedTuple):
     virtuals: str  # comma-joined, e.g. "c,cxx"
 
 
+class MirrorOrigin(NamedTuple):
+    """Where a mirror's binaries were loaded from, as Spack would be told about it."""
+
+    name: str  # the mirror's name in the user's Spack configuration, else the tag it was loaded as
+    url: str  # as `spack mirror add` takes it
+    configured: bool  # in the user's Spack configuration already: `spack install` finds it
+
+
 @dataclass(slots=True, eq=False)
 class UnheldRecords:
     """Records an index holds without their binary (`in_buildcache: false`) that its binaries reach.

@@ -10,6 +10,7 @@ import shlex
 import urllib.parse
 
 from cachetui.core.model import Document
+from cachetui.core.records import MirrorOrigin
 
 PUBLIC_MIRROR = "https://binaries.spack.io"
 
@@ -24,17 +25,21 @@ def public_mirror_url(tag: str) -> str:
     return f"{PUBLIC_MIRROR}/{tag}"
 
 
-def mirror_of(document: Document) -> tuple[str, str] | None:
-    """(name, location) of the mirror a binary was loaded from; None when no one mirror holds it.
+def mirror_of(document: Document, origins: dict[str, MirrorOrigin]) -> MirrorOrigin | None:
+    """The mirror a binary was loaded from; None when no one mirror holds it.
 
-    A mirror index names its mirror; a site document lists a tag of the public cache. The
-    location never carries credentials: Spack takes those from its own configuration.
+    A mirror's load records it (`origins`, by document path: a configured mirror under its
+    name); else a mirror index names its mirror, and a site document lists a tag of the public
+    cache. The location never carries credentials: Spack takes those from its own configuration.
     """
+    found = origins.get(document.path)
+    if found is not None:
+        return found._replace(url=without_credentials(found.url))
     if not document.from_mirror:
-        return f"spack-build-cache-{document.tag}", public_mirror_url(document.tag)
+        return MirrorOrigin(f"spack-build-cache-{document.tag}", public_mirror_url(document.tag), False)
     if "#" in document.path:  # read through an index of indexes that has no whole-tag index
         return None
-    return document.tag, without_credentials(document.path)
+    return MirrorOrigin(document.tag, without_credentials(document.path), False)
 
 
 def without_credentials(location: str) -> str:
@@ -50,3 +55,14 @@ def mirror_add_command(name: str, location: str) -> str:
 
 
 TRUST_KEYS_COMMAND = "spack buildcache keys --install --trust"
+
+
+def origin_commands(hash_: str, origin: MirrorOrigin | None) -> list[tuple[str, str]]:
+    """(what, command) for a binary: from a mirror the user's Spack already knows, it installs as it is;
+    from any other, the mirror is added, under its name, from where it was loaded, then installed."""
+    install = install_command(hash_)
+    if origin is None:
+        return [("install command", install)]
+    if origin.configured:
+        return [(f"install command (Spack knows mirror {origin.name})", install)]
+    return [(f"add mirror {origin.name}", mirror_add_command(origin.name, origin.url)), ("install command", install)]

@@ -60,7 +60,7 @@ def describe_variant(variant: Variant) -> tuple[str, str]:
 
 def display_path(path: str) -> str:
     """Relative to the working directory when under it (shorter, and stable across checkouts); URLs as they are."""
-    if is_url(path):
+    if is_url(path) or "://" in path:  # oci://, oci+http:// too
         return path
     try:
         relative = os.path.relpath(path)

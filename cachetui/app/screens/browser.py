@@ -595,8 +595,8 @@ class BrowserScreen(Screen[None]):
     def action_copy_menu(self) -> None:
         spec = self._current_spec()
         if spec is not None and self.corpus is not None:
-            mirror = mirror_of(self.corpus.documents[self.corpus.document_of[spec.index]])
-            self.app.push_screen(CopyMenu(spec, mirror), self._copy_chosen)
+            document = self.corpus.documents[self.corpus.document_of[spec.index]]
+            self.app.push_screen(CopyMenu(spec, mirror_of(document, self.corpus.origins)), self._copy_chosen)
 
     def _copy_chosen(self, choice: tuple[str, str] | None) -> None:
         if choice is not None:

@@ -5,7 +5,10 @@
   URL (layout v3 or v2), or one of its indexes named directly (`index.json`,
   `index.manifest.json`, a `blobs/sha256/…` index blob);
 - the index of indexes `cache_spack_io_index.json` (path or URL): one tag per ref, one
-  stack per label.
+  stack per label;
+- an OCI registry's build cache, `oci://HOST/NAME` or `oci+http://HOST/NAME` (see `oci`);
+- the binary mirrors of the user's own Spack configuration, `spack-mirrors:` (all) or
+  `spack-mirrors:NAME` (see `spack_config`; what `--spack-mirrors` and `--spack-mirror` add).
 
 `NAME=SOURCE` names the tag of a mirror or index (for an index of indexes: the only ref to
 read); otherwise a mirror's tag is the last component of its location. Whatever the kind,
@@ -20,13 +23,16 @@ import re
 from dataclasses import dataclass
 
 from cachetui.core.problems import PathNotFound, UnusableInput
-from cachetui.core.sources.indexes import IndexGroup, Member, group_tag, root_location
+from cachetui.core.records import MirrorOrigin
+from cachetui.core.sources.indexes import IndexGroup, Member, group_tag, mirror_root, root_location
+from cachetui.core.sources.oci import is_oci, oci_group
 from cachetui.core.sources.mirror import V2_INDEX, V3_MANIFEST, blob_ref, probe_manifest, probe_root, probe_v2_index
+from cachetui.core.sources.spack_config import SPACK_MIRRORS, SpackMirrors, configured_mirrors
 from cachetui.core.sources.transport import FetchError, is_url, local_path, public_url
 
 INDEX_OF_INDEXES = "cache_spack_io_index.json"
 PUBLIC_INDEX_OF_INDEXES = f"https://binaries.spack.io/{INDEX_OF_INDEXES}"
-__all__ = ["PathNotFound", "Source", "identity", "recognise", "public_sources"]
+__all__ = ["PathNotFound", "SPACK_MIRRORS", "Source", "identity", "recognise", "public_sources", "spack_mirror_inputs"]
 _NAMED = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.+-]*)=(?P<source>.+)")
 _BLOB = re.compile(r"/blobs/sha256/[0-9a-f]{2}/[0-9a-f]{64}$")
 
@@ -42,12 +48,19 @@ class IndexOfIndexes:
     only: frozenset[str] = frozenset()  # refs to read; empty: all
 
 
-Source = SiteDocuments | IndexGroup | IndexOfIndexes
+Source = SiteDocuments | IndexGroup | IndexOfIndexes | SpackMirrors
 
 
 def recognise(typed: str) -> Source:
     """The source `typed` names. Raises PathNotFound for a local path that does not exist."""
+    if typed.startswith(SPACK_MIRRORS):
+        return configured_mirrors(typed.removeprefix(SPACK_MIRRORS))
     name, text = _split_name(typed)
+    if is_oci(text):
+        try:
+            return oci_group(text, name)
+        except ValueError as exc:
+            raise UnusableInput(str(exc)) from None
     try:
         location = public_url(text) if is_url(text) else text
     except FetchError as exc:
@@ -64,7 +77,8 @@ def recognise(typed: str) -> Source:
         return index
     if path is None or _is_mirror_directory(path):
         root = location.rstrip("/")
-        return IndexGroup(root, name or group_tag(root), [Member(None, root, lambda net: probe_root(root, net))])
+        tag = name or group_tag(root)
+        return IndexGroup(root, tag, [Member(None, root, lambda net: probe_root(root, net))], MirrorOrigin(tag, root, False))
     return SiteDocuments(location)
 
 
@@ -74,12 +88,20 @@ def identity(source: Source) -> str:
         return "site:" + os.path.realpath(source.path)
     if isinstance(source, IndexOfIndexes):
         return "indexes:" + root_location(source.location) + "#" + ",".join(sorted(source.only))
+    if isinstance(source, SpackMirrors):
+        return "spack-mirrors:" + ",".join(sorted(source.only))
     return "group:" + ",".join(sorted(root_location(member.key) for member in source.members))
 
 
 def local_input(typed: str) -> str | None:
     """The file-system path an input names (after any `NAME=`, a `file://` URL decoded); None for the network."""
-    return local_path(_split_name(typed)[1])
+    text = _split_name(typed)[1]
+    return None if is_oci(text) or typed.startswith(SPACK_MIRRORS) else local_path(text)
+
+
+def spack_mirror_inputs(every: bool, names: list[str]) -> list[str]:
+    """What `--spack-mirrors` and `--spack-mirror NAME` open: the binary mirrors the user's Spack knows."""
+    return ([SPACK_MIRRORS] if every else []) + [SPACK_MIRRORS + name for name in names]
 
 
 def public_sources(tag: str | None) -> list[str]:
@@ -106,7 +128,10 @@ def _index_named(location: str, name: str | None) -> IndexGroup | None:
         locate = lambda net: blob_ref(bare)  # noqa: E731
     else:
         return None
-    return IndexGroup(bare, name or group_tag(bare), [Member(None, bare, locate)])
+    tag = name or group_tag(bare)
+    root = mirror_root(bare)  # what `spack mirror add` takes: the mirror, not its index
+    origin = MirrorOrigin(tag, root, False) if root is not None else None
+    return IndexGroup(bare, tag, [Member(None, bare, locate)], origin)
 
 
 def _is_site_documents(path: str) -> bool:

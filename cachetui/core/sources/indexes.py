@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 
 from cachetui.core.problems import Problem, Severity
 from cachetui.core.progress import downloading, reading
-from cachetui.core.records import DepBlock, ParsedDocument, SpecColumns, UnheldRecords
+from cachetui.core.records import DepBlock, MirrorOrigin, ParsedDocument, SpecColumns, UnheldRecords
 from cachetui.core.sources.mirror import (
     V2_INDEX,
     IndexRef,
     MirrorError,
     Net,
+    OfflineCopy,
     age,
     blob_ref,
     offline_fallback,
@@ -46,6 +47,8 @@ class Member:
     label: str | None
     key: str  # the location the index store knows it by
     locate: Callable[[Net], IndexRef]
+    # Downloaded copies kept elsewhere (Spack's own cache), offered when the mirror cannot be reached.
+    copies: Callable[[], list[OfflineCopy]] | None = None
 
 
 @dataclass
@@ -53,6 +56,7 @@ class IndexGroup:
     origin: str  # shown as the documents' source
     tag: str
     members: list[Member]
+    provenance: MirrorOrigin | None = None  # what `spack mirror add` needs; None for the public cache
 
     @property
     def key(self) -> str:
@@ -74,8 +78,9 @@ class Located:
 
     @property
     def complete(self) -> bool:
-        """Every index found with a checksum: only then may the result be cached and reused."""
-        return all(r is not None and r.checksum for r in self.refs)
+        """Every index found with a checksum, none of them an offline copy: only then may the result be cached
+        and reused (a copy is labelled with its date, and must not come back as current once online)."""
+        return all(r is not None and r.checksum and not r.offline for r in self.refs)
 
 
 def root_location(location: str) -> str:
@@ -96,6 +101,12 @@ def group_tag(location: str) -> str:
     return os.path.basename(last.rstrip("/")) or "mirror"
 
 
+def mirror_root(location: str) -> str | None:
+    """The mirror an index named directly belongs to (what `spack mirror add` takes); None if it says not."""
+    root = _LAYOUT_TAIL.sub("", location.rstrip("/"))
+    return root if root != location.rstrip("/") else None
+
+
 # -- finding each index's checksum -----------------------------------------------------------------------
 
 
@@ -113,7 +124,7 @@ def _locate_member(member: Member, net: Net, problems: list[Problem]) -> IndexRe
     except MirrorError as exc:
         problems.append(Problem(exc.location, exc.reason))
     except FetchError as exc:
-        fallback = None if exc.missing else offline_fallback(member.key, net, exc)
+        fallback = None if exc.missing else offline_fallback(member.key, net, exc, member.copies)
         if fallback is not None:
             return fallback
         problems.append(Problem(exc.url, exc.reason))
@@ -176,14 +187,17 @@ class _Reading:
     def parse(self, member: Member, ref: IndexRef, data: bytes) -> list[ParsedDocument]:
         if self.net.progress is not None:
             self.net.progress(0, None, reading(_index_name(self.group, member)))
+        origin = labelled(self.group.origin, ref)
         try:
-            content = read_database(data, self.group.origin, self.group.tag, "mirror index")
+            content = read_database(data, origin, self.group.tag, "mirror index")
         except IndexFormatError as exc:
             self._fail(Problem(ref.location, f"{exc} (sha256 {ref.checksum})"))
             return []
         self.problems.extend(content.problems)
+        layout = "OCI registry" if ref.layout == "oci" else f"layout {ref.layout}"
         for doc in content.documents:
-            doc.generation = f"mirror index (layout {ref.layout}, database v{content.version})"
+            doc.generation = f"mirror index ({layout}, database v{content.version}" + \
+                (f"; {ref.offline})" if ref.offline else ")")
         return content.documents
 
     def membership(self, member: Member, data: bytes) -> set[str]:
@@ -196,6 +210,11 @@ class _Reading:
     def _fail(self, problem: Problem) -> None:
         self.problems.append(problem)
         self.failed = True
+
+
+def labelled(origin: str, ref: IndexRef | None) -> str:
+    """Where documents say they came from: an offline copy says so, with its date, wherever that shows."""
+    return f"{origin} ({ref.offline})" if ref is not None and ref.offline else origin
 
 
 def _index_name(group: IndexGroup, member: Member) -> str:

@@ -53,6 +53,20 @@ class IndexRef:
     compression: str = "detect"  # none, gzip, or detect (gzip magic bytes)
     layout: str = "v3"
     length: int | None = None
+    offline: str = ""  # "offline copy from <date>" when the mirror could not be reached: never current
+    # Fetches the raw bytes where a plain GET of `location` will not do (a registry's authenticated blob).
+    reader: Callable[[Net, str], bytes] | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class OfflineCopy:
+    """A downloaded copy of an index, already verified, for when its mirror cannot be reached."""
+
+    data: bytes
+    checksum: str
+    saved_at: float  # seconds since the epoch
+    layout: str
+    where: str  # whose copy: cachetui's cache, or Spack's (`~/.spack/cache/indices`)
 
 
 @dataclass
@@ -155,18 +169,20 @@ def _entry_ref(root: str, location: str, entry: dict) -> IndexRef:
 
 def read_index(ref: IndexRef, net: Net, key: str, what: str) -> bytes:
     """The index JSON behind `ref`: from the store when this checksum was verified before, else fetched."""
+    if ref.offline and ref.reader is not None:
+        return ref.reader(net, what)  # an offline copy was verified when it was saved, and is not saved again
     if ref.checksum and net.store is not None:
         stored = net.store.get(key, ref.checksum)
         if stored is not None:
             return stored
     try:
-        raw = net.fetch(ref.location, what=what)
+        raw = ref.reader(net, what) if ref.reader is not None else net.fetch(ref.location, what=what)
     except FetchError as exc:
         if exc.missing:
             raise MirrorError(exc.url, f"the index is missing ({exc.reason})") from None
         raise
     data = verified(ref, raw)
-    if ref.checksum and net.store is not None:
+    if ref.checksum and net.store is not None and not ref.offline:  # a copy keeps its own date, not today's
         net.store.put(key, ref.checksum, data, ref.layout)
     return data
 
@@ -201,15 +217,29 @@ def _gunzip(ref: IndexRef, raw: bytes) -> bytes:
     return data
 
 
-def offline_fallback(key: str, net: Net, error: FetchError) -> IndexRef | None:
-    """When the mirror cannot be reached: the last index stored for it, with a warning of its age."""
+def offline_fallback(key: str, net: Net, error: FetchError,
+                     others: Callable[[], list[OfflineCopy]] | None = None) -> IndexRef | None:
+    """When the mirror cannot be reached: the newest downloaded copy of its index (cachetui's or Spack's),
+    labelled with its date everywhere it shows, with a warning that says so."""
+    copies = list(others() if others is not None else [])
     stored = net.store.latest(key) if net.store is not None else None
-    if stored is None:
+    if stored is not None:
+        copies.append(OfflineCopy(stored.data, stored.checksum, stored.stored_at, stored.layout or "v3",
+                                  "cachetui's cache"))
+    if not copies:
         return None
-    net.problems.append(Problem(key, f"cannot reach the mirror ({error.reason}); showing its index as stored "
-                                     f"{age(net.now() - stored.stored_at)} ago (sha256 {stored.checksum})",
-                                Severity.WARNING))
-    return IndexRef(f"{key} (stored copy)", stored.checksum, "none", stored.layout or "v3")
+    copy = max(copies, key=lambda c: c.saved_at)
+    label = f"offline copy from {dated(copy.saved_at)}"
+    net.problems.append(Problem(key, f"cannot reach the mirror ({error.reason}); showing the {label} "
+                                     f"({age(net.now() - copy.saved_at)} ago, in {copy.where}, "
+                                     f"sha256 {copy.checksum})", Severity.WARNING))
+    return IndexRef(f"{key} ({label})", copy.checksum, "none", copy.layout, offline=label,
+                    reader=lambda _net, _what: copy.data)
+
+
+def dated(seconds: float) -> str:
+    """A moment as people read it anywhere: UTC, to the minute."""
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(seconds))
 
 
 def age(seconds: float) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
@@ -39,12 +39,14 @@ ByteProgress = Callable[[int, int | None], None]  # bytes so far, total when kno
 class FetchError(Exception):
     """One line: the URL and what went wrong. `missing` is True for a 404 or absent file."""
 
-    def __init__(self, url: str, reason: str, *, missing: bool = False, status: int | None = None) -> None:
+    def __init__(self, url: str, reason: str, *, missing: bool = False, status: int | None = None,
+                 challenge: str | None = None) -> None:
         super().__init__(f"{url}: {reason}")
         self.url = url
         self.reason = reason
         self.missing = missing
         self.status = status  # the HTTP status, when the server answered with an error
+        self.challenge = challenge  # a 401's WWW-Authenticate header: what a registry client logs in with
 
 
 @dataclass(frozen=True)
@@ -91,13 +93,18 @@ def fetch(
     progress: ByteProgress | None = None,
     timeout: float = DEFAULT_TIMEOUT_S,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    headers: Mapping[str, str] | None = None,
 ) -> Fetched:
-    """The whole content of `location`, or FetchError."""
+    """The whole content of `location`, or FetchError.
+
+    `headers` (such as Authorization) go to `location` alone: a redirect never carries them on,
+    so a registry's token never reaches the storage host its blobs redirect to.
+    """
     location = public_url(location)
     path = local_path(location)
     if path is not None:
         return Fetched(_read_local(location, path, max_bytes), location)
-    return _read_http(location, progress, timeout, max_bytes)
+    return _read_http(location, progress, timeout, max_bytes, headers)
 
 
 def exists(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> bool:
@@ -165,13 +172,16 @@ def _opener() -> urllib.request.OpenerDirector:
     return opener
 
 
-def _read_http(url: str, progress: ByteProgress | None, timeout: float, max_bytes: int) -> Fetched:
+def _read_http(url: str, progress: ByteProgress | None, timeout: float, max_bytes: int,
+               headers: Mapping[str, str] | None = None) -> Fetched:
     import http.client
     import socket
     import urllib.error
     import urllib.request
 
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"})
+    for name, value in (headers or {}).items():
+        request.add_unredirected_header(name, value)  # urllib copies only the redirectable ones on a redirect
     try:
         with _opener().open(request, timeout=timeout) as response:
             total = _content_length(response)
@@ -182,7 +192,9 @@ def _read_http(url: str, progress: ByteProgress | None, timeout: float, max_byte
     except FetchError:
         raise
     except urllib.error.HTTPError as exc:
-        raise FetchError(url, f"HTTP {exc.code} {exc.reason}", missing=exc.code in (404, 410), status=exc.code) from None
+        challenge = exc.headers.get("WWW-Authenticate") if exc.code == 401 and exc.headers else None
+        raise FetchError(url, f"HTTP {exc.code} {exc.reason}", missing=exc.code in (404, 410), status=exc.code,
+                         challenge=challenge) from None
     except urllib.error.URLError as exc:
         raise FetchError(url, _reason(exc.reason, timeout)) from None
     except (TimeoutError, socket.timeout):
