@@ -20,6 +20,8 @@ from cachetui.cli.options import (
 from cachetui.present.inert import inert
 from cachetui.present.spec_output import FORMATS, write_specs
 from cachetui.core.filters import MalformedValue, resolve_filters
+from cachetui.core.installable import VALUES as INSTALLABLE_VALUES
+from cachetui.core.installable import YES
 from cachetui.core.model import Corpus
 from cachetui.core.query import Query, RunsOn, select
 from cachetui.core.resolve import QueryProblem, UnknownValue, resolve_package
@@ -39,6 +41,7 @@ FILTER_OPTIONS = {
     "target": "target",
     "stack": "stack",
     "variant": "variant",
+    "installable": "installable",
 }
 
 
@@ -62,6 +65,10 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--package", action="append", default=[], metavar="NAME",
                         help="only this package (repeat for several)")
     for option, helped in FILTER_HELP.items():
+        if option == "installable":  # `--installable` alone: the binaries that are
+            parser.add_argument("--installable", action="append", default=[], nargs="?", const=YES,
+                                choices=INSTALLABLE_VALUES, help=helped)
+            continue
         parser.add_argument(f"--{option}", action="append", default=[], metavar=option.upper(), help=helped)
     parser.add_argument("--spec", metavar="QUERY",
                         help="a Spack spec query, e.g. 'hdf5@1.14: +mpi target=x86_64_v3 %%gcc@13' or '/abc1234'")
@@ -81,6 +88,8 @@ FILTER_HELP = {
     "target": "a microarchitecture (zen3) or a range (x86_64_v3: is it and every descendant)",
     "stack": "a stack of an index of indexes, e.g. e4s",
     "variant": "+mpi, ~cuda, cuda_arch=80 (has 80), cuda_arch=80,90 (has both)",
+    "installable": "yes (the default): its link/run dependencies, at any depth, are all held by the loaded "
+                   "sources, so `spack install --use-buildcache only` can fetch it; no; unknown (site documents)",
 }
 
 

@@ -20,6 +20,8 @@ from cachetui.core.compilers import compiler_name
 from cachetui.core.dependencies import VOCABS as DEPENDENCY_VOCABS
 from cachetui.core.dependencies import DependencyBuilder
 from cachetui.core.model import MULTI_FACETS, RAW_VARIANTS, SINGLE_FACETS, Corpus, Document, MultiColumn, Vocabulary
+from cachetui.core.installable import VALUES as INSTALLABLE_VALUES
+from cachetui.core.installable import installable_column
 from cachetui.core.problems import LoadReport, Problem, Severity
 from cachetui.core.records import ParsedDocument
 from cachetui.core.tags import sort_tags
@@ -178,7 +180,7 @@ class CorpusBuilder:
         _warn_duplicate_documents([self.docs[d] for d in order], report)
         perm = _spec_permutation(self.docs, order)
         documents, packages, ranges, package_of, document_of = _lay_out(self.docs, order)
-        return Corpus(
+        corpus = Corpus(
             packages=packages,
             package_ranges=ranges,
             documents=documents,
@@ -193,6 +195,11 @@ class CorpusBuilder:
             deps=self.dependencies.finish(perm),
             report=report,
         )
+        installable = self.vocab.setdefault("installable", Vocabulary())
+        for value in INSTALLABLE_VALUES:
+            installable.intern(value)  # ids in VALUES order, whatever this load holds
+        corpus.single["installable"] = installable_column(corpus)
+        return corpus
 
 
 def _joined(chunks: list[np.ndarray], dtype: type) -> np.ndarray:

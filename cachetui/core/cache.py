@@ -38,7 +38,7 @@ from cachetui.core.private_dir import NotPrivate, open_private, private_director
 from cachetui.core.problems import Problem
 from cachetui.core.records import ParsedDocument
 
-CACHE_FORMAT = 3  # 3: dependency columns keep unheld records and externals
+CACHE_FORMAT = 4  # 3: dependency columns keep unheld records and externals; 4: the installable column
 
 
 def default_cache_dir() -> Path:

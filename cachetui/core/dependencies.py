@@ -179,8 +179,9 @@ class NodeGraph:
     def n_nodes(self) -> int:
         return len(self.held)
 
-    def dependents_of(self, reached: np.ndarray) -> np.ndarray:
-        """Nodes with a path (one edge or more, any deptype) to an edge in `reached` (bool over edges).
+    def dependents_of(self, reached: np.ndarray, through: np.ndarray | None = None) -> np.ndarray:
+        """Nodes with a path to an edge in `reached` (bool over edges), going up the edges in `through`
+        (every edge when None).
 
         A breadth-first walk up the edges, a frontier at a time in numpy: the cost is a few
         array passes per level of the DAG, never a Python step per node.
@@ -191,6 +192,8 @@ class NodeGraph:
             found[frontier] = True
             starts = self.target_offsets[frontier]
             edges = self.by_target[expand_ranges(starts, self.target_offsets[frontier + 1] - starts)]
+            if through is not None:
+                edges = edges[through[edges]]
             frontier = np.unique(self.source[edges])
             frontier = frontier[~found[frontier]]
         return found

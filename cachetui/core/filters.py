@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from cachetui.core.installable import VALUES as INSTALLABLE_VALUES
 from cachetui.core.model import Corpus
 from cachetui.core.resolve import (
     MalformedValue,
@@ -50,6 +51,10 @@ def resolve_value(scope: Scope, facet: str, typed: str) -> frozenset[str]:
         return resolve_versions(scope, _versions(typed, typed))
     if facet == "variant":
         return _variants(scope, typed)
+    if facet == "installable":  # yes, no, unknown: a value no binary has is an empty answer, not a typo
+        if typed not in INSTALLABLE_VALUES:
+            raise UnknownValue("installable value", typed, INSTALLABLE_VALUES)
+        return frozenset({typed})
     if facet == "target" and ":" in typed:
         satisfies = resolve_arch(scope, facet, (typed,))
         return frozenset(filter(satisfies, scope.values(facet)))

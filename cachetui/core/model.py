@@ -24,8 +24,9 @@ from cachetui.core.variants import atom_name
 T = TypeVar("T")
 
 # Facets in the order a user reads them.
-FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os", "target", "stack", "variant")
-SINGLE_FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os", "target")
+FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os", "target", "stack", "installable", "variant")
+SINGLE_FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os", "target")  # read from sources
+DERIVED_FACETS = ("installable",)  # worked out over the whole load (cachetui.core.installable)
 MULTI_FACETS = ("stack", "variant")
 RAW_VARIANTS = "variant_raw"  # variant strings as documents wrote them; not a facet
 
@@ -115,6 +116,7 @@ class SpecView(NamedTuple):
     stacks: tuple[str, ...]
     size: int | None
     path: str
+    installable: str = "unknown"  # yes, no, unknown: its link/run closure held by the loaded sources
 
 
 @dataclass(repr=False)
@@ -238,6 +240,7 @@ class Corpus:
             stacks=multi("stack"),
             size=None if size == UNKNOWN_SIZE else size,
             path=self.documents[self.document_of[i]].path,
+            installable=single("installable"),
         )
 
     def raw_variants(self, i: int) -> tuple[str, ...]:

@@ -14,7 +14,8 @@ from cachetui.present.format import human_size
 from cachetui.present.inert import inert
 
 FORMATS = ("table", "json", "csv", "spack")
-COLUMNS = ("package", "tag", "hash", "version", "compiler", "platform", "os", "target", "variants", "stacks", "size")
+COLUMNS = ("package", "tag", "hash", "version", "compiler", "platform", "os", "target", "variants", "stacks", "size",
+           "installable")
 
 
 def spec_record(spec: SpecView, dependencies: list[Dependency] | None = None) -> dict[str, Any]:
@@ -31,6 +32,7 @@ def spec_record(spec: SpecView, dependencies: list[Dependency] | None = None) ->
         "variants": list(spec.raw_variants),
         "stacks": list(spec.stacks),
         "size": spec.size,
+        "installable": spec.installable,  # yes, no, or unknown (site documents record no dependencies)
         "path": spec.path,
         "dependencies": [
             {"name": d.name, "hash": d.hash, "deptypes": list(deptype_names(d.deptypes)),

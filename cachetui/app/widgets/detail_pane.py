@@ -43,6 +43,7 @@ class SpecDetail:
     tree: tuple[TreeLine, ...] = ()
     used_by: tuple[UsedBy, ...] = ()
     more_used_by: int = 0
+    missing: tuple[TreeLine, ...] = ()  # link/run records no loaded source holds: Spack would build them
 
 
 Line = tuple[Text, int | None]  # the text, and the spec Enter jumps to
@@ -51,7 +52,7 @@ Line = tuple[Text, int | None]  # the text, and the spec Enter jumps to
 def detail_lines(detail: SpecDetail | None) -> list[Line]:
     if detail is None:
         return [(Text("No spec selected.", style="dim"), None)]
-    return [*_about(detail), *_variants(detail.spec), *_dependencies(detail), *_users(detail)]
+    return [*_about(detail), *_installable(detail), *_variants(detail.spec), *_dependencies(detail), *_users(detail)]
 
 
 def _row(label: str, value: str, style: str = "") -> Line:
@@ -72,6 +73,24 @@ def _about(detail: SpecDetail) -> list[Line]:
         _row("size", human_size(spec.size)),
         _row("source", display_path(spec.path), "dim"),
     ]
+    return lines
+
+
+def _installable(detail: SpecDetail) -> list[Line]:
+    """Whether `spack install --use-buildcache only` can fetch it, and what it would have to build."""
+    state = detail.spec.installable
+    if state == "unknown":
+        return [_row("cache", "unknown: site documents record no dependencies", "dim")]
+    if state == "yes":
+        return [_row("cache", "installable from the loaded caches alone", "green")]
+    missing = detail.missing
+    lines = [_row("cache", f"needs {len(missing)} build{'' if len(missing) == 1 else 's'} from source "
+                           "(no loaded source holds them)", "yellow")]
+    for line in missing:
+        dep = line.dependency
+        name = f"{dep.name}@{dep.version}" if dep.version else dep.name
+        lines.append((Text.assemble(" " * (LABEL_WIDTH + 1), inert(name), (" /" + inert(short_hash(dep.hash)), "dim")),
+                      None))
     return lines
 
 

@@ -30,6 +30,7 @@ FACET_TITLES = {
     "os": "OS",
     "target": "Target",
     "stack": "Stack",
+    "installable": "Installable from the cache",
     "variant": "Variant",
 }
 MAX_VALUES = 40  # per facet; the rest is one "… N more" row (Enter shows them), chosen values always show

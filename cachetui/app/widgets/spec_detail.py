@@ -5,6 +5,7 @@ from __future__ import annotations
 from cachetui.app.widgets.detail_pane import SpecDetail, UsedBy
 from cachetui.core.dependencies import RUNTIME, WITH_BUILD, dependency_tree, used_by
 from cachetui.core.hashes import short_hash
+from cachetui.core.installable import NO
 from cachetui.core.model import Corpus
 
 MAX_USED_BY = 200  # a common library is used by thousands; the first ones show, the count says the rest
@@ -18,8 +19,11 @@ def spec_detail(corpus: Corpus, index: int, with_build: bool) -> SpecDetail:
     deptypes = WITH_BUILD if with_build else RUNTIME
     users = used_by(corpus, spec.hash, deptypes)
     shown = tuple(UsedBy(user, _label(corpus, user), types) for user, types in users[:MAX_USED_BY])
-    return SpecDetail(spec, tuple(corpus.tags_of_hash(spec.hash)), True, with_build,
-                      tuple(dependency_tree(corpus, index, deptypes)), shown, max(0, len(users) - MAX_USED_BY))
+    tree = tuple(dependency_tree(corpus, index, deptypes))
+    runtime = tree if not with_build else dependency_tree(corpus, index, RUNTIME)
+    missing = tuple(line for line in runtime if line.spec is None and not line.external and not line.repeated)
+    return SpecDetail(spec, tuple(corpus.tags_of_hash(spec.hash)), True, with_build, tree, shown,
+                      max(0, len(users) - MAX_USED_BY), missing if spec.installable == NO else ())
 
 
 def _label(corpus: Corpus, index: int) -> str:

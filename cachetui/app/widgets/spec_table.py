@@ -21,6 +21,7 @@ from textual.strip import Strip
 from cachetui.app.widgets.fit import fit
 from cachetui.app.widgets.line_view import LineView
 from cachetui.core.hashes import short_hash
+from cachetui.core.installable import NO, UNKNOWN, YES
 from cachetui.core.model import Corpus
 from cachetui.core.common import Common
 from cachetui.core.diff import Comparison
@@ -71,6 +72,7 @@ COLUMNS = (
     Column("stacks", "stacks", 9, 8, 28),
     Column("variants", "variants", 10, 10, 60, flexible=True),
     Column("size", "size", 7, 8, 9),
+    Column("installable", "cache-only", 3, 10, 10),
     Column("tag", "tag", 6, 7, 18),
 )
 
@@ -79,6 +81,14 @@ HIDDEN_AT_FIRST = frozenset({"variants"})  # "differs" and the common line above
 
 
 CHANGE_TEXT = {"added": ("+ added", "green"), "removed": ("− removed", "red"), "kept": ("= kept", "dim"), "": ("", "")}
+
+
+def _some_not_installable(rows: SpecRows) -> bool:
+    no = rows.corpus.vocab["installable"].ids.get(NO, -1)
+    return bool((rows.corpus.single["installable"][rows.indices] == no).any())
+
+
+INSTALLABLE_TEXT = {YES: "yes", NO: "no: builds", UNKNOWN: "?"}
 
 
 def _differs_getter(rows: SpecRows) -> Callable[[int], str]:
@@ -92,6 +102,7 @@ def _cell_getters(corpus: Corpus) -> dict[str, Callable[[int], str]]:
         return lambda i: values[col[i]]
 
     stacks, stack_values = corpus.multi["stack"], corpus.vocab["stack"].values
+    installable = single("installable")
     packages, package_of = corpus.packages, corpus.package_of
     return {
         "package": lambda i: packages[package_of[i]],
@@ -102,6 +113,7 @@ def _cell_getters(corpus: Corpus) -> dict[str, Callable[[int], str]]:
         "os": single("os"),
         "target": single("target"),
         "tag": single("tag"),
+        "installable": lambda i: INSTALLABLE_TEXT[installable(i)],
         "stacks": lambda i: ",".join(stack_values[v] for v in stacks.of(i) if stack_values[v] != "root"),
         "variants": lambda i: condensed_variants(corpus.raw_variants(i)),
         "size": lambda i: human_size(int(corpus.size[i]) if corpus.size[i] >= 0 else None),
@@ -219,6 +231,8 @@ class SpecTable(LineView):
             alike.add("package")
         if data is None or data.comparison is None:
             alike.add("change")
+        if data is None or not _some_not_installable(data):
+            alike.add("installable")  # marked only where some row needs a build
         return tuple(c for c in COLUMNS if c.key not in self.hidden and c.key not in alike)
 
     def _measure(self, rows: SpecRows) -> dict[str, int]:
