@@ -169,6 +169,9 @@ class _Reading:
         except IndexFormatError as exc:
             self._fail(Problem(ref.location, f"{exc} (sha256 {ref.checksum})"))
             return []
+        except Exception as exc:  # noqa: BLE001 - a reader's bug must cost this index, not every other source
+            self._fail(Problem(ref.location, f"could not be read: {_bug(exc)} (sha256 {ref.checksum})"))
+            return []
         self.problems.extend(content.problems)
         for doc in content.documents:
             doc.generation = f"mirror index (layout {ref.layout}, database v{content.version})"
@@ -179,11 +182,18 @@ class _Reading:
             return read_membership(data)
         except IndexFormatError as exc:
             self._fail(Problem(member.key, str(exc)))
-            return set()
+        except Exception as exc:  # noqa: BLE001 - as in parse
+            self._fail(Problem(member.key, f"could not be read: {_bug(exc)}"))
+        return set()
 
     def _fail(self, problem: Problem) -> None:
         self.problems.append(problem)
         self.failed = True
+
+
+def _bug(exc: Exception) -> str:
+    """An unexpected failure in one line: it is cachetui's fault, whatever the index held."""
+    return f"internal error {type(exc).__name__} (a bug in cachetui; please report it)"
 
 
 def _index_name(group: IndexGroup, member: Member) -> str:

@@ -15,6 +15,11 @@
 Key order is never relied on (the DB 6 fixture puts `version` after `installs`). A typed
 msgspec decode reads big indexes fast and keeps only these fields; when a document does
 not fit those types, a tolerant reading goes record by record and reports what it skipped.
+
+The tolerant reading reads what Spack's own reader (Python's `json`) reads, `NaN` and
+`Infinity` included, and a record it cannot use (bytes that are not UTF-8, a record that
+is not an object, a spec without a name) is one problem naming its hash: the index's other
+records still load.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ KNOWN_VERSIONS = frozenset({"6", "7", "8"})
 FLAGS = frozenset({"cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs"})
 COMPILER_VIRTUALS = ("c", "cxx", "fortran")
 PATCH_LENGTH = 7
+MAX_RECORD_PROBLEMS = 20  # records named one by one; past this, one line counts the rest
 
 
 class IndexFormatError(ValueError):
@@ -152,10 +158,10 @@ def read_database(data: bytes, origin: str, tag: str, generation: str) -> Databa
     try:
         database = _DECODER.decode(data).database
         rows = _typed_rows(database.installs)
-    except (msgspec.ValidationError, _NotTyped, RecursionError):  # unusual shapes: record by record
+    except (msgspec.ValidationError, _NotTyped, RecursionError, UnicodeDecodeError):  # record by record
         return _read_tolerantly(data, origin, tag, generation)
-    except msgspec.DecodeError as exc:
-        raise IndexFormatError(f"not valid JSON: {exc}") from None
+    except msgspec.DecodeError:  # perhaps what Spack's reader accepts and msgspec does not (NaN, Infinity)
+        return _read_tolerantly(data, origin, tag, generation)
     version = str(database.version)
     return DatabaseContent(version, _documents(rows, origin, tag, generation), _version_problems(version, origin))
 
@@ -164,10 +170,8 @@ def read_membership(data: bytes) -> set[str]:
     """Only the hashes in the build cache (a stack's index, when its tag's root gives the records)."""
     try:
         database = _MEMBERSHIP_DECODER.decode(data).database
-    except (msgspec.ValidationError, RecursionError):
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError, UnicodeDecodeError):
         return _tolerant_membership(data)
-    except msgspec.DecodeError as exc:
-        raise IndexFormatError(f"not valid JSON: {exc}") from None
     return {hash_ for hash_, record in database.installs.items() if record.in_buildcache}
 
 
@@ -374,37 +378,114 @@ def _documents(rows: _Rows, origin: str, tag: str, generation: str) -> list[Pars
 # -- the tolerant reading: record by record ---------------------------------------------------------------
 
 
-def _database(data: bytes) -> dict[str, Any]:
+def _database(data: bytes) -> tuple[dict[str, Any], bool]:
+    """The `database` object, as Spack's reader (Python's json) reads it; and whether some bytes were not UTF-8.
+
+    Bytes that are not UTF-8 are kept as lone surrogates, so they cost only the records that hold them.
+    """
     try:
-        document = json.loads(data)
+        text, bad_bytes = (data.decode("utf-8"), False) if isinstance(data, bytes) else (data, False)
+    except UnicodeDecodeError:
+        text, bad_bytes = data.decode("utf-8", "surrogateescape"), True
+    try:
+        document = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        raise IndexFormatError(f"not valid JSON: {exc}") from None
+        raise IndexFormatError(f"not valid JSON: {_one_line(str(exc))}") from None
     database = document.get("database") if isinstance(document, dict) else None
     if not isinstance(database, dict) or not isinstance(database.get("installs"), dict):
         raise IndexFormatError("no 'database.installs' mapping: not a Spack build-cache index")
-    return database
+    return database, bad_bytes
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+class _Faults:
+    """Records that cost only themselves: each one named (up to MAX_RECORD_PROBLEMS), the rest counted."""
+
+    def __init__(self, origin: str) -> None:
+        self.origin = origin
+        self.problems: list[Problem] = []
+        self.unnamed = {Severity.ERROR: 0, Severity.WARNING: 0}
+
+    def add(self, hash_: str, reason: str, severity: Severity = Severity.ERROR) -> None:
+        if len(self.problems) < MAX_RECORD_PROBLEMS:
+            self.problems.append(Problem(self.origin, f"record {_shown_hash(hash_)}: {reason}", severity))
+        else:
+            self.unnamed[severity] += 1
+
+    def report(self) -> list[Problem]:
+        what = {Severity.ERROR: "skipped", Severity.WARNING: "with fields of the wrong type shown empty"}
+        return self.problems + [Problem(self.origin, f"{n} more records {what[severity]} (not named one by one)",
+                                        severity) for severity, n in self.unnamed.items() if n]
+
+
+def _shown_hash(hash_: str) -> str:
+    """A record's key as it can be named: undecodable bytes as \\xNN, never longer than a line."""
+    text = hash_.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return text if len(text) <= 64 else text[:64] + "…"
+
+
+def _has_bad_bytes(value: Any) -> bool:
+    """Whether a decoded record holds a lone surrogate (a byte that was not UTF-8), without recursion."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and any("\udc80" <= c <= "\udcff" for c in item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _without_bad_bytes(nodes: dict[str, Any], faults: _Faults) -> dict[str, Any]:
+    """The records whose text is all UTF-8; the others named (when in the build cache) and dropped,
+    so that no other record's dependency shows their bytes either."""
+    kept = {}
+    for hash_, record in nodes.items():
+        if _has_bad_bytes(hash_) or _has_bad_bytes(record):
+            if not (isinstance(record, dict) and record.get("in_buildcache") is False):
+                faults.add(hash_, "not valid UTF-8; skipped")
+        else:
+            kept[hash_] = record
+    return kept
+
+
+def _fits_typed_shape(record: dict[str, Any]) -> bool:
+    """Whether the typed reading would take this record as it is (else: fields of the wrong type show empty)."""
+    try:
+        _RECORD_DECODER.decode(msgspec.json.encode(record))  # NaN and Infinity encode as null
+    except (msgspec.ValidationError, msgspec.DecodeError, UnicodeError, RecursionError):
+        return False
+    return True
 
 
 def _read_tolerantly(data: bytes, origin: str, tag: str, generation: str) -> DatabaseContent:
-    database = _database(data)
+    database, bad_bytes = _database(data)
     version = str(database.get("version", ""))
     problems = _version_problems(version, origin)
-    if version in KNOWN_VERSIONS:
-        reason = "some records do not have the shape Spack writes; fields of the wrong type are shown empty"
-        problems.append(Problem(origin, reason, Severity.WARNING))
-    nodes = database["installs"]
+    faults = _Faults(origin)
+    nodes = _without_bad_bytes(database["installs"], faults) if bad_bytes else database["installs"]
     specs: list[tuple[str, _Spec]] = []
-    skipped = 0
     for hash_, record in nodes.items():
-        if not isinstance(record, dict) or record.get("in_buildcache") is not True:
+        if not isinstance(record, dict):
+            faults.add(hash_, f"is a {type(record).__name__}, not an object; skipped")
+            continue
+        if record.get("in_buildcache") is not True:
             continue
         spec = _tolerant_spec(record.get("spec"), nodes)
         if spec is None:
-            skipped += 1
-        else:
-            specs.append((str(hash_), spec))
-    if skipped:
-        problems.append(Problem(origin, f"{skipped} records in the build cache have no usable spec; skipped"))
+            faults.add(hash_, "no usable spec (a node with a name); skipped")
+            continue
+        if version in KNOWN_VERSIONS and not _fits_typed_shape(record):
+            faults.add(hash_, "not the shape Spack writes; fields of the wrong type are shown empty", Severity.WARNING)
+        specs.append((str(hash_), spec))
+    problems += faults.report()
     specs.sort(key=lambda item: item[1].name)
     rows = _Rows([h for h, _ in specs], *([getattr(s, f) for _, s in specs] for f in _ROW_FIELDS),
                  DepBlock.from_rows([s.deps for _, s in specs]))
@@ -429,8 +510,9 @@ class _Spec:
 
 
 def _tolerant_membership(data: bytes) -> set[str]:
-    installs = _database(data)["installs"]
-    return {str(h) for h, r in installs.items() if isinstance(r, dict) and r.get("in_buildcache") is True}
+    database, bad_bytes = _database(data)
+    return {str(h) for h, r in database["installs"].items()
+            if isinstance(r, dict) and r.get("in_buildcache") is True and not (bad_bytes and _has_bad_bytes(h))}
 
 
 def _text(value: Any) -> str:

@@ -1,0 +1,213 @@
+"""Hostile mirrors and indexes: one bad record costs only itself, and one bad source never costs another.
+
+Every server is the loopback one of tests/mirrors.py (127.0.0.1, port 0); nothing reaches the internet.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cachetui.cli.main import main
+from cachetui.core.corpus import load_corpus
+from cachetui.core.sources.spack_db import MAX_RECORD_PROBLEMS, read_database
+from tests.mirrors import DB7, DB8, MirrorServer, index_bytes, v2_mirror, v3_mirror
+
+
+def _installs(index: bytes) -> dict:
+    return json.loads(index)["database"]["installs"]
+
+
+def _in_cache(index: bytes) -> list[str]:
+    return [h for h, r in _installs(index).items() if r["in_buildcache"]]
+
+
+def _with_bytes(index: bytes, hash_: str, marker: bytes) -> bytes:
+    """The index with one record's package name carrying `marker` (raw bytes, as a server may send them)."""
+    data = json.loads(index)
+    name = data["database"]["installs"][hash_]["spec"]["name"]
+    data["database"]["installs"][hash_]["spec"]["name"] = "@@MARK@@"
+    text = json.dumps(data).encode()
+    return text.replace(b"@@MARK@@", name.encode() + marker, 1)
+
+
+def _with_bad_key(index: bytes, hash_: str, marker: bytes) -> bytes:
+    """The index with one record's key ending in `marker` instead of its last two characters."""
+    data = json.loads(index)
+    installs = data["database"]["installs"]
+    data["database"]["installs"] = {("@@KEY@@" if h == hash_ else h): r for h, r in installs.items()}
+    return json.dumps(data).encode().replace(b"@@KEY@@", hash_[:-2].encode() + marker)
+
+
+def _strict_json(text: str) -> object:
+    def refuse(constant: str) -> object:
+        raise AssertionError(f"not strict JSON: {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def _check_json(capsys, argv: list[str]) -> tuple[int, dict]:  # noqa: ANN001
+    code = main(["check", "--no-cache", *argv, "--json"])
+    out, err = capsys.readouterr()
+    assert "internal error" not in err and "Traceback" not in err
+    return code, _strict_json(out)
+
+
+# -- one bad record ----------------------------------------------------------------------------------------
+
+
+def test_a_record_with_bytes_that_are_not_utf8_costs_only_itself(mirror_server: MirrorServer, capsys) -> None:  # noqa: ANN001
+    index = index_bytes(DB8)
+    bad = _in_cache(index)[0]
+    v3_mirror(mirror_server.root / "hostile", _with_bytes(index, bad, b"\xff\xfe"))
+    v2_mirror(mirror_server.root / "good", DB7)
+    code, report = _check_json(capsys, [mirror_server.at("good"), mirror_server.at("hostile")])
+    assert code == 1
+    (error,) = report["errors"]
+    assert bad in error["reason"] and "not valid UTF-8" in error["reason"]
+    assert error["path"] == mirror_server.at("hostile")
+    good_specs = len(_in_cache(index_bytes(DB7)))
+    assert report["specs"] == good_specs + len(_in_cache(index)) - 1  # the good mirror in full, the rest of the other
+
+
+def test_bytes_that_are_not_utf8_in_a_record_key_cost_only_that_record(mirror_server: MirrorServer) -> None:
+    index = index_bytes(DB8)
+    bad = _in_cache(index)[1]
+    v3_mirror(mirror_server.root / "develop", _with_bad_key(index, bad, b"\xc3\x28"))
+    corpus = load_corpus([mirror_server.at("develop")])
+    (error,) = corpus.report.errors
+    assert bad[:-2] + "\\xc3(" in error.reason  # the key as it can be named: the bad byte escaped
+    assert corpus.n_specs == len(_in_cache(index)) - 1
+
+
+def test_nan_and_infinity_load_as_spacks_reader_reads_them_and_output_stays_strict(
+        mirror_server: MirrorServer, capsys) -> None:  # noqa: ANN001
+    data = json.loads(index_bytes(DB8))
+    installs = data["database"]["installs"]
+    first, second = _in_cache(index_bytes(DB8))[:2]
+    installs[first]["spec"]["parameters"]["weight"] = float("nan")
+    installs[second]["spec"]["extra"] = [float("inf"), float("-inf")]
+    text = json.dumps(data).encode()  # Python's json writes NaN and Infinity, and reads them back
+    assert b"NaN" in text and b"-Infinity" in text
+    v3_mirror(mirror_server.root / "develop", text)
+    code, report = _check_json(capsys, [mirror_server.at("develop")])
+    assert code == 0 and report["errors"] == [] and report["specs"] == 6
+    assert main(["query", "--no-cache", mirror_server.at("develop"), "--format", "json"]) == 0
+    rows = _strict_json(capsys.readouterr().out)
+    assert len(rows) == 6 and {r["hash"] for r in rows} == set(_in_cache(index_bytes(DB8)))
+
+
+def test_records_of_the_wrong_shape_are_named_and_the_rest_load(mirror_server: MirrorServer) -> None:
+    data = json.loads(index_bytes(DB8))
+    installs = data["database"]["installs"]
+    a, b, c, d = _in_cache(index_bytes(DB8))[:4]
+    installs[a] = ["not", "an", "object"]
+    installs[b]["spec"] = "not a node"
+    installs[c]["spec"]["version"] = 5  # wrong type: the record loads, its version shown empty
+    installs[d]["spec"]["arch"] = {"platform": ["x"], "platform_os": None, "target": 3}
+    v3_mirror(mirror_server.root / "develop", json.dumps(data).encode())
+    corpus = load_corpus([mirror_server.at("develop")])
+    errors = {e.reason.split(":")[0] for e in corpus.report.errors}
+    assert errors == {f"record {a}", f"record {b}"}
+    warned = " ".join(w.reason for w in corpus.report.warnings)
+    assert c in warned and d in warned
+    assert corpus.n_specs == 4
+    assert {corpus.spec(i).hash for i in range(corpus.n_specs)} == set(_in_cache(index_bytes(DB8))) - {a, b}
+
+
+def test_a_stack_index_with_bad_bytes_still_gives_its_other_members(mirror_server: MirrorServer) -> None:
+    www = mirror_server.root
+    index = index_bytes(DB8)
+    hashes = _in_cache(index)
+    root = v3_mirror(www / "develop", index)
+    stack = _with_bad_key(index, hashes[0], b"\xff")  # a membership reading needs only the keys
+    stack_sum = v3_mirror(www / "stack", stack)
+    ioi = {"develop": [{"label": "root", "url": f"{mirror_server.url}/develop/blobs/sha256/{root[:2]}/{root}"},
+                       {"label": "ml", "url": f"{mirror_server.url}/stack/blobs/sha256/{stack_sum[:2]}/{stack_sum}"}]}
+    (www / "cache_spack_io_index.json").write_text(json.dumps(ioi))
+    corpus = load_corpus([mirror_server.at("cache_spack_io_index.json")])
+    assert corpus.report.errors == [] and corpus.n_specs == 6
+    stacks = {corpus.spec(i).hash: corpus.spec(i).stacks for i in range(corpus.n_specs)}
+    assert stacks[hashes[0]] == () and all(stacks[h] == ("ml",) for h in hashes[1:])
+    assert "internal error" not in " ".join(p.reason for p in corpus.report.problems)
+
+
+def test_a_thousand_bad_records_are_a_bounded_report(tmp_path: Path) -> None:
+    data = json.loads(index_bytes(DB8))
+    installs = data["database"]["installs"]
+    for n in range(1000):
+        installs[f"{n:032d}"] = {"spec": {"version": "1"}, "in_buildcache": True}
+    content = read_database(json.dumps(data).encode(), "origin", "develop", "mirror index")
+    assert len(content.problems) == MAX_RECORD_PROBLEMS + 1
+    assert "980 more records skipped" in content.problems[-1].reason
+    assert sum(len(d.columns) for d in content.documents) == 6
+
+
+# -- the property: a bad record costs exactly itself ------------------------------------------------------
+
+_HASH = st.from_regex(r"[a-z2-7]{32}", fullmatch=True)
+_WORD = st.from_regex(r"[a-z][a-z0-9-]{0,8}", fullmatch=True)
+_FAULTS = ("bad_bytes", "bad_bytes_in_key", "not_an_object", "spec_not_an_object", "no_name", "null")
+_VALUES = st.one_of(st.booleans(), _WORD, st.lists(_WORD, min_size=1, max_size=3),
+                    st.sampled_from([float("nan"), float("inf"), -float("inf"), None, 7]))
+
+
+@st.composite
+def _databases(draw: st.DrawFn) -> tuple[bytes, set[str], set[str]]:
+    """A database of generated records, some damaged: (its bytes, the good hashes, the damaged ones)."""
+    hashes = draw(st.lists(_HASH, min_size=1, max_size=12, unique=True))
+    installs: dict[str, object] = {}
+    for h in hashes:
+        edges = [{"name": "dep", "hash": other, "parameters": {"deptypes": draw(st.sampled_from([["build"], ["link", "run"]])),
+                                                              "virtuals": draw(st.sampled_from([[], ["c"], ["mpi"]]))}}
+                 for other in draw(st.lists(st.sampled_from(hashes), max_size=3, unique=True))]
+        installs[h] = {
+            "spec": {"name": draw(_WORD), "version": draw(st.from_regex(r"[0-9]{1,2}(\.[0-9]{1,2}){0,2}", fullmatch=True)),
+                     "arch": {"platform": "linux", "platform_os": draw(_WORD),
+                              "target": draw(st.one_of(_WORD, st.builds(lambda n: {"name": n}, _WORD)))},
+                     "parameters": draw(st.dictionaries(_WORD, _VALUES, max_size=4)),
+                     "dependencies": edges},
+            "in_buildcache": True,
+        }
+    damaged = draw(st.dictionaries(st.sampled_from(hashes), st.sampled_from(_FAULTS), max_size=len(hashes)))
+    markers: dict[str, bytes] = {}
+    for h, fault in damaged.items():
+        if fault == "not_an_object":
+            installs[h] = draw(st.sampled_from([[1, 2], "text", 3]))
+        elif fault == "null":
+            installs[h] = None
+        elif fault == "spec_not_an_object":
+            installs[h]["spec"] = draw(st.sampled_from([[], "node", 1.5]))  # type: ignore[index]
+        elif fault == "no_name":
+            del installs[h]["spec"]["name"]  # type: ignore[index]
+        else:
+            markers[h] = draw(st.sampled_from([b"\xff", b"\xc3\x28", b"\xed\xa0\x80", b"\x80abc"]))
+            if fault == "bad_bytes":
+                installs[h]["spec"]["name"] = f"@@{h}@@"  # type: ignore[index]
+    keyed = {(f"@@{h}@@" if damaged.get(h) == "bad_bytes_in_key" else h): r for h, r in installs.items()}
+    text = json.dumps({"database": {"version": "8", "installs": keyed}}).encode()
+    for h, marker in markers.items():
+        text = text.replace(f'"@@{h}@@"'.encode(), b'"x' + marker + h.encode() + b'"')
+    return text, set(hashes) - set(damaged), set(damaged)
+
+
+@settings(max_examples=60)
+@given(_databases())
+def test_a_damaged_record_costs_exactly_itself(database: tuple[bytes, set[str], set[str]]) -> None:
+    data, good, damaged = database
+    content = read_database(data, "origin", "develop", "mirror index")
+    loaded = {h for doc in content.documents for h in doc.columns.hashes}
+    assert loaded == good
+    errors = [p.reason for p in content.problems if p.severity.value == "error"]
+    assert len(errors) == len(damaged)
+    for h in damaged:
+        assert sum(h[2:] in reason for reason in errors) == 1, (h, errors)
+    for h in good:
+        assert not any(h in reason for reason in errors)
+    for doc in content.documents:  # what loaded is text that can be shown and written
+        for value in (*doc.columns.versions, *doc.columns.oss, *doc.columns.targets,
+                      *(v for vs in doc.columns.variants for v in vs)):
+            value.encode("utf-8")
