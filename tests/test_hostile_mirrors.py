@@ -211,3 +211,31 @@ def test_a_damaged_record_costs_exactly_itself(database: tuple[bytes, set[str], 
         for value in (*doc.columns.versions, *doc.columns.oss, *doc.columns.targets,
                       *(v for vs in doc.columns.variants for v in vs)):
             value.encode("utf-8")
+
+
+# -- a gzip bomb ------------------------------------------------------------------------------------------
+
+
+def test_a_gzip_bomb_is_refused_in_one_line_and_the_good_mirror_loads(
+        mirror_server: MirrorServer, monkeypatch, capsys) -> None:  # noqa: ANN001
+    from benchmarks.bomb_rss import gzip_bomb, write_bomb_mirror
+
+    monkeypatch.setattr("cachetui.core.sources.mirror.MAX_INDEX_BYTES", 32 << 20)  # the bomb's size, scaled down
+    write_bomb_mirror(mirror_server.root / "bomb", gzip_bomb(100 << 20))
+    v2_mirror(mirror_server.root / "good", DB7)
+    code, report = _check_json(capsys, [mirror_server.at("good"), mirror_server.at("bomb")])
+    assert code == 1 and report["specs"] == len(_in_cache(index_bytes(DB7)))
+    (error,) = report["errors"]
+    assert error["reason"].startswith("expands past 32 MB (sha256 ") and error["reason"].endswith("); not read")
+
+
+def test_an_index_that_inflates_to_exactly_the_limit_loads(mirror_server: MirrorServer, monkeypatch) -> None:  # noqa: ANN001
+    index = index_bytes(DB8)
+    monkeypatch.setattr("cachetui.core.sources.mirror.MAX_INDEX_BYTES", len(index))
+    v3_mirror(mirror_server.root / "develop", index, compression="gzip")
+    corpus = load_corpus([mirror_server.at("develop")])
+    assert corpus.report.problems == [] and corpus.n_specs == 6
+    monkeypatch.setattr("cachetui.core.sources.mirror.MAX_INDEX_BYTES", len(index) - 1)
+    corpus = load_corpus([mirror_server.at("develop")])
+    (error,) = corpus.report.errors
+    assert "expands past" in error.reason

@@ -33,6 +33,7 @@ DB_MEDIA_TYPE = re.compile(r"application/vnd\.spack\.db\.v(\d+)\+json")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _BLOB = re.compile(r"/blobs/(?P<algorithm>[a-z0-9]+)/(?P<prefix>[0-9a-f]{2})/(?P<checksum>[0-9a-f]{64})$")
 GZIP_MAGIC = b"\x1f\x8b"
+INFLATE_CHUNK = 1 << 20  # bytes inflated at a time while counting: all a bomb ever costs
 
 
 class MirrorError(Exception):
@@ -187,18 +188,37 @@ def verified(ref: IndexRef, raw: bytes) -> bytes:
 
 
 def _gunzip(ref: IndexRef, raw: bytes) -> bytes:
-    """Decompressed, but never past MAX_INDEX_BYTES: a small blob must not expand into all of memory."""
+    """Decompressed, but never past `limit`, and a bomb refused without holding what it inflates to.
+
+    The stream is inflated twice: first a chunk at a time, only counting (a 2.5 GB bomb costs a
+    chunk of memory and is refused once the count passes the limit), then into one buffer of
+    the size now known, which is the only copy of the index ever held.
+    """
+    size = _inflated_size(ref, raw, MAX_INDEX_BYTES)
     inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    return inflate.decompress(raw, size) if size else b""
+
+
+def _inflated_size(ref: IndexRef, raw: bytes, limit: int) -> int:
+    """How many bytes `raw` inflates to; MirrorError when corrupt, truncated, or past `limit`."""
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    pending: bytes = raw
+    size = 0
     try:
-        data = inflate.decompress(raw, MAX_INDEX_BYTES + 1)
+        while not inflate.eof:
+            chunk = inflate.decompress(pending, INFLATE_CHUNK)
+            size += len(chunk)
+            if size > limit:
+                raise MirrorError(ref.location, f"expands past {limit / 2**20:.0f} MB (sha256 {ref.checksum}); "
+                                                "not read")
+            pending = inflate.unconsumed_tail
+            if not chunk and not pending:
+                break  # all input consumed before the end of the stream
     except zlib.error as exc:
         raise MirrorError(ref.location, f"corrupt gzip (sha256 {ref.checksum}): {exc}") from None
-    if len(data) > MAX_INDEX_BYTES:
-        raise MirrorError(ref.location, f"expands past {MAX_INDEX_BYTES / 2**20:.0f} MB (sha256 {ref.checksum}); "
-                                        "not read")
     if not inflate.eof:
         raise MirrorError(ref.location, f"truncated gzip (sha256 {ref.checksum}): the stream ends early")
-    return data
+    return size
 
 
 def offline_fallback(key: str, net: Net, error: FetchError) -> IndexRef | None:
