@@ -6,14 +6,19 @@ Every server is the loopback one of tests/mirrors.py (127.0.0.1, port 0); nothin
 from __future__ import annotations
 
 import json
+import re
+import socket
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cachetui.cli.main import main
 from cachetui.core.corpus import load_corpus
 from cachetui.core.sources.spack_db import MAX_RECORD_PROBLEMS, read_database
+from tests.hostile_server import PASSWORD, USER, HostileServer, serve_hostile
 from tests.mirrors import DB7, DB8, MirrorServer, index_bytes, v2_mirror, v3_mirror
 
 
@@ -239,3 +244,117 @@ def test_an_index_that_inflates_to_exactly_the_limit_loads(mirror_server: Mirror
     corpus = load_corpus([mirror_server.at("develop")])
     (error,) = corpus.report.errors
     assert "expands past" in error.reason
+
+
+# -- credentials, redirects, and one line per network failure ---------------------------------------------
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Iterator[HostileServer]:
+    root = tmp_path / "hostile-www"
+    root.mkdir()
+    yield from serve_hostile(root)
+
+
+def _mirrors(www: Path) -> None:
+    v3_mirror(www / "develop", index_bytes(DB8))
+    v2_mirror(www / "good", DB7)
+
+
+GOOD_SPECS = 2  # DB7's records in the build cache
+
+
+def test_credentials_in_a_url_are_sent_to_that_host_and_never_shown(hostile: HostileServer, capsys) -> None:  # noqa: ANN001
+    _mirrors(hostile.root)
+    code, report = _check_json(capsys, [hostile.with_credentials("private/develop")])
+    assert code == 0 and report["specs"] == 6  # the user part was credentials, not part of the host name
+    assert all(seen.host == f"127.0.0.1:{hostile.port}" for seen in hostile.seen)
+    assert main(["check", "--no-cache", hostile.with_credentials("private/nowhere"), hostile.at("good"), "--json"]) == 1
+    out, err = capsys.readouterr()
+    report = _strict_json(out)
+    assert PASSWORD not in out + err and "s3cr3t" not in out + err
+    (error,) = report["errors"]
+    assert error["path"].startswith(f"http://{USER}:***@127.0.0.1:{hostile.port}/private/nowhere")
+    assert report["specs"] == GOOD_SPECS
+    main(["check", "--no-cache", hostile.with_credentials("private/nowhere")])
+    out, err = capsys.readouterr()
+    assert PASSWORD not in out + err and f"{USER}:***@" in out
+
+
+def test_a_wrong_password_is_a_401_that_does_not_show_it(hostile: HostileServer, capsys) -> None:  # noqa: ANN001
+    _mirrors(hostile.root)
+    code, report = _check_json(capsys, [hostile.with_credentials("private/develop", password="wrong-one")])
+    (error,) = report["errors"]
+    assert code == 1 and "HTTP 401" in error["reason"] and "wrong-one" not in json.dumps(report)
+
+
+def test_a_bare_token_in_a_url_is_redacted_whole(hostile: HostileServer, capsys) -> None:  # noqa: ANN001
+    code, report = _check_json(capsys, [f"http://ghp_T0KEN@127.0.0.1:{hostile.port}/nowhere"])
+    assert "ghp_T0KEN" not in json.dumps(report) and report["errors"][0]["path"].startswith("http://***@127.0.0.1")
+
+
+def test_credentials_in_an_index_of_indexes_are_used_and_never_shown(hostile: HostileServer, capsys) -> None:  # noqa: ANN001
+    _mirrors(hostile.root)
+    ioi = {"develop": [{"label": "root", "url": hostile.with_credentials("private/develop")}],
+           "broken": [{"label": "root", "url": hostile.with_credentials("private/nowhere")}],
+           "odd": [{"label": 5, "url": hostile.with_credentials("x")}]}
+    (hostile.root / "cache_spack_io_index.json").write_text(json.dumps(ioi))
+    code, report = _check_json(capsys, [hostile.at("cache_spack_io_index.json")])
+    text = json.dumps(report)
+    assert PASSWORD not in text and "s3cr3t" not in text
+    assert report["specs"] == 6 and code == 1
+    assert any(f"{USER}:***@127.0.0.1" in e["path"] for e in report["errors"])
+
+
+def test_authorization_never_follows_a_redirect_to_another_host(hostile: HostileServer) -> None:
+    _mirrors(hostile.root)
+    corpus = load_corpus([hostile.with_credentials("away/develop")])
+    assert corpus.n_specs == 6
+    elsewhere = [seen for seen in hostile.seen if seen.host.startswith("localhost")]
+    assert elsewhere and all(seen.authorization is None for seen in elsewhere)
+    assert all(seen.authorization for seen in hostile.seen if seen.host.startswith("127.0.0.1"))
+    hostile.seen.clear()
+    corpus = load_corpus([hostile.with_credentials("home/develop")])  # the same host: still authorised
+    assert corpus.n_specs == 6 and all(seen.authorization for seen in hostile.seen)
+
+
+def _one_line_error(capsys, bad: str, hostile: HostileServer, shown: str | None = None) -> dict:  # noqa: ANN001
+    """`bad` fails in one line that names it (as `shown`, when it holds a password), and the good mirror loads."""
+    _mirrors(hostile.root)
+    code, report = _check_json(capsys, [hostile.at("good"), bad])
+    assert code == 1 and report["specs"] == GOOD_SPECS  # the good mirror, in full
+    (error,) = report["errors"]
+    assert "\n" not in error["reason"] and "\n" not in error["path"]
+    assert error["path"].startswith(shown or bad) and "s3cr3t" not in json.dumps(report)
+    return error
+
+
+def test_a_redirect_loop_is_one_line(hostile: HostileServer, capsys) -> None:  # noqa: ANN001
+    error = _one_line_error(capsys, hostile.at("loop/develop"), hostile)
+    assert re.fullmatch(r"redirect loop after \d+ hops", error["reason"]), error
+
+
+def test_a_reset_connection_is_one_line(hostile: HostileServer, capsys) -> None:  # noqa: ANN001
+    error = _one_line_error(capsys, hostile.with_credentials("reset/develop"), hostile,
+                            f"http://{USER}:***@127.0.0.1:{hostile.port}/reset/develop")
+    assert "reset" in error["reason"].lower() or "closed" in error["reason"].lower(), error
+
+
+def test_tls_spoken_to_a_plain_server_is_one_line(hostile: HostileServer, capsys) -> None:  # noqa: ANN001
+    error = _one_line_error(capsys, f"https://127.0.0.1:{hostile.port}/develop", hostile)
+    assert error["reason"].startswith("TLS"), error
+
+
+def test_a_host_name_that_does_not_resolve_is_one_line(
+        hostile: HostileServer, capsys, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    real = socket.getaddrinfo
+
+    def resolve(host, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202 - no test ever asks a DNS server
+        if host == "mirror.invalid":
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolve)
+    error = _one_line_error(capsys, f"http://{USER}:{PASSWORD}@mirror.invalid/develop", hostile,
+                            f"http://{USER}:***@mirror.invalid/develop")  # an unquoted `@` in the password too
+    assert error["reason"] == "cannot resolve the host name (DNS)"

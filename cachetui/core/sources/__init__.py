@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from cachetui.core.problems import PathNotFound, UnusableInput
 from cachetui.core.sources.indexes import IndexGroup, Member, group_tag
+from cachetui.core.sources.redact import remember
 from cachetui.core.sources.mirror import V2_INDEX, V3_MANIFEST, blob_ref, probe_manifest, probe_root, probe_v2_index
 from cachetui.core.sources.transport import FetchError, is_url, local_path, public_url
 
@@ -49,7 +50,7 @@ def recognise(typed: str) -> Source:
     """The source `typed` names. Raises PathNotFound for a local path that does not exist."""
     name, text = _split_name(typed)
     try:
-        location = public_url(text) if is_url(text) else text
+        location = remember(public_url(text)) if is_url(text) else text  # a password is kept, never shown
     except FetchError as exc:
         raise UnusableInput(str(exc)) from None
     path = local_path(location)

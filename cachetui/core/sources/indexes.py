@@ -32,6 +32,7 @@ from cachetui.core.sources.mirror import (
     probe_v2_index,
     read_index,
 )
+from cachetui.core.sources.redact import redact, remember
 from cachetui.core.sources.spack_db import IndexFormatError, read_database, read_membership
 from cachetui.core.sources.transport import FetchError, is_url, join, local_path, public_url
 
@@ -277,7 +278,7 @@ def read_index_of_indexes(data: bytes, location: str, only: frozenset[str]) -> t
 
 def _member(entry: object, location: str, problems: list[Problem]) -> Member | None:
     if not isinstance(entry, dict) or not isinstance(entry.get("url"), str) or not isinstance(entry.get("label"), str):
-        problems.append(Problem(location, f"an entry is not {{label, url}}: {str(entry)[:80]}", Severity.WARNING))
+        problems.append(Problem(location, f"an entry is not {{label, url}}: {redact(str(entry))[:80]}", Severity.WARNING))
         return None
     label = None if entry["label"] in ROOT_LABELS else entry["label"]
     try:
@@ -294,7 +295,7 @@ def _member(entry: object, location: str, problems: list[Problem]) -> Member | N
 def _resolve(url: str, base: str) -> str:
     """s3:// through the public https front; a relative location against the index of indexes."""
     if is_url(url):
-        return public_url(url)
+        return remember(public_url(url))  # credentials in an entry are used for its host, never shown
     if is_url(base):
         return urllib.parse.urljoin(base, url)
     return join(os.path.dirname(base), url)

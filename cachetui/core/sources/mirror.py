@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from cachetui.core.problems import Problem, Severity
 from cachetui.core.sources.index_store import IndexStore
+from cachetui.core.sources.redact import redact
 from cachetui.core.progress import Progress
 from cachetui.core.sources.transport import DEFAULT_MAX_BYTES as MAX_INDEX_BYTES
 from cachetui.core.sources.transport import FetchError, exists, fetch, join
@@ -40,6 +41,7 @@ class MirrorError(Exception):
     """This index cannot be used: where (a URL or path) and why, in one line."""
 
     def __init__(self, location: str, reason: str) -> None:
+        location, reason = redact(location), redact(" ".join(reason.split()))
         super().__init__(f"{location}: {reason}")
         self.location = location
         self.reason = reason

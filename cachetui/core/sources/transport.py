@@ -2,9 +2,11 @@
 
 Network reads stream with a progress callback, connect and read timeouts, a stall check
 (a server that trickles bytes is given up on too), and redirects: within http and https
-only, never from https down to http. Every failure is one `FetchError` whose message names
-the URL and says what went wrong (404, refused, DNS, TLS, timeout, truncated, too large),
-never a traceback. Nothing here writes anywhere.
+only, never from https down to http, and never carrying an `Authorization` header to
+another origin. Every failure is one `FetchError` of one line whose message names the URL
+(its credentials redacted, see `redact.py`) and says what went wrong (404, refused, reset,
+DNS, TLS, timeout, redirect loop, truncated, too large), never a traceback. Nothing here
+writes anywhere.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
+
+from cachetui.core.sources.redact import origin, redact, request_auth
 
 if TYPE_CHECKING:
     import http.client
@@ -40,6 +44,7 @@ class FetchError(Exception):
     """One line: the URL and what went wrong. `missing` is True for a 404 or absent file."""
 
     def __init__(self, url: str, reason: str, *, missing: bool = False, status: int | None = None) -> None:
+        url, reason = redact(url), redact(" ".join(reason.split()))  # one line, and no password in it
         super().__init__(f"{url}: {reason}")
         self.url = url
         self.reason = reason
@@ -110,7 +115,7 @@ def exists(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> bool:
     import urllib.error
     import urllib.request
 
-    request = urllib.request.Request(location, method="HEAD", headers={"User-Agent": USER_AGENT})
+    request = _request(location, method="HEAD")
     try:
         with _opener().open(request, timeout=timeout):
             return True
@@ -120,10 +125,27 @@ def exists(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> bool:
         if exc.code in (405, 501):  # the server does not answer HEAD: assume it is there, the GET will tell
             return True
         raise FetchError(location, f"HTTP {exc.code} {exc.reason}", status=exc.code) from None
+    except _RedirectLoop as exc:
+        raise FetchError(location, str(exc)) from None
     except urllib.error.URLError as exc:
         raise FetchError(location, _reason(exc.reason, timeout)) from None
     except (http.client.HTTPException, OSError, ValueError) as exc:
         raise FetchError(location, _reason(exc, timeout)) from None
+
+
+def _request(url: str, *, method: str = "GET", headers: dict[str, str] | None = None) -> urllib.request.Request:
+    """A request for `url`: its user part (never a host name) taken out and sent as basic credentials."""
+    import urllib.request
+
+    bare, auth = request_auth(url)
+    request = urllib.request.Request(bare, method=method, headers={"User-Agent": USER_AGENT, **(headers or {})})
+    if auth is not None:
+        request.add_header("Authorization", auth)
+    return request
+
+
+class _RedirectLoop(Exception):
+    """Redirects that go round (or on and on): one line, with the number of hops."""
 
 
 def _read_local(location: str, path: str, max_bytes: int) -> bytes:
@@ -156,7 +178,25 @@ def _opener() -> urllib.request.OpenerDirector:
             old, new = urllib.parse.urlsplit(req.full_url).scheme, urllib.parse.urlsplit(newurl).scheme
             if new not in ("http", "https") or (old == "https" and new == "http"):
                 raise urllib.error.HTTPError(newurl, code, f"refused redirect from {old} to {new}", headers, fp)
-            return super().redirect_request(req, fp, code, msg, headers, newurl)
+            newurl, _ = request_auth(newurl)  # credentials a server puts in a Location are never used
+            redirected = super().redirect_request(req, fp, code, msg, headers, newurl)
+            if redirected is not None and origin(newurl) != origin(req.full_url):
+                # urllib copies every header to the next request, wherever it goes: a password or
+                # token given for one host must not reach another.
+                for name in ("Authorization", "Proxy-authorization", "Cookie"):
+                    redirected.remove_header(name)
+            return redirected
+
+        def http_error_302(self, req, fp, code, msg, headers):  # noqa: ANN001, ANN201
+            try:
+                return super().http_error_302(req, fp, code, msg, headers)
+            except urllib.error.HTTPError as exc:
+                if not str(exc.msg).startswith(self.inf_msg):
+                    raise
+                hops = sum(getattr(req, "redirect_dict", {}).values()) + 1
+                raise _RedirectLoop(f"redirect loop after {hops} hops") from None
+
+        http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
 
     opener = urllib.request.OpenerDirector()
     for handler in (urllib.request.HTTPHandler(), urllib.request.HTTPSHandler(), SafeRedirects(),
@@ -171,7 +211,7 @@ def _read_http(url: str, progress: ByteProgress | None, timeout: float, max_byte
     import urllib.error
     import urllib.request
 
-    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"})
+    request = _request(url, headers={"Accept-Encoding": "identity"})
     try:
         with _opener().open(request, timeout=timeout) as response:
             total = _content_length(response)
@@ -183,6 +223,8 @@ def _read_http(url: str, progress: ByteProgress | None, timeout: float, max_byte
         raise
     except urllib.error.HTTPError as exc:
         raise FetchError(url, f"HTTP {exc.code} {exc.reason}", missing=exc.code in (404, 410), status=exc.code) from None
+    except _RedirectLoop as exc:
+        raise FetchError(url, str(exc)) from None
     except urllib.error.URLError as exc:
         raise FetchError(url, _reason(exc.reason, timeout)) from None
     except (TimeoutError, socket.timeout):
