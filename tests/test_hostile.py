@@ -74,14 +74,14 @@ def test_permission_denied_is_a_problem_not_a_crash(tmp_path: Path, monkeypatch:
     (case,) = [c for c in cases(tmp_path) if c.name == "bom"]
     locked = write_case(tmp_path, case)
     locked.chmod(0)
-    real_open = open
+    real_open = os.open
 
     def guarded_open(file, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
         if str(file) == str(locked) and os.geteuid() == 0:  # root reads anything: simulate the refusal
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr("builtins.open", guarded_open)
+    monkeypatch.setattr(os, "open", guarded_open)
     result = load_paths([sample_path(), tmp_path])
     (error,) = result.report.errors
     assert error.path == str(locked) and error.reason == "permission denied"

@@ -20,6 +20,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from cachetui.core.sources.redact import origin, redact, request_auth
+from cachetui.core.sources.regular_file import NotRegular, open_regular
 
 if TYPE_CHECKING:
     import http.client
@@ -150,12 +151,15 @@ class _RedirectLoop(Exception):
 
 def _read_local(location: str, path: str, max_bytes: int) -> bytes:
     try:
-        with open(path, "rb") as handle:
+        handle, _ = open_regular(path)  # never a FIFO: opening one would wait for a writer for ever
+        with handle:
             data = handle.read(max_bytes + 1)
+    except NotRegular as exc:
+        if exc.kind == "a directory":
+            raise FetchError(location, "is a directory", missing=True) from None
+        raise FetchError(location, f"not a regular file ({exc.kind}); not opened") from None
     except FileNotFoundError:
         raise FetchError(location, "no such file", missing=True) from None
-    except IsADirectoryError:
-        raise FetchError(location, "is a directory", missing=True) from None
     except PermissionError:
         raise FetchError(location, "permission denied") from None
     except OSError as exc:
