@@ -114,3 +114,21 @@ def serve_hostile(root: Path) -> Iterator[HostileServer]:
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=10)
+
+
+# -- an index whose values try to drive the terminal or fake lines --------------------------------------
+
+EVIL_HASH = "u5uz3dcch5if4eve4sef67o2rf2lbfgh"  # libdwarf (m1) in the DB 8 fixture
+EVIL_VALUE = "x\n+cuda\nhash     abcdefgh\x1b[31m\tcol\u202eevil\u200b\x07\rend"
+EVIL_OS = "ubuntu\n22.04\x1b]0;PWNED\x07"
+
+
+def evil_index(index: bytes) -> bytes:
+    """The index with one record's variant value, variant names and OS written to fake lines and columns."""
+    import json
+
+    data = json.loads(index)
+    spec = data["database"]["installs"][EVIL_HASH]["spec"]
+    spec["parameters"].update({"evil": EVIL_VALUE, "fake +cuda": True, "k\nv": "1"})
+    spec["arch"]["platform_os"] = EVIL_OS
+    return json.dumps(data).encode()

@@ -5,9 +5,12 @@ Every server is the loopback one of tests/mirrors.py (127.0.0.1, port 0); nothin
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import socket
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +21,8 @@ from hypothesis import strategies as st
 from cachetui.cli.main import main
 from cachetui.core.corpus import load_corpus
 from cachetui.core.sources.spack_db import MAX_RECORD_PROBLEMS, read_database
-from tests.hostile_server import PASSWORD, USER, HostileServer, serve_hostile
+from cachetui.core.variants import parse_variants, quote_value
+from tests.hostile_server import EVIL_HASH, EVIL_OS, EVIL_VALUE, PASSWORD, USER, HostileServer, evil_index, serve_hostile
 from tests.mirrors import DB7, DB8, MirrorServer, index_bytes, v2_mirror, v3_mirror
 
 
@@ -358,3 +362,38 @@ def test_a_host_name_that_does_not_resolve_is_one_line(
     error = _one_line_error(capsys, f"http://{USER}:{PASSWORD}@mirror.invalid/develop", hostile,
                             f"http://{USER}:***@mirror.invalid/develop")  # an unquoted `@` in the password too
     assert error["reason"] == "cannot resolve the host name (DNS)"
+
+
+# -- values that try to break lines and columns -----------------------------------------------------------
+
+
+def _unsafe(text: str) -> set[str]:
+    return {c for c in text if c != "\n" and unicodedata.category(c) in {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}}
+
+
+def test_control_characters_never_break_cli_lines_and_json_csv_keep_them(
+        mirror_server: MirrorServer, capsys) -> None:  # noqa: ANN001
+    v3_mirror(mirror_server.root / "develop", evil_index(index_bytes(DB8)))
+    source = mirror_server.at("develop")
+    assert main(["query", "--no-cache", source]) == 0
+    out = capsys.readouterr().out
+    assert _unsafe(out) == set() and len(out.splitlines()) == 1 + 6  # the header and one line per spec
+    (line,) = [row for row in out.splitlines() if EVIL_HASH in row]
+    assert 'evil="x\\x0a+cuda\\x0ahash     abcdefgh\\x1b[31m\\x09col\\u202eevil\\u200b\\x07\\x0dend"' in line
+    assert "fake" not in out and "+cuda " not in out  # a variant name with a space is not a variant
+    assert main(["query", "--no-cache", source, "--format", "spack"]) == 0
+    out = capsys.readouterr().out
+    assert _unsafe(out) == set() and "\\x0a+cuda\\x0ahash" in out
+    assert main(["query", "--no-cache", source, "--format", "json"]) == 0
+    (row,) = [r for r in _strict_json(capsys.readouterr().out) if r["hash"] == EVIL_HASH]
+    assert row["os"] == EVIL_OS and quote_value(EVIL_VALUE) in [v.removeprefix("evil=") for v in row["variants"]]
+    assert main(["query", "--no-cache", source, "--format", "csv"]) == 0
+    header, *rows = csv.reader(io.StringIO(capsys.readouterr().out))
+    (cells,) = [r for r in rows if r[header.index("hash")] == EVIL_HASH]
+    assert cells[header.index("os")] == EVIL_OS and f"evil={quote_value(EVIL_VALUE)}" in cells[header.index("variants")]
+
+
+def test_a_value_with_a_newline_is_one_variant_whatever_it_holds() -> None:
+    (variant,) = parse_variants("evil=" + quote_value(EVIL_VALUE))
+    assert variant.name == "evil" and variant.values == (EVIL_VALUE,)
+    assert [str(v) for v in parse_variants("k=a\n+cuda\nhash")] == ["k=a\n+cuda\nhash"]

@@ -9,7 +9,6 @@ bundled sample. Exit 0 when both hold the same binaries, 1 when they differ (as 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from typing import Any, TextIO
@@ -20,6 +19,7 @@ from cachetui.core.diff import Diff, Side, corpus_side, diff, tag_side
 from cachetui.core.filters import UnknownValue
 from cachetui.core.model import Corpus
 from cachetui.present.inert import inert
+from cachetui.present.spec_output import write_csv_rows
 
 EXIT_SAME, EXIT_DIFFERENT = 0, 1
 FORMATS = ("table", "json", "csv")
@@ -99,9 +99,10 @@ def write_table(out: TextIO, found: Diff) -> None:
 
 
 def write_csv(out: TextIO, found: Diff) -> None:
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([c.replace(" ", "_") for c in SUMMARY])
-    writer.writerows([inert(cell) for cell in row] for row in _summary_rows(found))
+    """Exact values, quoted as CSV quotes them; escaped only on a terminal."""
+    shown = inert if out.isatty() else str
+    write_csv_rows(out, [[c.replace(" ", "_") for c in SUMMARY], *([shown(cell) for cell in row]
+                                                                  for row in _summary_rows(found))])
 
 
 def write_json(out: TextIO, found: Diff) -> None:

@@ -110,6 +110,6 @@ def run(args: argparse.Namespace) -> int:
         indices = np.concatenate([match(corpus, q) for q in queries])
     except (UnknownValue, NoDependencyData) as exc:
         return report_unknown(exc)
-    write_specs(sys.stdout, corpus, [int(i) for i in indices], args.format)
+    write_specs(sys.stdout, corpus, [int(i) for i in indices], args.format, to_terminal=sys.stdout.isatty())
     return report_load_errors(corpus)
 

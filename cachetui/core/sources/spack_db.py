@@ -8,7 +8,10 @@
   provides `c`, else `cxx`, else `fortran` (`name@version` of that node), else
   `annotations.compiler`, else `none`;
 - variants from `parameters`, sorted by name: `+x`/`~x`, `k=v`, multi-valued values sorted
-  and comma-joined, each patch cut to 7 characters, the compiler flag lists left out;
+  and comma-joined, each patch cut to 7 characters, the compiler flag lists left out; a
+  value holding a space is double-quoted (`k="a b"`, as Spack writes it) and a name Spack
+  could not have written (one with a space, `=`, `+`, `~`) is left out, so that no value
+  or name reads as another variant;
 - every dependency edge is kept: name, hash, deptypes, virtuals, and the version of the
   dependency's own record when the index has it.
 
@@ -25,6 +28,7 @@ records still load.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -36,6 +40,7 @@ import msgspec
 
 from cachetui.core.compilers import normalise_compiler
 from cachetui.core.problems import Problem, Severity
+from cachetui.core.variants import quote_value
 from cachetui.core.records import (
     UNKNOWN_SIZE,
     DepBlock,
@@ -50,6 +55,7 @@ KNOWN_VERSIONS = frozenset({"6", "7", "8"})
 FLAGS = frozenset({"cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs"})
 COMPILER_VIRTUALS = ("c", "cxx", "fortran")
 PATCH_LENGTH = 7
+_VARIANT_NAME = re.compile(r'[^\s"=+~,]+')
 MAX_RECORD_PROBLEMS = 20  # records named one by one; past this, one line counts the rest
 
 
@@ -329,8 +335,8 @@ def render_variants(parameters: Mapping[str, Any]) -> tuple[str, ...]:
     """`parameters` as the site lists variants: sorted by name, flags left out, patches shortened."""
     rendered = []
     for key in sorted(parameters):
-        if key in FLAGS:
-            continue
+        if key in FLAGS or not _VARIANT_NAME.fullmatch(key):
+            continue  # a name Spack could not have written (`mpi +cuda`) would read as two variants
         value = parameters[key]
         if isinstance(value, list):
             if not value or not all(isinstance(v, str) for v in value):
@@ -348,9 +354,9 @@ def _rendered_pair(key: str, value: bool | str | tuple[str, ...]) -> str:
     if isinstance(value, bool):
         return ("+" if value else "~") + key
     if isinstance(value, str):
-        return f"{key}={value}"
+        return f"{key}={quote_value(value)}"
     values = [v[:PATCH_LENGTH] for v in value] if key == "patches" else list(value)
-    return f"{key}={','.join(sorted(values))}"
+    return f"{key}={quote_value(','.join(sorted(values)))}"
 
 
 # -- grouping per package ------------------------------------------------------------------------------
