@@ -397,3 +397,23 @@ def test_a_value_with_a_newline_is_one_variant_whatever_it_holds() -> None:
     (variant,) = parse_variants("evil=" + quote_value(EVIL_VALUE))
     assert variant.name == "evil" and variant.values == (EVIL_VALUE,)
     assert [str(v) for v in parse_variants("k=a\n+cuda\nhash")] == ["k=a\n+cuda\nhash"]
+
+
+def test_diff_of_two_sources_with_credentials_never_shows_them(hostile: HostileServer, capsys) -> None:  # noqa: ANN001
+    _mirrors(hostile.root)
+    for fmt in ("table", "json", "csv"):
+        code = main(["diff", "--no-cache", hostile.with_credentials("private/good"),
+                     hostile.with_credentials("private/develop"), "--format", fmt])
+        out, err = capsys.readouterr()
+        assert code == 1 and PASSWORD not in out + err and "s3cr3t" not in out + err
+        assert fmt == "csv" or f"{USER}:***@127.0.0.1" in out  # CSV has no labels
+
+
+def test_nan_sizes_in_site_documents_are_written_as_null(write_doc, capsys) -> None:  # noqa: ANN001
+    from tests.conftest import listing, spec_entry
+
+    path = write_doc("_cache/develop/pkg/specs.md", listing("pkg", "develop", [
+        spec_entry("a" * 32, size=float("nan")), spec_entry("b" * 32, size=float("-inf"))]))
+    assert main(["query", "--no-cache", str(path), "--format", "json"]) == 0
+    rows = _strict_json(capsys.readouterr().out)
+    assert [r["size"] for r in rows] == [None, None]

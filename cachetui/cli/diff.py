@@ -18,6 +18,7 @@ from cachetui.core.corpus import recognisable
 from cachetui.core.diff import Diff, Side, corpus_side, diff, tag_side
 from cachetui.core.filters import UnknownValue
 from cachetui.core.model import Corpus
+from cachetui.core.sources.redact import redact
 from cachetui.present.inert import inert
 from cachetui.present.spec_output import write_csv_rows
 
@@ -47,7 +48,7 @@ def _sides(args: argparse.Namespace) -> tuple[Side, Side]:
 def _source_side(args: argparse.Namespace, source: str) -> Side:
     corpus = load_or_exit(argparse.Namespace(**{**vars(args), "inputs": [source], "public": None}))
     _report_load_errors(corpus)
-    return corpus_side(source, corpus)
+    return corpus_side(redact(source), corpus)  # the label is printed: never a password typed in a URL
 
 
 def _tag(corpus: Corpus, tag: str) -> Side:
