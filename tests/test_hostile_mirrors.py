@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cachetui.cli.main import main
@@ -203,7 +203,7 @@ def _databases(draw: st.DrawFn) -> tuple[bytes, set[str], set[str]]:
     return text, set(hashes) - set(damaged), set(damaged)
 
 
-@settings(max_examples=60)
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(_databases())
 def test_a_damaged_record_costs_exactly_itself(database: tuple[bytes, set[str], set[str]]) -> None:
     data, good, damaged = database
