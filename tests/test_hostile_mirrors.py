@@ -417,3 +417,22 @@ def test_nan_sizes_in_site_documents_are_written_as_null(write_doc, capsys) -> N
     assert main(["query", "--no-cache", str(path), "--format", "json"]) == 0
     rows = _strict_json(capsys.readouterr().out)
     assert [r["size"] for r in rows] == [None, None]
+
+
+def test_a_bad_record_leaves_the_rest_of_the_index_on_the_fast_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the damaged records are read the slow way: a whole-site index with one of them costs no more memory."""
+    def refused(*args: object) -> None:
+        raise AssertionError("the whole index was read with Python's json")
+
+    monkeypatch.setattr("cachetui.core.sources.spack_db._read_tolerantly", refused)
+    index = index_bytes(DB8)
+    a, b, c = _in_cache(index)[:3]
+    data = json.loads(_with_bytes(index, a, b"\xff").replace(b"\xff", b"@@FF@@").decode())
+    data["database"]["installs"][b]["spec"]["version"] = ["not", "a", "string"]
+    data["database"]["installs"][c] = 42
+    text = json.dumps(data).encode().replace(b"@@FF@@", b"\xff")
+    content = read_database(text, "origin", "develop", "mirror index")
+    assert {h for d in content.documents for h in d.columns.hashes} == set(_in_cache(index)) - {a, c}
+    reasons = sorted(p.reason for p in content.problems)
+    assert reasons == sorted([f"record {a}: not valid UTF-8; skipped", f"record {c}: is a number, not an object; skipped",
+                              f"record {b}: not the shape Spack writes; fields of the wrong type are shown empty"])

@@ -19,10 +19,12 @@ Key order is never relied on (the DB 6 fixture puts `version` after `installs`).
 msgspec decode reads big indexes fast and keeps only these fields; when a document does
 not fit those types, a tolerant reading goes record by record and reports what it skipped.
 
-The tolerant reading reads what Spack's own reader (Python's `json`) reads, `NaN` and
-`Infinity` included, and a record it cannot use (bytes that are not UTF-8, a record that
-is not an object, a spec without a name) is one problem naming its hash: the index's other
-records still load.
+A record the typed decode refuses is read on its own, as Spack's reader (Python's `json`)
+would, while the rest stay on the fast path: a record it cannot use (bytes that are not
+UTF-8, a record that is not an object, a spec without a name) is one problem naming its
+hash, and one with fields of the wrong type loads with those fields empty and a warning.
+What the typed decode cannot even skip (`NaN`, `Infinity`, a bad byte in a key) sends the
+whole index to the tolerant reading, which reads what Spack's reader reads, record by record.
 """
 
 from __future__ import annotations
@@ -161,15 +163,17 @@ class _Rows:
 
 def read_database(data: bytes, origin: str, tag: str, generation: str) -> DatabaseContent:
     """The binaries of one index, grouped per package into ParsedDocuments. Raises IndexFormatError."""
+    faults = _Faults(origin)
     try:
         database = _DECODER.decode(data).database
-        rows = _typed_rows(database.installs)
+        rows = _typed_rows(database.installs, faults)
     except (msgspec.ValidationError, _NotTyped, RecursionError, UnicodeDecodeError):  # record by record
         return _read_tolerantly(data, origin, tag, generation)
     except msgspec.DecodeError:  # perhaps what Spack's reader accepts and msgspec does not (NaN, Infinity)
         return _read_tolerantly(data, origin, tag, generation)
     version = str(database.version)
-    return DatabaseContent(version, _documents(rows, origin, tag, generation), _version_problems(version, origin))
+    problems = _version_problems(version, origin) + faults.report()
+    return DatabaseContent(version, _documents(rows, origin, tag, generation), problems)
 
 
 def read_membership(data: bytes) -> set[str]:
@@ -214,18 +218,29 @@ class _Binary(NamedTuple):
     edge_infos: list[tuple[int, str, int]]  # (deptype bits, virtuals, compiler rank) per edge
 
 
-def _typed_rows(installs: dict[str, msgspec.Raw]) -> _Rows:
+def _typed_rows(installs: dict[str, msgspec.Raw], faults: _Faults) -> _Rows:
     decode = _RECORD_DECODER.decode
     records: dict[str, tuple[str, str]] = {}  # hash -> (name, version) of every record
     binaries: list[_Binary] = []
     variants: dict[bytes, tuple[str, ...]] = {}
+    mended: dict[str, msgspec.Raw | None] = {}  # records read on their own: in Spack's shape, or None (dropped)
     for hash_, raw in installs.items():
-        node = (record := decode(raw)).spec
-        if not node.name:
-            raise _NotTyped(hash_)
+        try:
+            node = (record := decode(raw)).spec
+            if not node.name:
+                raise _NotTyped(hash_)
+            binary = _binary(hash_, node, variants) if record.in_buildcache else None
+        except _RECORD_FAULTS:  # this record alone is read the slow way; the others stay on the fast one
+            mended[hash_], recovered = _recovered(hash_, raw, faults)
+            if recovered is None:
+                continue
+            node = (record := recovered).spec
+            binary = _binary(hash_, node, variants) if record.in_buildcache else None
         records[hash_] = (node.name, node.version)
-        if record.in_buildcache:
-            binaries.append(_binary(hash_, node, variants))
+        if binary is not None:
+            binaries.append(binary)
+    if mended:  # what later passes read again holds no record that failed
+        installs = {h: r for h, r in ((h, mended.get(h, r)) for h, r in installs.items()) if r is not None}
     binaries.sort(key=lambda b: b.name)
     edge_hashes = list(chain.from_iterable(b.edge_hashes for b in binaries))
     table = _table(records, edge_hashes, installs)
@@ -239,6 +254,93 @@ def _typed_rows(installs: dict[str, msgspec.Raw]) -> _Rows:
     return _Rows([b.hash for b in binaries], [b.name for b in binaries], [b.version for b in binaries],
                  [_compiler_of(b, named) for b in binaries], [b.platform for b in binaries],
                  [b.os for b in binaries], [b.target for b in binaries], [b.variants for b in binaries], deps)
+
+
+_RECORD_FAULTS = (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError, RecursionError)
+
+
+def _recovered(hash_: str, raw: msgspec.Raw, faults: _Faults) -> tuple[msgspec.Raw | None, _Record | None]:
+    """One record the typed decode refused, read as Spack's reader would: the fields of Spack's shape kept
+    (the wrong types left out), or a problem naming the record. Returns its mended bytes and record."""
+    try:
+        value = json.loads(str(raw, "utf-8"))
+    except UnicodeDecodeError:
+        if _in_build_cache(str(raw, "utf-8", "surrogateescape")) is not False:
+            faults.add(hash_, "not valid UTF-8; skipped")
+        return None, None
+    except (ValueError, RecursionError) as exc:
+        faults.add(hash_, f"not valid JSON ({_one_line(str(exc))}); skipped")
+        return None, None
+    if not isinstance(value, dict):
+        faults.add(hash_, f"is {_json_type(value)}, not an object; skipped")
+        return None, None
+    shaped = _typed_shape(value)
+    if shaped is None:
+        spec = value.get("spec")
+        if isinstance(spec, dict) and "name" not in spec and len(spec) == 1:
+            raise _NotTyped(hash_)  # DB 5 wrapped each node in its name: the tolerant reading knows it
+        if value.get("in_buildcache") is not False:
+            faults.add(hash_, "no usable spec (a node with a name); skipped")
+        return None, None
+    mended = msgspec.Raw(msgspec.json.encode(shaped))  # NaN and Infinity encode as null
+    record = _RECORD_DECODER.decode(mended)
+    if record.in_buildcache:
+        faults.add(hash_, "not the shape Spack writes; fields of the wrong type are shown empty", Severity.WARNING)
+    return mended, record
+
+
+def _in_build_cache(text: str) -> bool | None:
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value.get("in_buildcache") if isinstance(value, dict) else None
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string" if isinstance(value, str) else "an array" if isinstance(value, list) else "a value"
+
+
+def _strings_of(mapping: dict[str, Any], keys: tuple[str, ...]) -> dict[str, str]:
+    return {key: mapping[key] for key in keys if isinstance(mapping.get(key), str)}
+
+
+def _typed_shape(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The parts of a record the typed reading takes, of the types it takes; None without a named node."""
+    spec = record.get("spec")
+    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"]:
+        return None
+    node: dict[str, Any] = _strings_of(spec, ("name", "version"))
+    arch = spec.get("arch")
+    if isinstance(arch, dict):
+        node["arch"] = _strings_of(arch, ("platform", "platform_os", "target"))
+        target = arch.get("target")
+        if isinstance(target, dict) and isinstance(target.get("name"), str):
+            node["arch"]["target"] = {"name": target["name"]}
+    if isinstance(spec.get("compiler"), dict):
+        node["compiler"] = _strings_of(spec["compiler"], ("name", "version"))
+    if "parameters" in spec:
+        node["parameters"] = spec["parameters"] if isinstance(spec["parameters"], dict) else {}
+    if isinstance(spec.get("dependencies"), list):
+        node["dependencies"] = [_typed_edge(edge) for edge in spec["dependencies"] if isinstance(edge, dict)]
+    if isinstance(spec.get("annotations"), dict):
+        node["annotations"] = _strings_of(spec["annotations"], ("compiler",))
+    return {"spec": node, "in_buildcache": record.get("in_buildcache") is True}
+
+
+def _typed_edge(edge: dict[str, Any]) -> dict[str, Any]:
+    shaped: dict[str, Any] = _strings_of(edge, ("name", "hash"))
+    if isinstance(edge.get("parameters"), dict):
+        shaped["parameters"] = edge["parameters"]
+    if isinstance(edge.get("type"), list):
+        shaped["type"] = [t for t in edge["type"] if isinstance(t, str)]
+    return shaped
 
 
 def _table(records: dict[str, tuple[str, str]], edge_hashes: list[str], installs: dict[str, msgspec.Raw]) -> DepTable:
@@ -390,9 +492,9 @@ def _database(data: bytes) -> tuple[dict[str, Any], bool]:
     Bytes that are not UTF-8 are kept as lone surrogates, so they cost only the records that hold them.
     """
     try:
-        text, bad_bytes = (data.decode("utf-8"), False) if isinstance(data, bytes) else (data, False)
+        text, bad_bytes = str(data, "utf-8"), False
     except UnicodeDecodeError:
-        text, bad_bytes = data.decode("utf-8", "surrogateescape"), True
+        text, bad_bytes = str(data, "utf-8", "surrogateescape"), True
     try:
         document = json.loads(text)
     except (ValueError, RecursionError) as exc:
@@ -480,7 +582,7 @@ def _read_tolerantly(data: bytes, origin: str, tag: str, generation: str) -> Dat
     specs: list[tuple[str, _Spec]] = []
     for hash_, record in nodes.items():
         if not isinstance(record, dict):
-            faults.add(hash_, f"is a {type(record).__name__}, not an object; skipped")
+            faults.add(hash_, f"is {_json_type(record)}, not an object; skipped")
             continue
         if record.get("in_buildcache") is not True:
             continue
