@@ -45,6 +45,8 @@ async def test_hostile_values_and_a_password_never_reach_the_screen(hostile: Hos
         await pilot.pause()
         shown = screen_text(app)
         assert unsafe_chars(shown) == set() and PASSWORD not in shown
+        assert "test-ubuntu\\x0a22.04\\x1b]0;PWNED\\x07-m1" in shown  # the arch: whole, on one line
+        assert not any(line.lstrip("▏ ").startswith("22.04") for line in shown.splitlines())
         rows = app.screen.query_one(DetailPane).source
         assert isinstance(rows, DetailRows)
         lines = [text.plain for text, _ in rows.rows]
