@@ -436,3 +436,13 @@ def test_a_bad_record_leaves_the_rest_of_the_index_on_the_fast_reader(monkeypatc
     reasons = sorted(p.reason for p in content.problems)
     assert reasons == sorted([f"record {a}: not valid UTF-8; skipped", f"record {c}: is a number, not an object; skipped",
                               f"record {b}: not the shape Spack writes; fields of the wrong type are shown empty"])
+
+
+def test_a_blob_longer_than_its_manifest_says_is_not_read_past_that(mirror_server: MirrorServer) -> None:
+    index = index_bytes(DB8)
+    checksum = v3_mirror(mirror_server.root / "develop", index)
+    blob = mirror_server.root / "develop" / "blobs" / "sha256" / checksum[:2] / checksum
+    blob.write_bytes(index + b" " * 100_000)
+    corpus = load_corpus([mirror_server.at("develop")])
+    (error,) = corpus.report.errors
+    assert error.reason == f"longer than the {len(index)} bytes its manifest says (sha256 {checksum}); not read"

@@ -24,7 +24,8 @@ from cachetui.core.problems import Problem, Severity
 from cachetui.core.sources.index_store import IndexStore
 from cachetui.core.sources.redact import redact
 from cachetui.core.progress import Progress
-from cachetui.core.sources.transport import DEFAULT_MAX_BYTES as MAX_INDEX_BYTES
+from cachetui.core.sources.transport import DEFAULT_MAX_BYTES as MAX_INDEX_BYTES  # once inflated
+from cachetui.core.sources.transport import DEFAULT_MAX_BYTES as MAX_BLOB_BYTES  # as stored and served
 from cachetui.core.sources.transport import FetchError, exists, fetch, join
 
 V3_MANIFEST = "v3/manifests/index/index.manifest.json"
@@ -68,11 +69,11 @@ class Net:
     now: Callable[[], float] = time.time
     problems: list[Problem] = field(default_factory=list)
 
-    def fetch(self, location: str, *, what: str = "") -> bytes:
+    def fetch(self, location: str, *, what: str = "", max_bytes: int = MAX_BLOB_BYTES) -> bytes:
         """Fetch `location`; with `what`, report progress as downloading it (small requests stay quiet)."""
         progress = self.progress
         report = (lambda done, total: progress(done, total, what)) if progress and what else None
-        return fetch(location, timeout=self.timeout, progress=report).data
+        return fetch(location, timeout=self.timeout, progress=report, max_bytes=max_bytes).data
 
 
 # -- finding an index ---------------------------------------------------------------------------------
@@ -162,11 +163,16 @@ def read_index(ref: IndexRef, net: Net, key: str, what: str) -> bytes:
         stored = net.store.get(key, ref.checksum)
         if stored is not None:
             return stored
+    # A blob is never read past the length its manifest gives: the checksum would refuse it anyway.
+    limit = MAX_BLOB_BYTES if ref.length is None else min(ref.length, MAX_BLOB_BYTES)
     try:
-        raw = net.fetch(ref.location, what=what)
+        raw = net.fetch(ref.location, what=what, max_bytes=limit)
     except FetchError as exc:
         if exc.missing:
             raise MirrorError(exc.url, f"the index is missing ({exc.reason})") from None
+        if exc.too_large and ref.length is not None and ref.length <= MAX_BLOB_BYTES:
+            raise MirrorError(ref.location, f"longer than the {ref.length} bytes its manifest says "
+                                            f"(sha256 {ref.checksum}); not read") from None
         raise
     data = verified(ref, raw)
     if ref.checksum and net.store is not None:

@@ -11,6 +11,7 @@ writes anywhere.
 
 from __future__ import annotations
 
+import io
 import os
 import time
 import urllib.parse
@@ -44,13 +45,15 @@ ByteProgress = Callable[[int, int | None], None]  # bytes so far, total when kno
 class FetchError(Exception):
     """One line: the URL and what went wrong. `missing` is True for a 404 or absent file."""
 
-    def __init__(self, url: str, reason: str, *, missing: bool = False, status: int | None = None) -> None:
+    def __init__(self, url: str, reason: str, *, missing: bool = False, status: int | None = None,
+                 too_large: bool = False) -> None:
         url, reason = redact(url), redact(" ".join(reason.split()))  # one line, and no password in it
         super().__init__(f"{url}: {reason}")
         self.url = url
         self.reason = reason
         self.missing = missing
         self.status = status  # the HTTP status, when the server answered with an error
+        self.too_large = too_large  # refused for its size (max_bytes)
 
 
 @dataclass(frozen=True)
@@ -165,7 +168,7 @@ def _read_local(location: str, path: str, max_bytes: int) -> bytes:
     except OSError as exc:
         raise FetchError(location, f"cannot read: {exc.strerror or exc}") from None
     if len(data) > max_bytes:
-        raise FetchError(location, f"larger than {max_bytes / 2**20:.0f} MB; not read")
+        raise FetchError(location, f"larger than {_size(max_bytes)}; not read", too_large=True)
     return data
 
 
@@ -220,7 +223,7 @@ def _read_http(url: str, progress: ByteProgress | None, timeout: float, max_byte
         with _opener().open(request, timeout=timeout) as response:
             total = _content_length(response)
             if total is not None and total > max_bytes:
-                raise FetchError(url, f"is {total / 2**20:.0f} MB, over the {max_bytes / 2**20:.0f} MB limit")
+                raise FetchError(url, f"is {_size(total)}, over the {_size(max_bytes)} limit", too_large=True)
             data = _stream(url, response, total, progress, max_bytes, timeout)
             return Fetched(data, response.geturl())
     except FetchError:
@@ -247,22 +250,29 @@ def _content_length(response: http.client.HTTPResponse) -> int | None:
 def _stream(url: str, response: http.client.HTTPResponse, total: int | None, progress: ByteProgress | None,
             max_bytes: int, timeout: float) -> bytes:
     """The body, in chunks; a server that sends under MIN_RATE bytes a second for `timeout` seconds is stalled."""
-    buffer = bytearray()
+    # BytesIO hands its buffer over in getvalue() without a copy: the body is held once, not twice.
+    buffer = io.BytesIO()
+    size = 0
     window_start, window_bytes = time.monotonic(), 0
     while chunk := response.read1(CHUNK):
-        buffer += chunk
-        if len(buffer) > max_bytes:
-            raise FetchError(url, f"more than {max_bytes / 2**20:.0f} MB; stopped")
+        size += len(chunk)
+        if size > max_bytes:
+            raise FetchError(url, f"more than {_size(max_bytes)}; stopped", too_large=True)
+        buffer.write(chunk)
         window_bytes += len(chunk)
         if time.monotonic() - window_start >= timeout:
             if window_bytes < MIN_RATE * timeout:
                 raise FetchError(url, f"stalled: {window_bytes} bytes in the last {timeout:g} s")
             window_start, window_bytes = time.monotonic(), 0
         if progress is not None:
-            progress(len(buffer), total)
-    if total is not None and len(buffer) != total:
-        raise FetchError(url, f"truncated: got {len(buffer)} of {total} bytes")
-    return bytes(buffer)
+            progress(size, total)
+    if total is not None and size != total:
+        raise FetchError(url, f"truncated: got {size} of {total} bytes")
+    return buffer.getvalue()
+
+
+def _size(n: int) -> str:
+    return f"{n} bytes" if n < 2**20 else f"{n / 2**20:.0f} MB"
 
 
 def _reason(error: object, timeout: float) -> str:
