@@ -13,6 +13,7 @@ import pytest
 
 import cachetui.core
 from cachetui.cli.main import main
+from cachetui.core.sources.regular_file import open_regular
 from cachetui.core.cache import CorpusCache, code_digest, default_cache_dir, source_digest
 from cachetui.core.corpus import load_corpus
 from cachetui.core.query import Query, facet_counts
@@ -153,10 +154,10 @@ def test_a_file_that_failed_to_read_is_read_again_next_time(tmp_path: Path, monk
     def failing_open(path, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202 - a transient EIO on one file
         if str(path) == flaky:
             raise OSError(5, "Input/output error")
-        return open(path, *args, **kwargs)
+        return open_regular(path, *args, **kwargs)
 
     with monkeypatch.context() as patched:
-        patched.setattr("cachetui.core.sources.site.loader.open", failing_open, raising=False)
+        patched.setattr("cachetui.core.sources.site.loader.open_regular", failing_open)
         first = load_corpus([tmp_path / "in"], cache=CorpusCache())
     assert "pkg3" not in first.packages and len(first.report.errors) == 1
     second = load_corpus([tmp_path / "in"], cache=CorpusCache())

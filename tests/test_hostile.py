@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
+import sys
 import time
 import unicodedata
 from pathlib import Path
@@ -74,14 +77,14 @@ def test_permission_denied_is_a_problem_not_a_crash(tmp_path: Path, monkeypatch:
     (case,) = [c for c in cases(tmp_path) if c.name == "bom"]
     locked = write_case(tmp_path, case)
     locked.chmod(0)
-    real_open = open
+    real_open = os.open
 
     def guarded_open(file, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
         if str(file) == str(locked) and os.geteuid() == 0:  # root reads anything: simulate the refusal
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr("builtins.open", guarded_open)
+    monkeypatch.setattr(os, "open", guarded_open)
     result = load_paths([sample_path(), tmp_path])
     (error,) = result.report.errors
     assert error.path == str(locked) and error.reason == "permission denied"
@@ -108,12 +111,24 @@ def test_a_hundred_thousand_non_documents_are_skipped(tmp_path: Path) -> None:
     assert result.report.problems == [] and len(result.documents) == 1
 
 
-def test_cli_text_and_csv_output_are_inert(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_cli_text_output_is_inert_and_csv_exact_but_on_a_terminal(
+        tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
     write_hostile_tree(tmp_path)
-    for argv in (["check", str(tmp_path)], ["query", str(tmp_path)], ["query", str(tmp_path), "--format", "csv"]):
+    for argv in (["check", str(tmp_path)], ["query", str(tmp_path)], ["query", str(tmp_path), "--format", "spack"]):
         main(argv)
         out, err = capsys.readouterr()
         assert unsafe_chars(out) == set() and unsafe_chars(err) == set(), argv
+    main(["query", str(tmp_path), "--format", "csv"])  # to a file or a pipe: the exact values, CSV-quoted
+    limit = csv.field_size_limit(1 << 25)  # the tree holds a 10 MB variant
+    try:
+        header, *rows = csv.reader(io.StringIO(capsys.readouterr().out))
+    finally:
+        csv.field_size_limit(limit)
+    assert any(row[header.index("os")] == HOSTILE["osc52"] for row in rows)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    main(["query", str(tmp_path), "--format", "csv"])  # to a terminal: never raw
+    assert unsafe_chars(capsys.readouterr().out) == set()
+    monkeypatch.undo()
     main(["query", str(tmp_path), "--format", "json"])
     out = capsys.readouterr().out
     assert out.isascii()

@@ -9,7 +9,6 @@ bundled sample. Exit 0 when both hold the same binaries, 1 when they differ (as 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from typing import Any, TextIO
@@ -19,7 +18,9 @@ from cachetui.core.corpus import recognisable
 from cachetui.core.diff import Diff, Side, corpus_side, diff, tag_side
 from cachetui.core.filters import UnknownValue
 from cachetui.core.model import Corpus
+from cachetui.core.sources.redact import redact
 from cachetui.present.inert import inert
+from cachetui.present.spec_output import write_csv_rows
 
 EXIT_SAME, EXIT_DIFFERENT = 0, 1
 FORMATS = ("table", "json", "csv")
@@ -54,7 +55,7 @@ def _source_side(args: argparse.Namespace, source: str) -> Side:
     corpus = load_or_exit(argparse.Namespace(**{**vars(args), "inputs": [source], "public": None,
                                                 "spack_mirrors": False, "spack_mirror": []}))
     _report_load_errors(corpus)
-    return corpus_side(source, corpus)
+    return corpus_side(redact(source), corpus)  # the label is printed: never a password typed in a URL
 
 
 def _tag(corpus: Corpus, tag: str) -> Side:
@@ -106,9 +107,10 @@ def write_table(out: TextIO, found: Diff) -> None:
 
 
 def write_csv(out: TextIO, found: Diff) -> None:
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([c.replace(" ", "_") for c in SUMMARY])
-    writer.writerows([inert(cell) for cell in row] for row in _summary_rows(found))
+    """Exact values, quoted as CSV quotes them; escaped only on a terminal."""
+    shown = inert if out.isatty() else str
+    write_csv_rows(out, [[c.replace(" ", "_") for c in SUMMARY], *([shown(cell) for cell in row]
+                                                                  for row in _summary_rows(found))])
 
 
 def write_json(out: TextIO, found: Diff) -> None:

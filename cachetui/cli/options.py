@@ -15,6 +15,7 @@ from cachetui.core.model import Corpus
 from cachetui.core.problems import PathNotFound, UnusableInput
 from cachetui.core.sample import sample_path
 from cachetui.core.sources import public_sources, spack_mirror_inputs
+from cachetui.core.sources.redact import redact
 from cachetui.core.sources.site.loader import DEFAULT_MAX_BYTES
 from cachetui.core.sources.transport import DEFAULT_TIMEOUT_S
 from cachetui.present.inert import inert
@@ -142,7 +143,7 @@ def guarded(run: Callable[[], int], debug: bool) -> int:
     try:
         return run()
     except UsageError as exc:  # lines kept (a caret under a query), each made inert
-        print("cachetui: " + "\n".join(map(inert, str(exc).split("\n"))), file=sys.stderr)
+        print("cachetui: " + "\n".join(inert(redact(line)) for line in str(exc).split("\n")), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
@@ -151,6 +152,6 @@ def guarded(run: Callable[[], int], debug: bool) -> int:
     except Exception as exc:  # noqa: BLE001 - the last line of defence for users
         if debug:
             raise
-        print(f"cachetui: internal error: {inert(type(exc).__name__)}: {inert(str(exc))}", file=sys.stderr)
+        print(f"cachetui: internal error: {inert(type(exc).__name__)}: {inert(redact(str(exc)))}", file=sys.stderr)
         print("cachetui: run again with --debug for a traceback", file=sys.stderr)
         return EXIT_INTERNAL

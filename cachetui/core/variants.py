@@ -32,7 +32,7 @@ class Variant:
         if self.kind is VariantKind.BARE:
             return self.name
         separator = "==" if self.propagate else ":=" if self.exact else "="
-        return self.name + separator + ",".join(self.values)
+        return self.name + separator + quote_value(",".join(self.values))
 
     def atoms(self) -> tuple[str, ...]:
         """Facet values: one per value, so `cuda_arch=90` matches `cuda_arch=80,90`.
@@ -50,13 +50,29 @@ class Variant:
 
 
 _FLAGS = re.compile(r"(\+\+|~~|[+~])([^+~=\s]+)")
+# Variants are separated by plain spaces only: a newline, tab or other control character inside
+# a value stays in that value (and is shown escaped), so a value can never start a line of its
+# own. A value holding a space is written in double quotes (as Spack writes it), and stays whole.
+_TOKENS = re.compile(r'(?:[^ "]+|"(?:[^"\\]|\\.)*"?)+')
+
+
+def quote_value(value: str) -> str:
+    """A variant value as written after `=`: double-quoted when it holds a space or a double quote."""
+    if " " not in value and '"' not in value:
+        return value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _unquoted(value: str) -> str:
+    inner = value[1:-1] if len(value) > 1 and value.endswith('"') else value[1:]
+    return re.sub(r"\\(.)", r"\1", inner, flags=re.DOTALL)
 
 
 @lru_cache(maxsize=131072)
 def parse_variants(text: str) -> tuple[Variant, ...]:
     """Parse one variant string, which may hold several (`+mpi~cuda`, `a=1 +b`)."""
     found: list[Variant] = []
-    for token in text.split():
+    for token in _TOKENS.findall(text):
         found.extend(_parse_token(token))
     return tuple(found)
 
@@ -68,6 +84,9 @@ def _parse_token(token: str) -> list[Variant]:
         value = value.removeprefix("=") if propagate else value
         exact = not propagate and name.endswith(":")
         name = name.removesuffix(":") if exact else name
+        if value.startswith('"'):  # one value, whatever it holds
+            kind = VariantKind.VALUE
+            return [Variant(name, kind, (_unquoted(value),), propagate=propagate, exact=exact)]
         values = tuple(v for v in value.split(",") if v) if value else ("",)
         kind = VariantKind.MULTI if len(values) > 1 else VariantKind.VALUE
         return [Variant(name, kind, values, propagate=propagate, exact=exact)]

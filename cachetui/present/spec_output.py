@@ -1,10 +1,14 @@
-"""Write specs as a table, JSON, CSV or `spack find -lv` text; text fields are made inert for all but JSON."""
+"""Write specs as a table, JSON, CSV or `spack find -lv` text.
+
+Table and `spack` text are made inert (control characters shown as escapes); JSON escapes
+them by its nature, and CSV keeps them exact inside its quoting (made inert only on a terminal).
+"""
 
 from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
 from cachetui.core.model import Corpus, SpecView
@@ -42,13 +46,13 @@ def spec_record(spec: SpecView, dependencies: list[Dependency] | None = None) ->
     }
 
 
-def _cells(spec: SpecView) -> list[str]:
+def _cells(spec: SpecView, shown: Callable[[str], str] = inert) -> list[str]:
     record = spec_record(spec)
     del record["dependencies"]
     record["variants"] = " ".join(spec.raw_variants)
     record["stacks"] = ",".join(spec.stacks)
     record["size"] = human_size(spec.size)
-    return [inert(str(record[column])) for column in COLUMNS]
+    return [shown(str(record[column])) for column in COLUMNS]
 
 
 # A cell a spreadsheet would run as a formula (`+mpi`, `=cmd|…`): documents are others' text.
@@ -65,8 +69,13 @@ def spreadsheet_safe(cell: str) -> str:
     return "'" + cell if cell.startswith(FORMULA_START) else cell
 
 
-def write_specs(out: TextIO, corpus: Corpus, indices: Sequence[int], fmt: str, *, spreadsheet: bool = False) -> None:
-    """`spreadsheet`: CSV cells are kept from being read as formulas (the browser's export)."""
+def write_specs(out: TextIO, corpus: Corpus, indices: Sequence[int], fmt: str, *, spreadsheet: bool = False,
+                to_terminal: bool = False) -> None:
+    """`spreadsheet`: CSV cells are kept from being read as formulas (the browser's export).
+
+    CSV keeps each value exact (quoted as CSV quotes), except on a terminal (`to_terminal`),
+    where control characters are shown escaped as everywhere else on screen.
+    """
     specs = [corpus.spec(i) for i in indices]
     if fmt == "json":
         records = [spec_record(s, corpus.dependencies(s.index)) for s in specs]
@@ -77,12 +86,21 @@ def write_specs(out: TextIO, corpus: Corpus, indices: Sequence[int], fmt: str, *
         out.write(f"==> {len(indices)} cached build{'' if len(indices) == 1 else 's'}.\n")
         out.writelines(inert(line.text) + "\n" for line in find_lines(corpus, indices))
     elif fmt == "csv":
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow([*COLUMNS, "path"])
         safe = spreadsheet_safe if spreadsheet else str
-        writer.writerows([safe(cell) for cell in _cells(s) + [inert(s.path)]] for s in specs)
+        shown = inert if to_terminal else str
+        write_csv_rows(out, [[*COLUMNS, "path"], *([safe(cell) for cell in _cells(s, shown) + [shown(s.path)]]
+                                                   for s in specs)])
     else:
         _write_table(out, [list(COLUMNS)] + [_cells(s) for s in specs])
+
+
+def write_csv_rows(out: TextIO, rows: Iterable[list[str]]) -> None:
+    """CSV with `\\n` line ends; a row holding a carriage return is quoted whole, since Python's
+    writer quotes only for the characters of its own line end and a bare `\\r` would end a line."""
+    minimal = csv.writer(out, lineterminator="\n")
+    quoted = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    for row in rows:
+        (quoted if any("\r" in cell for cell in row) else minimal).writerow(row)
 
 
 def _write_table(out: TextIO, rows: list[list[str]]) -> None:

@@ -26,6 +26,7 @@ from cachetui.core.problems import PathNotFound, UnusableInput
 from cachetui.core.records import MirrorOrigin
 from cachetui.core.sources.indexes import IndexGroup, Member, group_tag, mirror_root, root_location
 from cachetui.core.sources.oci import is_oci, oci_group
+from cachetui.core.sources.redact import remember
 from cachetui.core.sources.mirror import V2_INDEX, V3_MANIFEST, blob_ref, probe_manifest, probe_root, probe_v2_index
 from cachetui.core.sources.spack_config import SPACK_MIRRORS, SpackMirrors, configured_mirrors
 from cachetui.core.sources.transport import FetchError, is_url, local_path, public_url
@@ -62,7 +63,7 @@ def recognise(typed: str) -> Source:
         except ValueError as exc:
             raise UnusableInput(str(exc)) from None
     try:
-        location = public_url(text) if is_url(text) else text
+        location = remember(public_url(text)) if is_url(text) else text  # a password is kept, never shown
     except FetchError as exc:
         raise UnusableInput(str(exc)) from None
     path = local_path(location)

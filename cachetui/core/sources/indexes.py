@@ -33,6 +33,7 @@ from cachetui.core.sources.mirror import (
     probe_v2_index,
     read_index,
 )
+from cachetui.core.sources.redact import redact, remember
 from cachetui.core.sources.spack_db import IndexFormatError, read_database, read_membership
 from cachetui.core.sources.transport import FetchError, is_url, join, local_path, public_url
 
@@ -193,6 +194,9 @@ class _Reading:
         except IndexFormatError as exc:
             self._fail(Problem(ref.location, f"{exc} (sha256 {ref.checksum})"))
             return []
+        except Exception as exc:  # noqa: BLE001 - a reader's bug must cost this index, not every other source
+            self._fail(Problem(ref.location, f"could not be read: {_bug(exc)} (sha256 {ref.checksum})"))
+            return []
         self.problems.extend(content.problems)
         layout = "OCI registry" if ref.layout == "oci" else f"layout {ref.layout}"
         for doc in content.documents:
@@ -205,7 +209,9 @@ class _Reading:
             return read_membership(data)
         except IndexFormatError as exc:
             self._fail(Problem(member.key, str(exc)))
-            return set()
+        except Exception as exc:  # noqa: BLE001 - as in parse
+            self._fail(Problem(member.key, f"could not be read: {_bug(exc)}"))
+        return set()
 
     def _fail(self, problem: Problem) -> None:
         self.problems.append(problem)
@@ -215,6 +221,11 @@ class _Reading:
 def labelled(origin: str, ref: IndexRef | None) -> str:
     """Where documents say they came from: an offline copy says so, with its date, wherever that shows."""
     return f"{origin} ({ref.offline})" if ref is not None and ref.offline else origin
+
+
+def _bug(exc: Exception) -> str:
+    """An unexpected failure in one line: it is cachetui's fault, whatever the index held."""
+    return f"internal error {type(exc).__name__} (a bug in cachetui; please report it)"
 
 
 def _index_name(group: IndexGroup, member: Member) -> str:
@@ -307,7 +318,7 @@ def read_index_of_indexes(data: bytes, location: str, only: frozenset[str]) -> t
 
 def _member(entry: object, location: str, problems: list[Problem]) -> Member | None:
     if not isinstance(entry, dict) or not isinstance(entry.get("url"), str) or not isinstance(entry.get("label"), str):
-        problems.append(Problem(location, f"an entry is not {{label, url}}: {str(entry)[:80]}", Severity.WARNING))
+        problems.append(Problem(location, f"an entry is not {{label, url}}: {redact(str(entry))[:80]}", Severity.WARNING))
         return None
     label = None if entry["label"] in ROOT_LABELS else entry["label"]
     try:
@@ -324,7 +335,7 @@ def _member(entry: object, location: str, problems: list[Problem]) -> Member | N
 def _resolve(url: str, base: str) -> str:
     """s3:// through the public https front; a relative location against the index of indexes."""
     if is_url(url):
-        return public_url(url)
+        return remember(public_url(url))  # credentials in an entry are used for its host, never shown
     if is_url(base):
         return urllib.parse.urljoin(base, url)
     return join(os.path.dirname(base), url)

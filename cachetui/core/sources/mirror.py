@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 
 from cachetui.core.problems import Problem, Severity
 from cachetui.core.sources.index_store import IndexStore
+from cachetui.core.sources.redact import redact
 from cachetui.core.progress import Progress
-from cachetui.core.sources.transport import DEFAULT_MAX_BYTES as MAX_INDEX_BYTES
+from cachetui.core.sources.transport import DEFAULT_MAX_BYTES as MAX_INDEX_BYTES  # once inflated
+from cachetui.core.sources.transport import DEFAULT_MAX_BYTES as MAX_BLOB_BYTES  # as stored and served
 from cachetui.core.sources.transport import FetchError, exists, fetch, join
 
 V3_MANIFEST = "v3/manifests/index/index.manifest.json"
@@ -33,12 +35,14 @@ DB_MEDIA_TYPE = re.compile(r"application/vnd\.spack\.db\.v(\d+)\+json")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _BLOB = re.compile(r"/blobs/(?P<algorithm>[a-z0-9]+)/(?P<prefix>[0-9a-f]{2})/(?P<checksum>[0-9a-f]{64})$")
 GZIP_MAGIC = b"\x1f\x8b"
+INFLATE_CHUNK = 1 << 20  # bytes inflated at a time while counting: all a bomb ever costs
 
 
 class MirrorError(Exception):
     """This index cannot be used: where (a URL or path) and why, in one line."""
 
     def __init__(self, location: str, reason: str) -> None:
+        location, reason = redact(location), redact(" ".join(reason.split()))
         super().__init__(f"{location}: {reason}")
         self.location = location
         self.reason = reason
@@ -79,11 +83,11 @@ class Net:
     now: Callable[[], float] = time.time
     problems: list[Problem] = field(default_factory=list)
 
-    def fetch(self, location: str, *, what: str = "") -> bytes:
+    def fetch(self, location: str, *, what: str = "", max_bytes: int = MAX_BLOB_BYTES) -> bytes:
         """Fetch `location`; with `what`, report progress as downloading it (small requests stay quiet)."""
         progress = self.progress
         report = (lambda done, total: progress(done, total, what)) if progress and what else None
-        return fetch(location, timeout=self.timeout, progress=report).data
+        return fetch(location, timeout=self.timeout, progress=report, max_bytes=max_bytes).data
 
 
 # -- finding an index ---------------------------------------------------------------------------------
@@ -175,11 +179,16 @@ def read_index(ref: IndexRef, net: Net, key: str, what: str) -> bytes:
         stored = net.store.get(key, ref.checksum)
         if stored is not None:
             return stored
+    # A blob is never read past the length its manifest gives: the checksum would refuse it anyway.
+    limit = MAX_BLOB_BYTES if ref.length is None else min(ref.length, MAX_BLOB_BYTES)
     try:
-        raw = ref.reader(net, what) if ref.reader is not None else net.fetch(ref.location, what=what)
+        raw = ref.reader(net, what) if ref.reader is not None else net.fetch(ref.location, what=what, max_bytes=limit)
     except FetchError as exc:
         if exc.missing:
             raise MirrorError(exc.url, f"the index is missing ({exc.reason})") from None
+        if exc.too_large and ref.length is not None and ref.length <= MAX_BLOB_BYTES:
+            raise MirrorError(ref.location, f"longer than the {ref.length} bytes its manifest says "
+                                            f"(sha256 {ref.checksum}); not read") from None
         raise
     data = verified(ref, raw)
     if ref.checksum and net.store is not None and not ref.offline:  # a copy keeps its own date, not today's
@@ -203,18 +212,37 @@ def verified(ref: IndexRef, raw: bytes) -> bytes:
 
 
 def _gunzip(ref: IndexRef, raw: bytes) -> bytes:
-    """Decompressed, but never past MAX_INDEX_BYTES: a small blob must not expand into all of memory."""
+    """Decompressed, but never past `limit`, and a bomb refused without holding what it inflates to.
+
+    The stream is inflated twice: first a chunk at a time, only counting (a 2.5 GB bomb costs a
+    chunk of memory and is refused once the count passes the limit), then into one buffer of
+    the size now known, which is the only copy of the index ever held.
+    """
+    size = _inflated_size(ref, raw, MAX_INDEX_BYTES)
     inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    return inflate.decompress(raw, size) if size else b""
+
+
+def _inflated_size(ref: IndexRef, raw: bytes, limit: int) -> int:
+    """How many bytes `raw` inflates to; MirrorError when corrupt, truncated, or past `limit`."""
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    pending: bytes = raw
+    size = 0
     try:
-        data = inflate.decompress(raw, MAX_INDEX_BYTES + 1)
+        while not inflate.eof:
+            chunk = inflate.decompress(pending, INFLATE_CHUNK)
+            size += len(chunk)
+            if size > limit:
+                raise MirrorError(ref.location, f"expands past {limit / 2**20:.0f} MB (sha256 {ref.checksum}); "
+                                                "not read")
+            pending = inflate.unconsumed_tail
+            if not chunk and not pending:
+                break  # all input consumed before the end of the stream
     except zlib.error as exc:
         raise MirrorError(ref.location, f"corrupt gzip (sha256 {ref.checksum}): {exc}") from None
-    if len(data) > MAX_INDEX_BYTES:
-        raise MirrorError(ref.location, f"expands past {MAX_INDEX_BYTES / 2**20:.0f} MB (sha256 {ref.checksum}); "
-                                        "not read")
     if not inflate.eof:
         raise MirrorError(ref.location, f"truncated gzip (sha256 {ref.checksum}): the stream ends early")
-    return data
+    return size
 
 
 def offline_fallback(key: str, net: Net, error: FetchError,

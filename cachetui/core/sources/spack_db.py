@@ -8,18 +8,29 @@
   provides `c`, else `cxx`, else `fortran` (`name@version` of that node), else
   `annotations.compiler`, else `none`;
 - variants from `parameters`, sorted by name: `+x`/`~x`, `k=v`, multi-valued values sorted
-  and comma-joined, each patch cut to 7 characters, the compiler flag lists left out;
+  and comma-joined, each patch cut to 7 characters, the compiler flag lists left out; a
+  value holding a space is double-quoted (`k="a b"`, as Spack writes it) and a name Spack
+  could not have written (one with a space, `=`, `+`, `~`) is left out, so that no value
+  or name reads as another variant;
 - every dependency edge is kept: name, hash, deptypes, virtuals, and the version of the
   dependency's own record when the index has it.
 
 Key order is never relied on (the DB 6 fixture puts `version` after `installs`). A typed
 msgspec decode reads big indexes fast and keeps only these fields; when a document does
 not fit those types, a tolerant reading goes record by record and reports what it skipped.
+
+A record the typed decode refuses is read on its own, as Spack's reader (Python's `json`)
+would, while the rest stay on the fast path: a record it cannot use (bytes that are not
+UTF-8, a record that is not an object, a spec without a name) is one problem naming its
+hash, and one with fields of the wrong type loads with those fields empty and a warning.
+What the typed decode cannot even skip (`NaN`, `Infinity`, a bad byte in a key) sends the
+whole index to the tolerant reading, which reads what Spack's reader reads, record by record.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -31,6 +42,7 @@ import msgspec
 
 from cachetui.core.compilers import normalise_compiler
 from cachetui.core.problems import Problem, Severity
+from cachetui.core.variants import quote_value
 from cachetui.core.records import (
     UNKNOWN_SIZE,
     DepBlock,
@@ -46,6 +58,8 @@ KNOWN_VERSIONS = frozenset({"6", "7", "8"})
 FLAGS = frozenset({"cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs"})
 COMPILER_VIRTUALS = ("c", "cxx", "fortran")
 PATCH_LENGTH = 7
+_VARIANT_NAME = re.compile(r'[^\s"=+~,]+')
+MAX_RECORD_PROBLEMS = 20  # records named one by one; past this, one line counts the rest
 
 
 class IndexFormatError(ValueError):
@@ -151,25 +165,25 @@ class _Rows:
 
 def read_database(data: bytes, origin: str, tag: str, generation: str) -> DatabaseContent:
     """The binaries of one index, grouped per package into ParsedDocuments. Raises IndexFormatError."""
+    faults = _Faults(origin)
     try:
         database = _DECODER.decode(data).database
-        rows = _typed_rows(database.installs)
-    except (msgspec.ValidationError, _NotTyped, RecursionError):  # unusual shapes: record by record
+        rows = _typed_rows(database.installs, faults)
+    except (msgspec.ValidationError, _NotTyped, RecursionError, UnicodeDecodeError):  # record by record
         return _read_tolerantly(data, origin, tag, generation)
-    except msgspec.DecodeError as exc:
-        raise IndexFormatError(f"not valid JSON: {exc}") from None
+    except msgspec.DecodeError:  # perhaps what Spack's reader accepts and msgspec does not (NaN, Infinity)
+        return _read_tolerantly(data, origin, tag, generation)
     version = str(database.version)
-    return DatabaseContent(version, _documents(rows, origin, tag, generation), _version_problems(version, origin))
+    problems = _version_problems(version, origin) + faults.report()
+    return DatabaseContent(version, _documents(rows, origin, tag, generation), problems)
 
 
 def read_membership(data: bytes) -> set[str]:
     """Only the hashes in the build cache (a stack's index, when its tag's root gives the records)."""
     try:
         database = _MEMBERSHIP_DECODER.decode(data).database
-    except (msgspec.ValidationError, RecursionError):
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError, UnicodeDecodeError):
         return _tolerant_membership(data)
-    except msgspec.DecodeError as exc:
-        raise IndexFormatError(f"not valid JSON: {exc}") from None
     return {hash_ for hash_, record in database.installs.items() if record.in_buildcache}
 
 
@@ -206,18 +220,29 @@ class _Binary(NamedTuple):
     edge_infos: list[tuple[int, str, int]]  # (deptype bits, virtuals, compiler rank) per edge
 
 
-def _typed_rows(installs: dict[str, msgspec.Raw]) -> _Rows:
+def _typed_rows(installs: dict[str, msgspec.Raw], faults: _Faults) -> _Rows:
     decode = _RECORD_DECODER.decode
     records: dict[str, tuple[str, str]] = {}  # hash -> (name, version) of every record
     binaries: list[_Binary] = []
     variants: dict[bytes, tuple[str, ...]] = {}
+    mended: dict[str, msgspec.Raw | None] = {}  # records read on their own: in Spack's shape, or None (dropped)
     for hash_, raw in installs.items():
-        node = (record := decode(raw)).spec
-        if not node.name:
-            raise _NotTyped(hash_)
+        try:
+            node = (record := decode(raw)).spec
+            if not node.name:
+                raise _NotTyped(hash_)
+            binary = _binary(hash_, node, variants) if record.in_buildcache else None
+        except _RECORD_FAULTS:  # this record alone is read the slow way; the others stay on the fast one
+            mended[hash_], recovered = _recovered(hash_, raw, faults)
+            if recovered is None:
+                continue
+            node = (record := recovered).spec
+            binary = _binary(hash_, node, variants) if record.in_buildcache else None
         records[hash_] = (node.name, node.version)
-        if record.in_buildcache:
-            binaries.append(_binary(hash_, node, variants))
+        if binary is not None:
+            binaries.append(binary)
+    if mended:  # what later passes read again holds no record that failed
+        installs = {h: r for h, r in ((h, mended.get(h, r)) for h, r in installs.items()) if r is not None}
     binaries.sort(key=lambda b: b.name)
     edge_hashes = list(chain.from_iterable(b.edge_hashes for b in binaries))
     table = _table(records, edge_hashes, installs)
@@ -232,6 +257,93 @@ def _typed_rows(installs: dict[str, msgspec.Raw]) -> _Rows:
     return _Rows([b.hash for b in binaries], [b.name for b in binaries], [b.version for b in binaries],
                  [_compiler_of(b, named) for b in binaries], [b.platform for b in binaries],
                  [b.os for b in binaries], [b.target for b in binaries], [b.variants for b in binaries], deps)
+
+
+_RECORD_FAULTS = (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError, RecursionError)
+
+
+def _recovered(hash_: str, raw: msgspec.Raw, faults: _Faults) -> tuple[msgspec.Raw | None, _Record | None]:
+    """One record the typed decode refused, read as Spack's reader would: the fields of Spack's shape kept
+    (the wrong types left out), or a problem naming the record. Returns its mended bytes and record."""
+    try:
+        value = json.loads(str(raw, "utf-8"))
+    except UnicodeDecodeError:
+        if _in_build_cache(str(raw, "utf-8", "surrogateescape")) is not False:
+            faults.add(hash_, "not valid UTF-8; skipped")
+        return None, None
+    except (ValueError, RecursionError) as exc:
+        faults.add(hash_, f"not valid JSON ({_one_line(str(exc))}); skipped")
+        return None, None
+    if not isinstance(value, dict):
+        faults.add(hash_, f"is {_json_type(value)}, not an object; skipped")
+        return None, None
+    shaped = _typed_shape(value)
+    if shaped is None:
+        spec = value.get("spec")
+        if isinstance(spec, dict) and "name" not in spec and len(spec) == 1:
+            raise _NotTyped(hash_)  # DB 5 wrapped each node in its name: the tolerant reading knows it
+        if value.get("in_buildcache") is not False:
+            faults.add(hash_, "no usable spec (a node with a name); skipped")
+        return None, None
+    mended = msgspec.Raw(msgspec.json.encode(shaped))  # NaN and Infinity encode as null
+    record = _RECORD_DECODER.decode(mended)
+    if record.in_buildcache:
+        faults.add(hash_, "not the shape Spack writes; fields of the wrong type are shown empty", Severity.WARNING)
+    return mended, record
+
+
+def _in_build_cache(text: str) -> bool | None:
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value.get("in_buildcache") if isinstance(value, dict) else None
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string" if isinstance(value, str) else "an array" if isinstance(value, list) else "a value"
+
+
+def _strings_of(mapping: dict[str, Any], keys: tuple[str, ...]) -> dict[str, str]:
+    return {key: mapping[key] for key in keys if isinstance(mapping.get(key), str)}
+
+
+def _typed_shape(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The parts of a record the typed reading takes, of the types it takes; None without a named node."""
+    spec = record.get("spec")
+    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"]:
+        return None
+    node: dict[str, Any] = _strings_of(spec, ("name", "version"))
+    arch = spec.get("arch")
+    if isinstance(arch, dict):
+        node["arch"] = _strings_of(arch, ("platform", "platform_os", "target"))
+        target = arch.get("target")
+        if isinstance(target, dict) and isinstance(target.get("name"), str):
+            node["arch"]["target"] = {"name": target["name"]}
+    if isinstance(spec.get("compiler"), dict):
+        node["compiler"] = _strings_of(spec["compiler"], ("name", "version"))
+    if "parameters" in spec:
+        node["parameters"] = spec["parameters"] if isinstance(spec["parameters"], dict) else {}
+    if isinstance(spec.get("dependencies"), list):
+        node["dependencies"] = [_typed_edge(edge) for edge in spec["dependencies"] if isinstance(edge, dict)]
+    if isinstance(spec.get("annotations"), dict):
+        node["annotations"] = _strings_of(spec["annotations"], ("compiler",))
+    return {"spec": node, "in_buildcache": record.get("in_buildcache") is True}
+
+
+def _typed_edge(edge: dict[str, Any]) -> dict[str, Any]:
+    shaped: dict[str, Any] = _strings_of(edge, ("name", "hash"))
+    if isinstance(edge.get("parameters"), dict):
+        shaped["parameters"] = edge["parameters"]
+    if isinstance(edge.get("type"), list):
+        shaped["type"] = [t for t in edge["type"] if isinstance(t, str)]
+    return shaped
 
 
 def _table(records: dict[str, tuple[str, str]], edge_hashes: list[str], installs: dict[str, msgspec.Raw]) -> DepTable:
@@ -368,8 +480,8 @@ def render_variants(parameters: Mapping[str, Any]) -> tuple[str, ...]:
     """`parameters` as the site lists variants: sorted by name, flags left out, patches shortened."""
     rendered = []
     for key in sorted(parameters):
-        if key in FLAGS:
-            continue
+        if key in FLAGS or not _VARIANT_NAME.fullmatch(key):
+            continue  # a name Spack could not have written (`mpi +cuda`) would read as two variants
         value = parameters[key]
         if isinstance(value, list):
             if not value or not all(isinstance(v, str) for v in value):
@@ -387,9 +499,9 @@ def _rendered_pair(key: str, value: bool | str | tuple[str, ...]) -> str:
     if isinstance(value, bool):
         return ("+" if value else "~") + key
     if isinstance(value, str):
-        return f"{key}={value}"
+        return f"{key}={quote_value(value)}"
     values = [v[:PATCH_LENGTH] for v in value] if key == "patches" else list(value)
-    return f"{key}={','.join(sorted(values))}"
+    return f"{key}={quote_value(','.join(sorted(values)))}"
 
 
 # -- grouping per package ------------------------------------------------------------------------------
@@ -417,37 +529,114 @@ def _documents(rows: _Rows, origin: str, tag: str, generation: str) -> list[Pars
 # -- the tolerant reading: record by record ---------------------------------------------------------------
 
 
-def _database(data: bytes) -> dict[str, Any]:
+def _database(data: bytes) -> tuple[dict[str, Any], bool]:
+    """The `database` object, as Spack's reader (Python's json) reads it; and whether some bytes were not UTF-8.
+
+    Bytes that are not UTF-8 are kept as lone surrogates, so they cost only the records that hold them.
+    """
     try:
-        document = json.loads(data)
+        text, bad_bytes = str(data, "utf-8"), False
+    except UnicodeDecodeError:
+        text, bad_bytes = str(data, "utf-8", "surrogateescape"), True
+    try:
+        document = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        raise IndexFormatError(f"not valid JSON: {exc}") from None
+        raise IndexFormatError(f"not valid JSON: {_one_line(str(exc))}") from None
     database = document.get("database") if isinstance(document, dict) else None
     if not isinstance(database, dict) or not isinstance(database.get("installs"), dict):
         raise IndexFormatError("no 'database.installs' mapping: not a Spack build-cache index")
-    return database
+    return database, bad_bytes
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+class _Faults:
+    """Records that cost only themselves: each one named (up to MAX_RECORD_PROBLEMS), the rest counted."""
+
+    def __init__(self, origin: str) -> None:
+        self.origin = origin
+        self.problems: list[Problem] = []
+        self.unnamed = {Severity.ERROR: 0, Severity.WARNING: 0}
+
+    def add(self, hash_: str, reason: str, severity: Severity = Severity.ERROR) -> None:
+        if len(self.problems) < MAX_RECORD_PROBLEMS:
+            self.problems.append(Problem(self.origin, f"record {_shown_hash(hash_)}: {reason}", severity))
+        else:
+            self.unnamed[severity] += 1
+
+    def report(self) -> list[Problem]:
+        what = {Severity.ERROR: "skipped", Severity.WARNING: "with fields of the wrong type shown empty"}
+        return self.problems + [Problem(self.origin, f"{n} more records {what[severity]} (not named one by one)",
+                                        severity) for severity, n in self.unnamed.items() if n]
+
+
+def _shown_hash(hash_: str) -> str:
+    """A record's key as it can be named: undecodable bytes as \\xNN, never longer than a line."""
+    text = hash_.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return text if len(text) <= 64 else text[:64] + "…"
+
+
+def _has_bad_bytes(value: Any) -> bool:
+    """Whether a decoded record holds a lone surrogate (a byte that was not UTF-8), without recursion."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and any("\udc80" <= c <= "\udcff" for c in item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _without_bad_bytes(nodes: dict[str, Any], faults: _Faults) -> dict[str, Any]:
+    """The records whose text is all UTF-8; the others named (when in the build cache) and dropped,
+    so that no other record's dependency shows their bytes either."""
+    kept = {}
+    for hash_, record in nodes.items():
+        if _has_bad_bytes(hash_) or _has_bad_bytes(record):
+            if not (isinstance(record, dict) and record.get("in_buildcache") is False):
+                faults.add(hash_, "not valid UTF-8; skipped")
+        else:
+            kept[hash_] = record
+    return kept
+
+
+def _fits_typed_shape(record: dict[str, Any]) -> bool:
+    """Whether the typed reading would take this record as it is (else: fields of the wrong type show empty)."""
+    try:
+        _RECORD_DECODER.decode(msgspec.json.encode(record))  # NaN and Infinity encode as null
+    except (msgspec.ValidationError, msgspec.DecodeError, UnicodeError, RecursionError):
+        return False
+    return True
 
 
 def _read_tolerantly(data: bytes, origin: str, tag: str, generation: str) -> DatabaseContent:
-    database = _database(data)
+    database, bad_bytes = _database(data)
     version = str(database.get("version", ""))
     problems = _version_problems(version, origin)
-    if version in KNOWN_VERSIONS:
-        reason = "some records do not have the shape Spack writes; fields of the wrong type are shown empty"
-        problems.append(Problem(origin, reason, Severity.WARNING))
-    nodes = database["installs"]
+    faults = _Faults(origin)
+    nodes = _without_bad_bytes(database["installs"], faults) if bad_bytes else database["installs"]
     specs: list[tuple[str, _Spec]] = []
-    skipped = 0
     for hash_, record in nodes.items():
-        if not isinstance(record, dict) or record.get("in_buildcache") is not True:
+        if not isinstance(record, dict):
+            faults.add(hash_, f"is {_json_type(record)}, not an object; skipped")
+            continue
+        if record.get("in_buildcache") is not True:
             continue
         spec = _tolerant_spec(record.get("spec"), nodes)
         if spec is None:
-            skipped += 1
-        else:
-            specs.append((str(hash_), spec))
-    if skipped:
-        problems.append(Problem(origin, f"{skipped} records in the build cache have no usable spec; skipped"))
+            faults.add(hash_, "no usable spec (a node with a name); skipped")
+            continue
+        if version in KNOWN_VERSIONS and not _fits_typed_shape(record):
+            faults.add(hash_, "not the shape Spack writes; fields of the wrong type are shown empty", Severity.WARNING)
+        specs.append((str(hash_), spec))
+    problems += faults.report()
     specs.sort(key=lambda item: item[1].name)
     binaries = {h for h, _ in specs}
     reached = [edge.hash for _, spec in specs for edge in spec.deps]
@@ -488,8 +677,9 @@ def _tolerant_lookup(nodes: Mapping[str, Any], binaries: set[str]) -> Lookup:
 
 
 def _tolerant_membership(data: bytes) -> set[str]:
-    installs = _database(data)["installs"]
-    return {str(h) for h, r in installs.items() if isinstance(r, dict) and r.get("in_buildcache") is True}
+    database, bad_bytes = _database(data)
+    return {str(h) for h, r in database["installs"].items()
+            if isinstance(r, dict) and r.get("in_buildcache") is True and not (bad_bytes and _has_bad_bytes(h))}
 
 
 def _text(value: Any) -> str:

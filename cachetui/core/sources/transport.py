@@ -2,13 +2,16 @@
 
 Network reads stream with a progress callback, connect and read timeouts, a stall check
 (a server that trickles bytes is given up on too), and redirects: within http and https
-only, never from https down to http. Every failure is one `FetchError` whose message names
-the URL and says what went wrong (404, refused, DNS, TLS, timeout, truncated, too large),
-never a traceback. Nothing here writes anywhere.
+only, never from https down to http, and never carrying an `Authorization` header to
+another origin. Every failure is one `FetchError` of one line whose message names the URL
+(its credentials redacted, see `redact.py`) and says what went wrong (404, refused, reset,
+DNS, TLS, timeout, redirect loop, truncated, too large), never a traceback. Nothing here
+writes anywhere.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import time
 import urllib.parse
@@ -16,6 +19,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
+
+from cachetui.core.sources.redact import origin, redact, request_auth
+from cachetui.core.sources.regular_file import NotRegular, open_regular
 
 if TYPE_CHECKING:
     import http.client
@@ -40,13 +46,15 @@ class FetchError(Exception):
     """One line: the URL and what went wrong. `missing` is True for a 404 or absent file."""
 
     def __init__(self, url: str, reason: str, *, missing: bool = False, status: int | None = None,
-                 challenge: str | None = None) -> None:
+                 challenge: str | None = None, too_large: bool = False) -> None:
+        url, reason = redact(url), redact(" ".join(reason.split()))  # one line, and no password in it
         super().__init__(f"{url}: {reason}")
         self.url = url
         self.reason = reason
         self.missing = missing
         self.status = status  # the HTTP status, when the server answered with an error
         self.challenge = challenge  # a 401's WWW-Authenticate header: what a registry client logs in with
+        self.too_large = too_large  # refused for its size (max_bytes)
 
 
 @dataclass(frozen=True)
@@ -117,7 +125,7 @@ def exists(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> bool:
     import urllib.error
     import urllib.request
 
-    request = urllib.request.Request(location, method="HEAD", headers={"User-Agent": USER_AGENT})
+    request = _request(location, method="HEAD")
     try:
         with _opener().open(request, timeout=timeout):
             return True
@@ -127,26 +135,46 @@ def exists(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> bool:
         if exc.code in (405, 501):  # the server does not answer HEAD: assume it is there, the GET will tell
             return True
         raise FetchError(location, f"HTTP {exc.code} {exc.reason}", status=exc.code) from None
+    except _RedirectLoop as exc:
+        raise FetchError(location, str(exc)) from None
     except urllib.error.URLError as exc:
         raise FetchError(location, _reason(exc.reason, timeout)) from None
     except (http.client.HTTPException, OSError, ValueError) as exc:
         raise FetchError(location, _reason(exc, timeout)) from None
 
 
+def _request(url: str, *, method: str = "GET", headers: dict[str, str] | None = None) -> urllib.request.Request:
+    """A request for `url`: its user part (never a host name) taken out and sent as basic credentials."""
+    import urllib.request
+
+    bare, auth = request_auth(url)
+    request = urllib.request.Request(bare, method=method, headers={"User-Agent": USER_AGENT, **(headers or {})})
+    if auth is not None:
+        request.add_header("Authorization", auth)
+    return request
+
+
+class _RedirectLoop(Exception):
+    """Redirects that go round (or on and on): one line, with the number of hops."""
+
+
 def _read_local(location: str, path: str, max_bytes: int) -> bytes:
     try:
-        with open(path, "rb") as handle:
+        handle, _ = open_regular(path)  # never a FIFO: opening one would wait for a writer for ever
+        with handle:
             data = handle.read(max_bytes + 1)
+    except NotRegular as exc:
+        if exc.kind == "a directory":
+            raise FetchError(location, "is a directory", missing=True) from None
+        raise FetchError(location, f"not a regular file ({exc.kind}); not opened") from None
     except FileNotFoundError:
         raise FetchError(location, "no such file", missing=True) from None
-    except IsADirectoryError:
-        raise FetchError(location, "is a directory", missing=True) from None
     except PermissionError:
         raise FetchError(location, "permission denied") from None
     except OSError as exc:
         raise FetchError(location, f"cannot read: {exc.strerror or exc}") from None
     if len(data) > max_bytes:
-        raise FetchError(location, f"larger than {max_bytes / 2**20:.0f} MB; not read")
+        raise FetchError(location, f"larger than {_size(max_bytes)}; not read", too_large=True)
     return data
 
 
@@ -163,7 +191,25 @@ def _opener() -> urllib.request.OpenerDirector:
             old, new = urllib.parse.urlsplit(req.full_url).scheme, urllib.parse.urlsplit(newurl).scheme
             if new not in ("http", "https") or (old == "https" and new == "http"):
                 raise urllib.error.HTTPError(newurl, code, f"refused redirect from {old} to {new}", headers, fp)
-            return super().redirect_request(req, fp, code, msg, headers, newurl)
+            newurl, _ = request_auth(newurl)  # credentials a server puts in a Location are never used
+            redirected = super().redirect_request(req, fp, code, msg, headers, newurl)
+            if redirected is not None and origin(newurl) != origin(req.full_url):
+                # urllib copies every header to the next request, wherever it goes: a password or
+                # token given for one host must not reach another.
+                for name in ("Authorization", "Proxy-authorization", "Cookie"):
+                    redirected.remove_header(name)
+            return redirected
+
+        def http_error_302(self, req, fp, code, msg, headers):  # noqa: ANN001, ANN201
+            try:
+                return super().http_error_302(req, fp, code, msg, headers)
+            except urllib.error.HTTPError as exc:
+                if not str(exc.msg).startswith(self.inf_msg):
+                    raise
+                hops = sum(getattr(req, "redirect_dict", {}).values()) + 1
+                raise _RedirectLoop(f"redirect loop after {hops} hops") from None
+
+        http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
 
     opener = urllib.request.OpenerDirector()
     for handler in (urllib.request.HTTPHandler(), urllib.request.HTTPSHandler(), SafeRedirects(),
@@ -179,14 +225,14 @@ def _read_http(url: str, progress: ByteProgress | None, timeout: float, max_byte
     import urllib.error
     import urllib.request
 
-    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"})
+    request = _request(url, headers={"Accept-Encoding": "identity"})
     for name, value in (headers or {}).items():
         request.add_unredirected_header(name, value)  # urllib copies only the redirectable ones on a redirect
     try:
         with _opener().open(request, timeout=timeout) as response:
             total = _content_length(response)
             if total is not None and total > max_bytes:
-                raise FetchError(url, f"is {total / 2**20:.0f} MB, over the {max_bytes / 2**20:.0f} MB limit")
+                raise FetchError(url, f"is {_size(total)}, over the {_size(max_bytes)} limit", too_large=True)
             data = _stream(url, response, total, progress, max_bytes, timeout)
             return Fetched(data, response.geturl())
     except FetchError:
@@ -195,6 +241,8 @@ def _read_http(url: str, progress: ByteProgress | None, timeout: float, max_byte
         challenge = exc.headers.get("WWW-Authenticate") if exc.code == 401 and exc.headers else None
         raise FetchError(url, f"HTTP {exc.code} {exc.reason}", missing=exc.code in (404, 410), status=exc.code,
                          challenge=challenge) from None
+    except _RedirectLoop as exc:
+        raise FetchError(url, str(exc)) from None
     except urllib.error.URLError as exc:
         raise FetchError(url, _reason(exc.reason, timeout)) from None
     except (TimeoutError, socket.timeout):
@@ -213,22 +261,29 @@ def _content_length(response: http.client.HTTPResponse) -> int | None:
 def _stream(url: str, response: http.client.HTTPResponse, total: int | None, progress: ByteProgress | None,
             max_bytes: int, timeout: float) -> bytes:
     """The body, in chunks; a server that sends under MIN_RATE bytes a second for `timeout` seconds is stalled."""
-    buffer = bytearray()
+    # BytesIO hands its buffer over in getvalue() without a copy: the body is held once, not twice.
+    buffer = io.BytesIO()
+    size = 0
     window_start, window_bytes = time.monotonic(), 0
     while chunk := response.read1(CHUNK):
-        buffer += chunk
-        if len(buffer) > max_bytes:
-            raise FetchError(url, f"more than {max_bytes / 2**20:.0f} MB; stopped")
+        size += len(chunk)
+        if size > max_bytes:
+            raise FetchError(url, f"more than {_size(max_bytes)}; stopped", too_large=True)
+        buffer.write(chunk)
         window_bytes += len(chunk)
         if time.monotonic() - window_start >= timeout:
             if window_bytes < MIN_RATE * timeout:
                 raise FetchError(url, f"stalled: {window_bytes} bytes in the last {timeout:g} s")
             window_start, window_bytes = time.monotonic(), 0
         if progress is not None:
-            progress(len(buffer), total)
-    if total is not None and len(buffer) != total:
-        raise FetchError(url, f"truncated: got {len(buffer)} of {total} bytes")
-    return bytes(buffer)
+            progress(size, total)
+    if total is not None and size != total:
+        raise FetchError(url, f"truncated: got {size} of {total} bytes")
+    return buffer.getvalue()
+
+
+def _size(n: int) -> str:
+    return f"{n} bytes" if n < 2**20 else f"{n / 2**20:.0f} MB"
 
 
 def _reason(error: object, timeout: float) -> str:

@@ -10,6 +10,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from cachetui.core.sources.regular_file import NotRegular, open_regular
 from cachetui.core.sources.site.document import UnsupportedDocument, interpret
 from cachetui.core.sources.site.fast import fast_document
 from cachetui.core.sources.site.frontmatter import FrontMatterError, has_front_matter, split_front_matter
@@ -208,10 +209,15 @@ def _megabytes(size: int) -> str:
 def _read_document(path: str, max_bytes: int, *, must_be_document: bool) -> tuple[bytes | None, Signature]:
     """The file's bytes (None for a file that is quietly not a document) and its signature when read."""
     try:
-        with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise _Unreadable("not a regular file", io_error=False)
+        handle, info = open_regular(path)
+    except NotRegular as exc:
+        raise _Unreadable(f"not a regular file ({exc.kind}); not opened", io_error=False) from None
+    except PermissionError:
+        raise _Unreadable("permission denied") from None
+    except OSError as exc:
+        raise _Unreadable(f"cannot read: {exc.strerror or exc}") from None
+    try:
+        with handle:
             # One syscall for the usual small document; a peek at the head otherwise.
             asked = _ONE_READ_BYTES + 1 if info.st_size <= _ONE_READ_BYTES else _HEAD_BYTES
             data = handle.read(asked)
@@ -224,6 +230,11 @@ def _read_document(path: str, max_bytes: int, *, must_be_document: bool) -> tupl
                 data += handle.read(max_bytes + 1 - len(data))
             if len(data) > max_bytes:
                 raise _Unreadable(f"file grew past the {_megabytes(max_bytes)} cap while read; skipped")
+            after = os.fstat(handle.fileno())
+            if len(data) != info.st_size or stat_signature(after) != stat_signature(info):
+                # written to while read: what was read may be half of one version and half of another
+                raise _Unreadable(f"changed while it was read ({info.st_size} bytes, then {after.st_size}); "
+                                  "skipped, and read again next time")
             return data, stat_signature(info)
     except PermissionError:
         raise _Unreadable("permission denied") from None

@@ -1,0 +1,50 @@
+"""Open a local input only when it is a regular file: never a FIFO, socket or device, and never blocking.
+
+A site tree or a mirror on disk is written by others. Opening a FIFO for reading blocks until
+someone writes to it, and opening a device can have effects of its own (a tape rewinds, a
+watchdog arms), so the kind of file is checked before it is opened, and the open itself is
+non-blocking, in case a FIFO is swapped in between; the descriptor is checked again after.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import BinaryIO
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+class NotRegular(OSError):
+    """The path exists but is not a regular file; `kind` says what it is."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(f"not a regular file: {kind}")
+        self.kind = kind
+
+
+def kind_of(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def open_regular(path: str) -> tuple[BinaryIO, os.stat_result]:
+    """The open file and its status; NotRegular for anything but a regular file, OSError as open raises it."""
+    before = os.stat(path)  # follows symlinks as open does: a loop is ELOOP here
+    if not stat.S_ISREG(before.st_mode):
+        raise NotRegular(kind_of(before.st_mode))
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):  # swapped after the check
+            raise NotRegular(kind_of(info.st_mode))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb"), info
+    except BaseException:
+        os.close(fd)
+        raise
