@@ -79,8 +79,8 @@ def _about(detail: SpecDetail) -> list[Line]:
 def _installable(detail: SpecDetail) -> list[Line]:
     """Whether `spack install --use-buildcache only` can fetch it, and what it would have to build."""
     state = detail.spec.installable
-    if state == "unknown":
-        return [_row("cache", "unknown: site documents record no dependencies", "dim")]
+    if state == "unknown":  # site documents: the dependencies line below says they are not recorded
+        return []
     if state == "yes":
         return [_row("cache", "installable from the loaded caches alone", "green")]
     missing = detail.missing

@@ -37,6 +37,8 @@ MAX_VALUES = 40  # per facet; the rest is one "… N more" row (Enter shows them
 _ORDERED_BY_VALUE = frozenset({"version", "tag"})
 # Every spec of a tag is in its `root` stack: as a facet value it narrows nothing.
 _HIDDEN_VALUES = {"stack": frozenset({"root"})}
+# Site documents record no dependencies: a facet that can only say "unknown" says nothing.
+_ONLY_WHEN_KNOWN = frozenset({"installable"})
 
 
 class Kind(Enum):
@@ -102,7 +104,7 @@ def facet_entries(state: FacetState) -> list[Entry]:
         chosen = state.selected.get(facet, frozenset())
         hidden = _HIDDEN_VALUES.get(facet, frozenset()) - chosen
         values = [v for v in _ordered(facet, counts) if v not in hidden and needle in v.lower()]
-        if not values:
+        if not values or (facet in _ONLY_WHEN_KNOWN and set(values) <= {"unknown"} and not chosen):
             continue
         entries.append(Entry(Kind.HEADING, facet, title=FACET_TITLES[facet]))
         if needle or facet in state.expanded:
