@@ -10,6 +10,7 @@ from typing import Any
 from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS, add_inputs, load_or_exit
 from cachetui.core.model import Corpus
 from cachetui.core.problems import Problem
+from cachetui.present.format import counted
 from cachetui.present.inert import inert
 
 
@@ -47,19 +48,15 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if data["errors"] else EXIT_OK
 
 
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
 def _print_text(data: dict[str, Any], problems: list[Problem]) -> None:
-    read = [_count(data["files"], "file", "files") if data["files"] or not data["indexes"] else "",
-            _count(data["indexes"], "mirror index", "mirror indexes") if data["indexes"] else ""]
+    read = [counted(data["files"], "file", "files") if data["files"] or not data["indexes"] else "",
+            counted(data["indexes"], "mirror index", "mirror indexes") if data["indexes"] else ""]
     # A spec is a listing: one binary in one tag. Unique binaries are said only where they differ.
-    unique = f" ({_count(data['unique_hashes'], 'unique binary', 'unique binaries')})" \
+    unique = f" ({counted(data['unique_hashes'], 'unique binary', 'unique binaries')})" \
         if data["unique_hashes"] != data["specs"] else ""
-    print(f"{_count(data['documents'], 'document', 'documents')}, {_count(data['packages'], 'package', 'packages')}, "
-          f"{_count(data['tags'], 'tag', 'tags')}, {_count(data['specs'], 'spec', 'specs')}{unique} "
+    print(f"{counted(data['documents'], 'document', 'documents')}, {counted(data['packages'], 'package', 'packages')}, "
+          f"{counted(data['tags'], 'tag', 'tags')}, {counted(data['specs'], 'spec', 'specs')}{unique} "
           f"from {' and '.join(r for r in read if r)}")
     for problem in problems:
         print(f"{problem.severity.value}: {inert(problem.described())}")
-    print(f"{_count(len(data['errors']), 'error', 'errors')}, {_count(len(data['warnings']), 'warning', 'warnings')}")
+    print(f"{counted(len(data['errors']), 'error', 'errors')}, {counted(len(data['warnings']), 'warning', 'warnings')}")

@@ -14,6 +14,11 @@ from cachetui.present.inert import inert
 _UNITS = ("B", "kB", "MB", "GB", "TB", "PB")
 
 
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """`1 tag`, `2 tags`: a count with its noun in the right number."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def human_size(size: int | None) -> str:
     """Decimal units, as `ls -h --si` and most download pages show them; `-` when unknown."""
     if size is None or size < 0:

@@ -20,7 +20,7 @@ from cachetui.core.hashes import is_valid_hash, short_hash
 from cachetui.core.model import SpecView, arch_triple
 from cachetui.core.records import deptype_names
 from cachetui.core.variants import parse_variants
-from cachetui.present.format import describe_variant, display_path, human_size
+from cachetui.present.format import counted, describe_variant, display_path, human_size
 from cachetui.present.inert import inert
 
 LABEL_WIDTH = 9
@@ -84,8 +84,8 @@ def _installable(detail: SpecDetail) -> list[Line]:
     if state == "yes":
         return [_row("cache", "installable from the loaded caches alone", "green")]
     missing = detail.missing
-    lines = [_row("cache", f"needs {len(missing)} build{'' if len(missing) == 1 else 's'} from source "
-                           "(no loaded source holds them)", "yellow")]
+    lines = [_row("cache", f"needs {counted(len(missing), 'build')} from source (no loaded source holds them)",
+                  "yellow")]
     for line in missing:
         dep = line.dependency
         name = f"{dep.name}@{dep.version}" if dep.version else dep.name
@@ -135,8 +135,8 @@ def _dependencies(detail: SpecDetail) -> list[Line]:
 def _users(detail: SpecDetail) -> list[Line]:
     if not detail.has_dependency_data:
         return []
-    lines: list[Line] = [(Text.assemble(("used by", "bold"), (f"  {len(detail.used_by) + detail.more_used_by} "
-                                                               f"specs in the corpus", "dim")), None)]
+    users = counted(len(detail.used_by) + detail.more_used_by, "spec")
+    lines: list[Line] = [(Text.assemble(("used by", "bold"), (f"  {users} in the corpus", "dim")), None)]
     for user in detail.used_by:
         kinds = ",".join(deptype_names(user.deptypes))
         lines.append((Text.assemble("  ", inert(user.label), (f"  {kinds}", "dim")), user.spec))

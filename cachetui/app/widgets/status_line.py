@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from cachetui.present.format import counted
 from cachetui.present.inert import inert
 
 
@@ -60,7 +61,7 @@ def render_status(status: Status) -> Text:
         text.append(" (updating…)", "dim")
     if status.problems:
         text.append(f"  │  ⚠ {status.problems} problems (p)", "yellow")
-    text.append(f"  │  {status.documents} docs · {status.specs} specs · {status.tags} tags", "dim")
+    text.append(f"  │  {status.documents} docs · {counted(status.specs, 'spec')} · {counted(status.tags, 'tag')}", "dim")
     return text
 
 
