@@ -84,8 +84,7 @@ def measure_closure(rounds: int) -> dict[str, float]:
 
 def _peak_rss(root: Path, blob: Path) -> tuple[float, float]:
     """Peak RSS (MB) of a process that cold-loads the mirror, and of one that only json.loads its index."""
-    ours = peak_rss_mb(f"from cachetui.core.corpus import load_corpus
-from cachetui.core.installable import VALUES, YES, installable_column; load_corpus([{str(root)!r}])")
+    ours = peak_rss_mb(f"from cachetui.core.corpus import load_corpus; load_corpus([{str(root)!r}])")
     return ours, peak_rss_mb(f"import json; json.loads(open({str(blob)!r}, 'rb').read())")
 
 
