@@ -8,8 +8,13 @@
 - `platform=`, `os=`, `target=` take any of their values; a target range `lo:hi` holds the
   microarchitectures between (archspec);
 - `/abc` is every binary whose hash starts with abc;
-- `^dep@v` needs dep (or a provider of the virtual dep) somewhere among the dependencies;
-  only mirror indexes record dependencies, so on site documents alone it is an error.
+- `^dep@v` needs dep (or a provider of the virtual dep) somewhere among the dependencies, along
+  every edge the indexes record, through records held without their binary too; only mirror
+  indexes record dependencies, so on site documents alone it is an error;
+- what follows `%gcc` is gcc's own (Spack 1.x), which caches do not record: said, not guessed.
+
+Every value resolves through cachetui.core.resolve, in the package the query names (else the
+one open, else the corpus): a value that names nothing there is an error with the near ones.
 
 Each constraint is decided once per distinct value (a version, a compiler, a target) and
 applied to the scope with numpy, so a query costs little even over 500k specs.

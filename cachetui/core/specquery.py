@@ -1,4 +1,4 @@
-"""Spack spec syntax as a query: `hdf5@1.14: +mpi ~cuda %gcc@13 target=x86_64_v3 ^zlib /abc1234`.
+"""Spack spec syntax as a query: `hdf5@1.14: +mpi ~cuda target=x86_64_v3 %gcc@13 ^zlib /abc1234`.
 
 The tokens follow Spack's `lib/spack/spack/spec_parser.py`: a name, `@` versions (ranges,
 lists, `=` exact), `%` a compiler (or the 1.x form `%c,cxx=gcc@13`), variants `+x` `~x`

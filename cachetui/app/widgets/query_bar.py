@@ -20,7 +20,7 @@ from textual.widgets import Input, Static
 from cachetui.core.specquery import looks_like_spec
 from cachetui.present.inert import inert
 
-PLACEHOLDER = "/ search packages, or a spec: hdf5@1.14: +mpi %gcc@13 target=x86_64_v3: ^zlib /abc1234"
+PLACEHOLDER = "/ search packages, or a spec: hdf5@1.14: +mpi target=x86_64_v3: %gcc@13 ^zlib /abc1234"
 
 
 class QueryBar(Horizontal):
