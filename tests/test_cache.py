@@ -199,9 +199,19 @@ def test_the_cache_key_follows_the_parsing_code(tmp_path: Path) -> None:
     core = tmp_path / "core"
     shutil.copytree(Path(cachetui.core.__file__).parent, core, ignore=shutil.ignore_patterns("__pycache__"))
     assert source_digest(core) == code_digest()
-    parser = core / "sources" / "site" / "document.py"
-    parser.write_text(parser.read_text() + "\n# a fixed parser\n")
-    assert source_digest(core) != code_digest()
+    for shaping in ("sources/site/document.py", "sources/spack_db.py", "build.py", "installable.py", "variants.py"):
+        changed = tmp_path / shaping.replace("/", "-")
+        shutil.copytree(core, changed)
+        (changed / shaping).write_text((changed / shaping).read_text() + "\n# a fixed parser\n")
+        assert source_digest(changed) != code_digest(), shaping
+
+
+def test_the_cache_key_ignores_code_that_only_reads_a_finished_corpus(tmp_path: Path) -> None:
+    core = tmp_path / "core"
+    shutil.copytree(Path(cachetui.core.__file__).parent, core, ignore=shutil.ignore_patterns("__pycache__"))
+    for query_code in ("resolve.py", "specmatch.py", "query.py", "interpret.py", "results.py", "diff.py"):
+        (core / query_code).write_text((core / query_code).read_text() + "\n# a better answer\n")
+    assert source_digest(core) == code_digest()
 
 
 def test_results_from_other_parser_code_are_not_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

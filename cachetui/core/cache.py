@@ -20,6 +20,7 @@ to the input documents.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import pickle
@@ -46,17 +47,51 @@ def default_cache_dir() -> Path:
     return Path(base) / "cachetui"
 
 
+# The modules a load runs: what they import (within the core), at any depth, shapes what is cached.
+LOADING_ROOTS = ("corpus.py",)
+
+
 @lru_cache(maxsize=1)
 def code_digest() -> str:
-    """What cached results depend on: the core's source, the cache format, Python, numpy and PyYAML."""
+    """What cached results depend on: the loading code's source, the cache format, Python, numpy and PyYAML.
+
+    Only the modules a load imports count, so a change to query code (resolving, matching,
+    explaining) leaves users' caches valid; a change to a parser, the model or its builders does not.
+    """
     return source_digest(Path(cachetui.core.__file__).parent)
 
 
 def source_digest(core: Path) -> str:
     digest = hashlib.sha256(f"{CACHE_FORMAT}\0{sys.version}\0{np.__version__}\0{yaml.__version__}".encode())
-    for source in sorted(core.rglob("*.py")):
+    for source in sorted(loading_modules(core)):
         digest.update(source.relative_to(core).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+def loading_modules(core: Path) -> set[Path]:
+    """The core modules a load imports, at any depth, read from their import statements (nothing runs)."""
+    found: set[Path] = set()
+    waiting = [core / root for root in LOADING_ROOTS]
+    while waiting:
+        module = waiting.pop()
+        if module in found or not module.is_file():
+            continue
+        found.add(module)
+        for node in ast.walk(ast.parse(module.read_bytes())):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else \
+                [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0:  # `from cachetui.core.x import y`: y may be a module
+                names += [f"{node.module}.{alias.name}" for alias in node.names]
+            waiting += [path for name in names for path in _module_paths(core, name)]
+    return found
+
+
+def _module_paths(core: Path, name: str) -> list[Path]:
+    if not name.startswith("cachetui.core"):
+        return []
+    parts = name.split(".")[2:]
+    base = core.joinpath(*parts) if parts else core
+    return [base.with_suffix(".py"), base / "__init__.py"]
 
 
 @dataclass
