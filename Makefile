@@ -17,6 +17,8 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/lint-imports
+	$(BIN)/ruff check cachetui
+	$(BIN)/mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The long fuzz run: the same property tests with a much larger example budget.

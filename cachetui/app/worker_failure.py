@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from textual.dom import DOMNode
+from typing import Any
+
+from textual.app import App
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.worker import Worker
 
 from cachetui.present.inert import inert
 
 
-def report_failure(node: DOMNode, worker: Worker) -> str:
+def report_failure(node: App[Any] | Screen[Any] | Widget, worker: Worker[Any]) -> str:
     """Notify that `worker` failed; returns the message (for a load report, say)."""
     error = worker.error
     message = f"{worker.name} failed: {type(error).__name__}: {error}"

@@ -97,7 +97,8 @@ def write_table(out: TextIO, found: Diff) -> None:
     out.write(f"{inert(found.old)} -> {inert(found.new)}\n")
     widths = [max(len(inert(row[i])) for row in rows) for i in range(len(SUMMARY))]
     for row in rows:
-        cells = [inert(cell).ljust(w) if i == 0 else inert(cell).rjust(w) for i, (cell, w) in enumerate(zip(row, widths))]
+        cells = [inert(cell).ljust(w) if i == 0 else inert(cell).rjust(w)
+                 for i, (cell, w) in enumerate(zip(row, widths))]
         out.write("  ".join(cells).rstrip() + "\n")
     lines = [("+", c) for p in found.packages for c in p.gained] + [("-", c) for p in found.packages for c in p.lost]
     if lines:

@@ -17,7 +17,8 @@ def _browse_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cachetui",
         description="Browse Spack build caches: site documents, mirrors and the public cache. Commands: "
-        "'check SOURCE...', 'query SOURCE...' and 'diff OLD NEW [SOURCE...]' (see 'cachetui diff --help'). With no SOURCE, opens the "
+        "'check SOURCE...', 'query SOURCE...' and 'diff OLD NEW [SOURCE...]' (see 'cachetui diff --help'). "
+        "With no SOURCE, opens the "
         "bundled sample corpus.",
     )
     parser.add_argument("--version", action="version", version=f"cachetui {__version__}")

@@ -149,7 +149,7 @@ def guarded(run: Callable[[], int], debug: bool) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK  # `cachetui query ... | head` is fine
-    except Exception as exc:  # noqa: BLE001 - the last line of defence for users
+    except Exception as exc:
         if debug:
             raise
         print(f"cachetui: internal error: {inert(type(exc).__name__)}: {inert(redact(str(exc)))}", file=sys.stderr)

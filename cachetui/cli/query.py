@@ -23,7 +23,7 @@ from cachetui.core.filters import MalformedValue, resolve_filters
 from cachetui.core.installable import VALUES as INSTALLABLE_VALUES
 from cachetui.core.installable import YES
 from cachetui.core.model import Corpus
-from cachetui.core.query import Query, RunsOn, select
+from cachetui.core.query import Filters, Query, RunsOn, select
 from cachetui.core.resolve import QueryProblem, UnknownValue, resolve_package
 from cachetui.core.specquery import SpecQuery, SpecSyntaxError, VariantTerm, parse_spec_query
 from cachetui.core.variants import parse_variants
@@ -151,7 +151,8 @@ def run(args: argparse.Namespace) -> int:
         filters = build_filters(corpus, args, packages[0] if len(packages) == 1 else None)
         runs_on = _runs_on(args.runs_on)
         spec = _with_variant_options(spec, args.variant)
-        selections = [select(corpus, Query(p, filters, spec, runs_on)) for p in packages or [None]]
+        scopes: list[str | None] = [*packages] or [None]
+        selections = [select(corpus, Query(p, Filters(filters), spec, runs_on)) for p in scopes]
     except QueryProblem as exc:
         if args.format in ("json", "csv"):  # `[]` or the header: a pipe into jq or a parser never breaks
             write_specs(sys.stdout, corpus, [], args.format)

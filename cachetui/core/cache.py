@@ -80,7 +80,7 @@ def loading_modules(core: Path) -> set[Path]:
         for node in ast.walk(ast.parse(module.read_bytes())):
             names = [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else \
                 [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
-            if isinstance(node, ast.ImportFrom) and node.level == 0:  # `from cachetui.core.x import y`: y may be a module
+            if isinstance(node, ast.ImportFrom) and node.level == 0:  # `from cachetui.core.x import y`: y may be one
                 names += [f"{node.module}.{alias.name}" for alias in node.names]
             waiting += [path for name in names for path in _module_paths(core, name)]
     return found
@@ -113,11 +113,13 @@ class Snapshot:
     def documents_from(self, origin: str, tag: str | None = None) -> list[ParsedDocument]:
         """The cached corpus's documents from one file, or one index group (origin and tag), as records again."""
         corpus = self.corpus
-        by_origin = corpus.memo.get("by-origin")
-        if by_origin is None:
-            by_origin = corpus.memo["by-origin"] = {}
+        def documents_by_origin() -> dict[str, list[int]]:
+            found: dict[str, list[int]] = {}
             for d, doc in enumerate(corpus.documents):
-                by_origin.setdefault(doc.path, []).append(d)
+                found.setdefault(doc.path, []).append(d)
+            return found
+
+        by_origin = corpus.memoised("by-origin", documents_by_origin)
         chosen = [d for d in by_origin.get(origin, []) if tag is None or corpus.documents[d].tag == tag]
         return corpus.documents_as_records(chosen)
 

@@ -52,7 +52,7 @@ class DependencyColumns:
 class DependencyBuilder:
     """Appends each spec's edges while documents stream in; `finish` reorders them with the specs."""
 
-    def __init__(self, vocab: dict) -> None:  # noqa: ANN001 - dict[str, Vocabulary]
+    def __init__(self, vocab: dict) -> None:
         self.vocab = vocab
         self.offsets = array("q", [0])
         self.hashes = array("i")

@@ -101,7 +101,7 @@ class Document:
 class SpecView(NamedTuple):
     """One spec resolved to strings, for the detail pane and the CLI."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # the spec's position; it shadows tuple.index, which nothing calls
     package: str
     tag: str
     hash: str
@@ -322,4 +322,4 @@ class Corpus:
         """A spec carrying this hash, in `tag` when it is there; None when the corpus lacks it."""
         found = self.occurrences(hash_)
         same_tag = [i for i in found if self.value("tag", self.single["tag"][i]) == tag]
-        return (same_tag or found or [None])[0]
+        return next(iter(same_tag or found), None)

@@ -117,7 +117,7 @@ class DepBlock:
 
     @classmethod
     def from_rows(cls, rows: list[tuple[Dependency, ...]], unheld: UnheldRecords | None = None) -> DepBlock:
-        table, virtual_names = DepTable(unheld=unheld), []
+        table, virtual_names = DepTable(unheld=unheld), list[str]()
         ordinals: dict[str, int] = {}
         virtual_ordinals: dict[str, int] = {}
         for edge in (edge for row in rows for edge in row):
@@ -191,7 +191,8 @@ class SpecColumns:
     def from_rows(cls, rows: list[RawSpec]) -> SpecColumns:
         if not rows:
             return cls()
-        return cls(*(list(column) for column in zip(*rows)))
+        hashes, versions, compilers, platforms, oss, targets, variants, stacks, sizes = map(list, zip(*rows))
+        return cls(hashes, versions, compilers, platforms, oss, targets, variants, stacks, sizes)
 
     def rows(self) -> list[RawSpec]:
         return [RawSpec(*row) for row in zip(self.hashes, self.versions, self.compilers, self.platforms, self.oss,

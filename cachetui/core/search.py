@@ -82,7 +82,7 @@ def match_positions(query: str, name: str) -> tuple[int, ...]:
     if start >= 0:
         return tuple(range(start, start + len(query)))
     positions: list[int] = []
-    for tag, _, _, dest_start, dest_end in Indel.opcodes(query.lower(), name.lower()):
-        if tag == "equal":
-            positions.extend(range(dest_start, dest_end))
+    for opcode in Indel.opcodes(query.lower(), name.lower()):
+        if opcode.tag == "equal":
+            positions.extend(range(opcode.dest_start, opcode.dest_end))
     return tuple(positions)

@@ -88,7 +88,8 @@ def node_parts(corpus: Corpus, scope: slice, node: NodeQuery, resolution: Scope)
     for variant in node.variants:
         parts.append((str(variant), _variant_mask(corpus, scope, variant, resolution)))
     for arch in node.arch:
-        parts.append((str(arch), _values_mask(corpus, scope, arch.key, resolve_arch(resolution, arch.key, arch.values))))
+        satisfies = resolve_arch(resolution, arch.key, arch.values)
+        parts.append((str(arch), _values_mask(corpus, scope, arch.key, satisfies)))
     if node.hash_prefix:
         if not len(hash_matches(corpus, node.hash_prefix)):
             raise UnknownValue("hash", node.hash_prefix, [], f"no binary's hash starts with {node.hash_prefix}")

@@ -166,7 +166,8 @@ class _Parser:
             if not token.group().startswith("^"):
                 raise SpecSyntaxError(f"unexpected {token.group()!r}", self.text, token.start())
             self.at += 1
-            deptypes, virtuals = _edge_attributes(token, self.text) if token.lastgroup == "EDGE_ATTRIBUTES" else ((), ())
+            attributed = token.lastgroup == "EDGE_ATTRIBUTES"
+            deptypes, virtuals = _edge_attributes(token, self.text) if attributed else ((), ())
             node = self._node()
             if node.name is None:
                 raise SpecSyntaxError("'^' must be followed by a package name", self.text, token.start())

@@ -136,7 +136,7 @@ class BrowserScreen(Screen[None]):
         self._wanted_spec: SpecQuery | None = None  # the last spec query parsed from the query line
         self._package_counts: dict[Query, dict[str, int]] = {}
         self._keys_state: tuple[bool, ...] = ()
-        self._detail_shown: tuple[object, ...] = ()  # (corpus, spec, build edges) the detail pane shows  # what check_action last answered for the keys that vary
+        self._detail_shown: tuple[object, ...] = ()  # (corpus, spec, build edges) the detail pane shows
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -580,7 +580,7 @@ class BrowserScreen(Screen[None]):
 
     def _tag_counts(self) -> dict[str, int]:
         """Specs per tag in the package open now, whatever the filters."""
-        return facet_counts(self.corpus, Query(self.spec_query.package, {}), "tag") if self.corpus else {}
+        return facet_counts(self.corpus, Query(self.spec_query.package), "tag") if self.corpus else {}
 
     def _tag_chosen(self, tag: str | None) -> None:
         if tag is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -53,7 +54,7 @@ def key_rows(nodes: Iterable[DOMNode], app: DOMNode) -> list[KeyRow]:
     return [(", ".join(keys), description) for (_, description), keys in grouped.items()]
 
 
-def help_sections(screen: Screen[object], panes: Sequence[Widget]) -> list[Section]:
+def help_sections(screen: Screen[Any], panes: Sequence[Widget]) -> list[Section]:
     """Where the focus is first, then what works everywhere, then every other pane's keys."""
     focused = screen.focused
     here = [n for n in focused.ancestors_with_self if isinstance(n, Widget) and n is not screen] if focused else []

@@ -143,14 +143,15 @@ class FacetPanel(PickList):
 
     @property
     def entries(self) -> list[Entry]:
-        return self.source.entries if self.source is not None else []  # type: ignore[union-attr]
+        return self.source.entries if isinstance(self.source, FacetRows) else []
 
     def watch_state(self, state: FacetState) -> None:
         previous = self.entries[self.cursor] if self.entries and self.cursor < len(self.entries) else None
         entries = facet_entries(state)
         cursor = 0
         if previous is not None:
-            same = [i for i, e in enumerate(entries) if (e.kind, e.facet, e.value) == (previous.kind, previous.facet, previous.value)]
+            was = (previous.kind, previous.facet, previous.value)
+            same = [i for i, e in enumerate(entries) if (e.kind, e.facet, e.value) == was]
             cursor = same[0] if same else min(self.cursor, max(len(entries) - 1, 0))
         self.source = FacetRows(entries, cursor)
 

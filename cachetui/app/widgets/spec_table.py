@@ -288,7 +288,7 @@ class SpecTable(LineView):
         for column, col_width in self._layout:
             title = column.title
             is_sorted = data is not None and data.sort_column == column.key
-            if is_sorted:
+            if data is not None and is_sorted:
                 title += " ▼" if data.descending else " ▲"
             text.append(fit(title, col_width, pad=True), sorted_style if is_sorted else None)
             text.append(" " * GAP)
@@ -350,8 +350,9 @@ class SpecTable(LineView):
         if event.y == 1 and self.check_action("sort_next", ()):
             column = self._column_at(event.x)
             if column in SORT_COLUMNS:  # not "change": it marks a row, it is not a property of the spec
-                same = self.data is not None and self.data.sort_column == column
-                self.post_message(self.SortRequested(column, not self.data.descending if same else False))
+                data = self.data
+                same = data is not None and data.sort_column == column
+                self.post_message(self.SortRequested(column, data is not None and same and not data.descending))
             return
         row = self.row_at(event.y)
         if row is not None and self.selectable(row):  # not a header of the find view

@@ -61,7 +61,8 @@ def render_status(status: Status) -> Text:
         text.append(" (updating…)", "dim")
     if status.problems:
         text.append(f"  │  ⚠ {status.problems} problems (p)", "yellow")
-    text.append(f"  │  {status.documents} docs · {counted(status.specs, 'spec')} · {counted(status.tags, 'tag')}", "dim")
+    corpus = f"{status.documents} docs · {counted(status.specs, 'spec')} · {counted(status.tags, 'tag')}"
+    text.append(f"  │  {corpus}", "dim")
     return text
 
 

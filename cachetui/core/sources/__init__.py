@@ -79,7 +79,8 @@ def recognise(typed: str) -> Source:
     if path is None or _is_mirror_directory(path):
         root = location.rstrip("/")
         tag = name or group_tag(root)
-        return IndexGroup(root, tag, [Member(None, root, lambda net: probe_root(root, net))], MirrorOrigin(tag, root, False))
+        members = [Member(None, root, lambda net: probe_root(root, net))]
+        return IndexGroup(root, tag, members, MirrorOrigin(tag, root, False))
     return SiteDocuments(location)
 
 

@@ -9,6 +9,8 @@ a warning that says how old it is. Only bytes that passed verification are ever 
 
 from __future__ import annotations
 
+from typing import BinaryIO
+
 import hashlib
 import json
 import os
@@ -45,7 +47,7 @@ class IndexStore:
         """The last index stored for `location`, whatever its checksum (for offline use)."""
         pointer = self._read(f"{_key(location)}.latest")
         try:
-            info = json.loads(pointer) if pointer else None
+            info = json.loads(pointer) if pointer else {}
             checksum, stored_at, layout = str(info["checksum"]), float(info["stored_at"]), str(info.get("layout", ""))
         except (ValueError, TypeError, KeyError, AttributeError):
             return None
@@ -60,8 +62,8 @@ class IndexStore:
         try:
             with private_directory(self.directory, create=True) as dir_fd:
                 assert dir_fd is not None
-                write_private(dir_fd, f"{key}-{checksum}.json", lambda handle: handle.write(data))
-                write_private(dir_fd, f"{key}.latest", lambda handle: handle.write(pointer))
+                write_private(dir_fd, f"{key}-{checksum}.json", lambda handle: _write(handle, data))
+                write_private(dir_fd, f"{key}.latest", lambda handle: _write(handle, pointer))
                 _prune(dir_fd, key, keep=f"{key}-{checksum}.json")
         except (NotPrivate, OSError):
             pass
@@ -82,3 +84,7 @@ def _prune(dir_fd: int, key: str, keep: str) -> None:
     for name in os.listdir(dir_fd):
         if name.startswith(f"{key}-") and name != keep:
             os.unlink(name, dir_fd=dir_fd)
+
+
+def _write(handle: BinaryIO, data: bytes) -> None:
+    handle.write(data)

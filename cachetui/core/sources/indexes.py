@@ -318,7 +318,8 @@ def read_index_of_indexes(data: bytes, location: str, only: frozenset[str]) -> t
 
 def _member(entry: object, location: str, problems: list[Problem]) -> Member | None:
     if not isinstance(entry, dict) or not isinstance(entry.get("url"), str) or not isinstance(entry.get("label"), str):
-        problems.append(Problem(location, f"an entry is not {{label, url}}: {redact(str(entry))[:80]}", Severity.WARNING))
+        shown = redact(str(entry))[:80]
+        problems.append(Problem(location, f"an entry is not {{label, url}}: {shown}", Severity.WARNING))
         return None
     label = None if entry["label"] in ROOT_LABELS else entry["label"]
     try:

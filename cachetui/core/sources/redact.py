@@ -34,7 +34,7 @@ def _shown_userinfo(userinfo: str) -> str:
 
 
 def redact(text: str) -> str:
-    """`text` with the credentials of every URL in it replaced by `***` (the user name kept when there is a password)."""
+    """`text` with the credentials of every URL in it replaced by `***` (a user name kept beside a password)."""
     if "@" not in text or "://" not in text:
         return text
     return _USERINFO.sub(lambda m: f"{m['scheme']}{_shown_userinfo(m['userinfo'])}@", text)

@@ -54,7 +54,8 @@ KNOWN_SCHEMES = (*READABLE, "sftp", "ftp", "gs", "ssh", "scp")
 _SIGNED_S3_KEYS = ("access_pair", "access_token", "access_token_variable", "profile", "endpoint_url")
 _VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 _VIEW = re.compile(r"[\w.-]{1,128}")
-_WHEN = re.compile(r"""\s*["'](?P<var>\w+)["']\s+(?P<op>not\s+in|in)\s+env\s*|\s*platform\s*(?P<cmp>==|!=)\s*["'](?P<platform>\w+)["']\s*""")
+_WHEN = re.compile(r"""\s*["'](?P<var>\w+)["']\s+(?P<op>not\s+in|in)\s+env\s*"""
+                   r"""|\s*platform\s*(?P<cmp>==|!=)\s*["'](?P<platform>\w+)["']\s*""")
 
 
 @dataclass(frozen=True)
@@ -429,7 +430,7 @@ class _Reader:
         if when is not None and not self._holds(str(when), here):
             return
         override = spec.get("path_override_env_var")
-        raw = self.env.get(override) if isinstance(override, str) and self.env.get(override) else spec["path"]
+        raw = str(self.env.get(override) if isinstance(override, str) and self.env.get(override) else spec["path"])
         if "://" in raw and not raw.startswith("file://"):
             self.problem(raw, "a remote include is not read (only local files and directories)", Severity.WARNING)
             return

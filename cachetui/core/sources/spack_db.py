@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from cachetui.core.compilers import normalise_compiler
+from cachetui.core.sources.shapes import as_dict, as_list
 from cachetui.core.problems import Problem, Severity
 from cachetui.core.variants import quote_value
 from cachetui.core.records import (
@@ -349,10 +350,9 @@ def _typed_edge(edge: dict[str, Any]) -> dict[str, Any]:
 def _table(records: dict[str, tuple[str, str]], edge_hashes: list[str], installs: dict[str, msgspec.Raw]) -> DepTable:
     """Every dependency named by an edge, once; one the index has no record of keeps the edge's own name."""
     hashes = list(dict.fromkeys(edge_hashes))
-    named = list(map(records.get, hashes))
-    if None in named:
-        edge_names = _edge_names({h for h, n in zip(hashes, named) if n is None}, installs)
-        named = [n or (edge_names.get(h, ""), "") for h, n in zip(hashes, named)]
+    found = list(map(records.get, hashes))
+    edge_names = _edge_names({h for h, n in zip(hashes, found) if n is None}, installs) if None in found else {}
+    named = [n or (edge_names.get(h, ""), "") for h, n in zip(hashes, found)]
     return DepTable(hashes, [n for n, _ in named], [v for _, v in named])
 
 
@@ -640,12 +640,11 @@ def _read_tolerantly(data: bytes, origin: str, tag: str, generation: str) -> Dat
     specs.sort(key=lambda item: item[1].name)
     binaries = {h for h, _ in specs}
     reached = [edge.hash for _, spec in specs for edge in spec.deps]
-    rows = _Rows([h for h, _ in specs], *([getattr(s, f) for _, s in specs] for f in _ROW_FIELDS),
-                 DepBlock.from_rows([s.deps for _, s in specs], _unheld(reached, _tolerant_lookup(nodes, binaries))))
+    read = [spec for _, spec in specs]
+    rows = _Rows([h for h, _ in specs], [s.name for s in read], [s.version for s in read], [s.compiler for s in read],
+                 [s.platform for s in read], [s.os for s in read], [s.target for s in read], [s.variants for s in read],
+                 DepBlock.from_rows([s.deps for s in read], _unheld(reached, _tolerant_lookup(nodes, binaries))))
     return DatabaseContent(version, _documents(rows, origin, tag, generation), problems)
-
-
-_ROW_FIELDS = ("name", "version", "compiler", "platform", "os", "target", "variants")
 
 
 @dataclass(slots=True)
@@ -692,14 +691,14 @@ def _tolerant_spec(node: Any, nodes: Mapping[str, Any]) -> _Spec | None:
         node = {**inner, "name": name} if isinstance(inner, dict) else None
     if not isinstance(node, dict) or not isinstance(node.get("name"), str) or not node["name"]:
         return None
-    arch = node.get("arch") if isinstance(node.get("arch"), dict) else {}
+    arch = as_dict(node.get("arch"))
     target = arch.get("target")
     target = target.get("name") if isinstance(target, dict) else target
     edges = _tolerant_edges(node.get("dependencies"))
     deps = tuple(Dependency(name, h, _version_of(nodes, h), types, virtuals) for name, h, types, virtuals in edges)
-    compiler = node.get("compiler") if isinstance(node.get("compiler"), dict) else {}
+    compiler = as_dict(node.get("compiler"))
     annotations = node.get("annotations") if isinstance(node.get("annotations"), dict) else None
-    parameters = node.get("parameters") if isinstance(node.get("parameters"), dict) else {}
+    parameters = as_dict(node.get("parameters"))
     return _Spec(node["name"], _text(node.get("version")),
                  _compiler(_text(compiler.get("name")), _text(compiler.get("version")), deps, annotations),
                  _text(arch.get("platform")), _text(arch.get("platform_os")), _text(target),
@@ -729,7 +728,7 @@ def _legacy_edges(dependencies: Mapping[str, Any] | None) -> list[tuple[str, str
     edges = []
     for name, value in (dependencies or {}).items():
         if isinstance(value, dict) and isinstance(value.get("hash"), str):
-            types = value.get("type") if isinstance(value.get("type"), list) else []
+            types = as_list(value.get("type"))
             edges.append((str(name), value["hash"], deptype_bits([t for t in types if isinstance(t, str)]), ""))
     return edges
 
@@ -738,13 +737,14 @@ def _tolerant_edges(dependencies: Any) -> list[tuple[str, str, int, str]]:
     if isinstance(dependencies, dict):
         return _legacy_edges(dependencies)
     edges = []
-    for edge in dependencies if isinstance(dependencies, list) else []:
+    for edge in as_list(dependencies):
         if not isinstance(edge, dict) or not isinstance(edge.get("hash"), str):
             continue
-        parameters = edge.get("parameters") if isinstance(edge.get("parameters"), dict) else {}
+        parameters = as_dict(edge.get("parameters"))
         types = parameters.get("deptypes", edge.get("type"))
         virtuals = parameters.get("virtuals")
-        edges.append((_text(edge.get("name")), edge["hash"], deptype_bits(_strings(types)), ",".join(_strings(virtuals))))
+        name = _text(edge.get("name"))
+        edges.append((name, edge["hash"], deptype_bits(_strings(types)), ",".join(_strings(virtuals))))
     return edges
 
 

@@ -187,7 +187,7 @@ def _opener() -> urllib.request.OpenerDirector:
     class SafeRedirects(urllib.request.HTTPRedirectHandler):
         max_redirections = 10
 
-        def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001, ANN201, N802
+        def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001, ANN202 - urllib's signature
             old, new = urllib.parse.urlsplit(req.full_url).scheme, urllib.parse.urlsplit(newurl).scheme
             if new not in ("http", "https") or (old == "https" and new == "http"):
                 raise urllib.error.HTTPError(newurl, code, f"refused redirect from {old} to {new}", headers, fp)
@@ -200,7 +200,7 @@ def _opener() -> urllib.request.OpenerDirector:
                     redirected.remove_header(name)
             return redirected
 
-        def http_error_302(self, req, fp, code, msg, headers):  # noqa: ANN001, ANN201
+        def http_error_302(self, req, fp, code, msg, headers):  # noqa: ANN001, ANN202 - urllib's signature
             try:
                 return super().http_error_302(req, fp, code, msg, headers)
             except urllib.error.HTTPError as exc:

@@ -207,16 +207,17 @@ def _compiler(value: Any, warn: _Warner) -> str:
 
 
 def _arch(entry: dict[str, Any], warn: _Warner) -> tuple[str, str, str]:
-    fields = [entry.get(k) for k in ("platform", "os", "target")]
-    if all(isinstance(f, str) for f in fields):
-        return fields[0], fields[1], fields[2]
+    given = [entry.get(k) for k in ("platform", "os", "target")]
+    platform, os_, target = (f if isinstance(f, str) else "" for f in given)
+    if all(isinstance(f, str) for f in given):
+        return platform, os_, target
     # The spec_names-era generator wrote a per-entry `arches` triple; other shapes say `architecture`/`arch`.
     triple = next((entry[k] for k in ("arches", "architecture", "arch") if isinstance(entry.get(k), str)), None)
     if isinstance(triple, str) and triple.count("-") >= 2:
         platform, os_, target = triple.split("-", 2)
         return platform, os_, target
     warn.entry("spec_details", "has no usable platform/os/target")
-    return tuple(f if isinstance(f, str) else "" for f in fields)  # type: ignore[return-value]
+    return platform, os_, target
 
 
 def _strings(value: Any, name: str, warn: _Warner) -> tuple[str, ...]:

@@ -117,14 +117,11 @@ def _columns(entries: list[SpecEntry]) -> SpecColumns | None:
         return None
     if "".join(hashes).encode().translate(None, _BASE32) or len(set(hashes)) != len(hashes):
         return None  # not base32, or a hash listed twice
-    if set(sizes) != {"-"}:
-        sizes = _sizes(sizes)
-        if sizes is None:
-            return None
-    else:
-        sizes = [UNKNOWN_SIZE] * len(hashes)
+    sizes_read = _sizes(sizes) if set(sizes) != {"-"} else [UNKNOWN_SIZE] * len(hashes)
+    if sizes_read is None:
+        return None
     return SpecColumns(list(hashes), [v[0] for v in versions], list(map(normalise_compiler, compilers)),
-                       list(platforms), list(oss), list(targets), list(variants), list(stacks), sizes)
+                       list(platforms), list(oss), list(targets), list(variants), list(stacks), sizes_read)
 
 
 def _sizes(sizes: tuple[Any, ...]) -> list[int] | None:

@@ -6,7 +6,6 @@ The loader only ever opens files for reading: nothing is written into the input 
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 

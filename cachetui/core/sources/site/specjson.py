@@ -8,6 +8,7 @@ from typing import Any
 
 from cachetui.core.compilers import normalise_compiler
 from cachetui.core.records import UNKNOWN_SIZE, RawSpec
+from cachetui.core.sources.shapes import as_dict
 
 # name -> (text or None, reason when None); bound to one document's directory by the loader.
 SpecFileReader = Callable[[str], tuple[str | None, str]]
@@ -26,10 +27,10 @@ def spec_from_spec_json(reader: SpecFileReader, name: str) -> tuple[RawSpec | No
         return None, f"not valid JSON: {exc}"
     if node is None or not isinstance(node.get("hash"), str):
         return None, "no root node with a hash"
-    arch = node.get("arch") if isinstance(node.get("arch"), dict) else {}
+    arch = as_dict(node.get("arch"))
     target = arch.get("target")
     target = target.get("name") if isinstance(target, dict) else target
-    compiler = node.get("compiler") if isinstance(node.get("compiler"), dict) else {}
+    compiler = as_dict(node.get("compiler"))
     compiler_str = f"{compiler.get('name', '')}@{compiler.get('version', '')}".strip("@")
     return RawSpec(
         hash=node["hash"],
