@@ -27,6 +27,7 @@ fuzz: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py $(BENCH_ARGS)
+	$(BIN)/python benchmarks/pty_keys.py
 
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py
