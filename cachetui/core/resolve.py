@@ -27,6 +27,7 @@ from cachetui.core.variants import atom_name
 from cachetui.core.versions import VersionConstraint, version_key
 
 SUGGESTIONS = 3
+VARIANTS_SHOWN = 12  # a package's own variants, when none is near what was typed: most packages have fewer
 NEAR_SCORE = 75  # rapidfuzz WRatio: `hdf55` -> hdf5 scores 89, unrelated names stay under 60
 
 
@@ -38,16 +39,16 @@ class UnknownValue(QueryProblem):
     """A typed name or value that matches nothing in its scope."""
 
     def __init__(self, what: str, typed: str, known: Iterable[str], detail: str = "",
-                 suggestions: list[str] | None = None) -> None:
+                 suggestions: list[str] | None = None, shown: int = SUGGESTIONS) -> None:
         self.what, self.typed = what, typed
         choices = sorted(set(known))
         self.suggestions = nearest(typed, choices) if suggestions is None else suggestions[:SUGGESTIONS]
         message = detail or f"unknown {what} {typed!r}"
         if self.suggestions:
             message += f"; did you mean: {', '.join(self.suggestions)}?"
-        elif choices:
-            more = f" (and {len(choices) - SUGGESTIONS} more)" if len(choices) > SUGGESTIONS else ""
-            message += f"; known: {', '.join(choices[:SUGGESTIONS])}{more}"
+        elif choices:  # nothing near: the first `shown` of what there is
+            more = f" (and {len(choices) - shown} more)" if len(choices) > shown else ""
+            message += f"; known: {', '.join(choices[:shown])}{more}"
         super().__init__(message)
 
 
@@ -154,7 +155,7 @@ def resolve_variant(scope: Scope, name: str, values: tuple[str, ...], boolean: b
     if name not in names_in_scope:
         # A package's own variants: the near ones, else all of them; another package's are no answer.
         raise UnknownValue("variant", name, names_in_scope, f"{scope.where} no variant {name!r}",
-                           nearest(name, names_in_scope))
+                           nearest(name, names_in_scope), shown=VARIANTS_SHOWN if scope.package else SUGGESTIONS)
     if boolean:
         atoms = ["+" + name if values == ("true",) else "~" + name]
     else:
