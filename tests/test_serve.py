@@ -34,7 +34,7 @@ from cachetui.cli.serve import is_loopback, mirror_urls
 from cachetui.cli.web import SessionServer, busy_message
 from cachetui.core.sample import sample_path
 from cachetui.present.served import (
-    DownloadRefused, Labels, ServeConfig, download_name, served_corpus, source_label, source_labels,
+    DownloadRefused, Labels, ServeConfig, download_name, secure_context, served_corpus, source_label, source_labels,
 )
 from cachetui.core.corpus import load_corpus
 from tests.app.helpers import open_package, wait_for, wait_loaded
@@ -98,6 +98,24 @@ def test_mirror_url_names_a_local_source_by_its_label(tmp_path: Path) -> None:
     for bad in ("pub=https://x.org", "nope=https://x.org", "site-mirror", "site-mirror=not-a-url"):
         with pytest.raises(Exception, match="--mirror-url"):
             mirror_urls([bad], inputs)
+
+
+def test_the_clipboard_is_open_to_https_and_this_machine_only() -> None:
+    assert all(map(secure_context, ("https://mirror.example.org", "http://127.0.0.1:8000", "http://localhost:8000",
+                                    "http://[::1]:8000", "http://app.localhost")))
+    assert not any(map(secure_context, ("http://mirror.example.org:8000", "http://192.0.2.7:8000")))
+
+
+async def test_without_https_a_copy_says_how_to_select_the_text() -> None:
+    app = ServedApp(ServeConfig([str(sample_path())], 2**26, use_cache=False, browser_clipboard=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await open_package(pilot, "mpi4py")
+        app.screen.query_one(SpecTable).focus()
+        await pilot.press("y")
+        await pilot.pause()
+        (note,) = app._notifications
+        assert app.clipboard in str(note.message) and "Shift+drag" in str(note.message)
 
 
 def test_loopback_hosts() -> None:

@@ -49,6 +49,7 @@ class ServedApp(CacheTuiApp):
         self._labels = Labels(config.inputs)
         self._mirror_urls = dict(config.mirror_urls)
         self._origins: dict[Document, MirrorOrigin | None] = {}
+        self._browser_clipboard = config.browser_clipboard
 
     def presented(self, corpus: Corpus) -> Corpus:
         shown, origins = served_corpus(corpus, self._labels, self._mirror_urls)
@@ -57,6 +58,15 @@ class ServedApp(CacheTuiApp):
 
     def mirror_origin(self, document: Document, corpus: Corpus) -> MirrorOrigin | None:
         return self._origins.get(document)
+
+    def copy_text(self, text: str, what: str) -> None:
+        if self._browser_clipboard:
+            super().copy_text(text, what)
+            return
+        self.copy_to_clipboard(text)  # in case the browser allows it after all
+        self.notify(inert(text) + "\n\nThis page is not on https, so the browser keeps its clipboard closed: "
+                    "select the text with Shift+drag and copy it.",
+                    title=inert(f"Select the {what} to copy it"), markup=False, timeout=20)
 
     def download_rows(self, suggested: str, data: SpecRows) -> None:
         """`e`: ask only for a file name, then the visitor's browser downloads the rows."""

@@ -19,6 +19,7 @@ import asyncio
 import shlex
 import signal
 import sys
+from dataclasses import replace
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
@@ -28,7 +29,7 @@ from aiohttp import WSCloseCode, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
-from cachetui.present.served import ServeConfig
+from cachetui.present.served import ServeConfig, secure_context
 
 PAGE = "serve_page.html"  # beside this file, in the wheel too
 STOP_S = 5.0  # a session told to quit has this long before it is killed
@@ -126,7 +127,8 @@ class SessionServer(Server):
         if len(self.sessions) >= self.max_sessions:
             await websocket.close(code=WSCloseCode.TRY_AGAIN_LATER, message=busy_message(self.max_sessions).encode())
             return websocket
-        session = Session(self.config, websocket, download_manager=self.download_manager)
+        config = replace(self.config, browser_clipboard=secure_context(self._base_url(request)))
+        session = Session(config, websocket, download_manager=self.download_manager)
         self.sessions.add(session)  # counted before the first await: two visitors cannot both take the last place
         try:
             await session.start(to_int(request.query.get("width", "80"), 80),

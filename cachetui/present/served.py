@@ -9,9 +9,11 @@ never shell syntax.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
@@ -41,6 +43,8 @@ class ServeConfig:
     workers: int | None = None
     timeout: float = 30.0
     mirror_urls: dict[str, str] = field(default_factory=dict)  # label -> URL for a source read from a local path
+    # Browsers open their clipboard to a page only on https or localhost; each session is told which it is.
+    browser_clipboard: bool = True
 
     def to_environment(self) -> dict[str, str]:
         return {ENVIRONMENT: json.dumps(asdict(self))}
@@ -52,6 +56,19 @@ class ServeConfig:
         if not isinstance(data, dict):
             raise ValueError(f"{ENVIRONMENT} is not a JSON object")
         return cls(**data)
+
+
+def secure_context(url: str) -> bool:
+    """Whether a browser treats a page at `url` as a secure context (https, or this machine): only then
+    does it let the page write to the clipboard, which OSC 52 copies need."""
+    parts = urllib.parse.urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if parts.scheme in ("https", "wss") or host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def source_label(typed: str) -> str:
