@@ -407,6 +407,7 @@ def test_a_mirror_url_for_no_local_source_is_a_usage_error(capsys: pytest.Captur
 
 
 def test_busy_message_fits_a_close_frame() -> None:
+    assert busy_message(1).startswith("The one session") and busy_message(4).startswith("All 4 sessions")
     assert len(busy_message(10_000).encode()) <= 123
 
 

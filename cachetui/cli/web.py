@@ -38,6 +38,8 @@ COMMAND = shlex.join([sys.executable, "-m", "cachetui.app.served"])
 
 def busy_message(max_sessions: int) -> str:
     # A websocket close reason holds at most 123 bytes.
+    if max_sessions == 1:
+        return "The one session of this server is in use. Try again in a minute."
     return f"All {max_sessions} sessions of this server are in use. Try again in a minute."
 
 
