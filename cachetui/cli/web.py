@@ -22,7 +22,7 @@ import sys
 from dataclasses import replace
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import aiohttp_jinja2
 from aiohttp import WSCloseCode, web
@@ -84,7 +84,6 @@ class SessionServer(Server):
         public_url: str | None,
         title: str,
         max_sessions: int,
-        out: TextIO = sys.stdout,
     ) -> None:
         super().__init__(COMMAND, host=host, port=port, title=title, public_url=public_url, templates_path=Path(__file__).parent)
         self.config = config
@@ -92,7 +91,6 @@ class SessionServer(Server):
         self.max_sessions = max_sessions
         self.sessions: set[Session] = set()
         self._stopping: set[asyncio.Future[None]] = set()  # held here: the loop keeps only weak references
-        self.out = out
 
     async def make_app(self) -> web.Application:
         """The aiohttp application (routes, page, shutdown), to run here or under a test server."""
