@@ -16,6 +16,8 @@ from cachetui.core.sample import sample_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from generate_varied import generate  # noqa: E402 - a script beside the benchmarks, not a package
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from served_screenshot import served_page  # noqa: E402 - a script beside this one
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "screenshots"
@@ -118,6 +120,7 @@ def main() -> None:
     for name, (size, step) in SHOTS.items():
         asyncio.run(shoot(name, size, step, varied))
         print(f"screenshots/{name}.svg")
+    served_page(OUT / "served-page.png")  # `cachetui serve` in a headless Chromium, or a line saying it was skipped
 
 
 if __name__ == "__main__":

@@ -20,8 +20,10 @@ from cachetui.core.cache import CorpusCache
 from cachetui.core.corpus import load_corpus
 from cachetui.core.sources.site.loader import DEFAULT_MAX_BYTES
 from cachetui.core.sources.transport import DEFAULT_TIMEOUT_S
-from cachetui.core.model import Corpus
+from cachetui.core.model import Corpus, Document
 from cachetui.core.problems import LoadReport, Problem
+from cachetui.core.records import MirrorOrigin
+from cachetui.core.spack_commands import mirror_of
 from cachetui.present.inert import inert
 
 
@@ -64,6 +66,7 @@ class CacheTuiApp(App[None]):
 
         corpus = load_corpus(self.paths, max_bytes=self.max_bytes, progress=progress, cache=self.cache,
                              workers=self.load_workers, timeout=self.timeout)
+        corpus = self.presented(corpus)
         self.call_from_thread(setattr, self.browser, "corpus", corpus)
         return corpus
 
@@ -75,7 +78,19 @@ class CacheTuiApp(App[None]):
         if event.worker.group == "load" and self.browser.corpus is None:
             # Never leave "Loading…" up forever: an empty corpus whose report says what went wrong.
             report = LoadReport(problems=[Problem("(loading)", message)])
-            self.browser.corpus = build_corpus([], report)
+            self.browser.corpus = self.presented(build_corpus([], report))
+
+    # -- hooks a served session (`cachetui.app.served`) overrides ------------------------------------------
+
+    served = False  # True: a web visitor's session; export downloads in the browser, nothing is written here
+
+    def presented(self, corpus: Corpus) -> Corpus:
+        """The corpus as this app's user may see it (all of it, in a terminal)."""
+        return corpus
+
+    def mirror_origin(self, document: Document, corpus: Corpus) -> MirrorOrigin | None:
+        """The mirror the copy menu names for a binary of `document`."""
+        return mirror_of(document, corpus.origins)
 
     def copy_text(self, text: str, what: str) -> None:
         """Copy through OSC 52 at once (and the local clipboard, off the UI thread); say what was copied."""

@@ -7,18 +7,18 @@ import sys
 from collections.abc import Sequence
 
 from cachetui import __version__
-from cachetui.cli import check, diff, query
+from cachetui.cli import check, diff, query, serve
 from cachetui.cli.options import EXIT_OK, add_inputs, check_inputs, guarded
 
-COMMANDS = ("check", "query", "diff")
+COMMANDS = ("check", "query", "diff", "serve")
 
 
 def _browse_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cachetui",
         description="Browse Spack build caches: site documents, mirrors and the public cache. Commands: "
-        "'check SOURCE...', 'query SOURCE...' and 'diff OLD NEW [SOURCE...]' (see 'cachetui diff --help'). "
-        "With no SOURCE, opens the "
+        "'check SOURCE...', 'query SOURCE...', 'diff OLD NEW [SOURCE...]' (see 'cachetui diff --help') and "
+        "'serve SOURCE...' (the browser as a web page). With no SOURCE, opens the "
         "bundled sample corpus.",
     )
     parser.add_argument("--version", action="version", version=f"cachetui {__version__}")
@@ -32,6 +32,7 @@ def _command_parser() -> argparse.ArgumentParser:
     check.add_parser(subparsers)
     query.add_parser(subparsers)
     diff.add_parser(subparsers)
+    serve.add_parser(subparsers)
     return parser
 
 

@@ -44,7 +44,6 @@ from cachetui.core.model import Corpus, SpecView
 from cachetui.core.query import Query, RunsOn, facet_counts, match
 from cachetui.core.results import Results, package_counts_for, results_for
 from cachetui.core.interpret import interpret
-from cachetui.core.spack_commands import mirror_of
 from cachetui.core.resolve import QueryProblem
 from cachetui.core.specquery import SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query
 from cachetui.core.targets import host
@@ -528,6 +527,9 @@ class BrowserScreen(Screen[None]):
             self.notify("The table is being updated; export once it shows the answer.", markup=False)
             return
         name = f"cachetui-{_file_safe(self.spec_query.package or 'all')}.csv"
+        if self.app.served:  # type: ignore[attr-defined]  # a web visitor: a download, never a server path
+            self.app.download_rows(name, data)  # type: ignore[attr-defined]
+            return
         roots = [p for p in map(local_input, self.app.paths) if p is not None]  # type: ignore[attr-defined]
         self.app.push_screen(ExportDialog(name, len(data.indices), roots),
                              lambda target: self._export_to(target, data))
@@ -596,7 +598,8 @@ class BrowserScreen(Screen[None]):
         spec = self._current_spec()
         if spec is not None and self.corpus is not None:
             document = self.corpus.documents[self.corpus.document_of[spec.index]]
-            self.app.push_screen(CopyMenu(spec, mirror_of(document, self.corpus.origins)), self._copy_chosen)
+            self.app.push_screen(CopyMenu(spec, self.app.mirror_origin(document, self.corpus)),  # type: ignore[attr-defined]
+                                 self._copy_chosen)
 
     def _copy_chosen(self, choice: tuple[str, str] | None) -> None:
         if choice is not None:

@@ -1,0 +1,153 @@
+"""The browser as one web visitor's session of `cachetui serve` (textual-serve starts one process per tab).
+
+What changes for a visitor, who is not the server's user:
+- sources are named by label, never by the server's paths (`cachetui.present.served`);
+- `e` downloads the table in the visitor's browser (Textual's `deliver_text`); no prompt takes a path,
+  and nothing is written to the server's disk;
+- copies go through OSC 52 only, which the page hands to the browser's clipboard; never to a
+  clipboard tool on the server;
+- the copy menu's mirror line names a mirror the visitor can reach, or is left out.
+
+Run as `python -m cachetui.app.served`, with its sources in the environment (`ServeConfig`).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from pathlib import Path
+
+from rich.text import Text
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Static
+
+from cachetui.app.app import CacheTuiApp
+from cachetui.app.widgets.spec_table import SpecRows
+from cachetui.core.model import Corpus, Document
+from cachetui.core.records import MirrorOrigin
+from cachetui.present.inert import inert
+from cachetui.present.served import ENVIRONMENT, DownloadRefused, Labels, ServeConfig, download_name, served_corpus
+from cachetui.present.export import export_format
+from cachetui.present.spec_output import write_specs
+
+EXPORT = "export"
+MIME_TYPES = {"csv": "text/csv", "json": "application/json"}
+
+
+class ServedApp(CacheTuiApp):
+    served = True
+
+    def __init__(self, config: ServeConfig) -> None:
+        # No local clipboard tool: it would copy to the server's desktop, not the visitor's.
+        super().__init__(config.inputs, max_bytes=config.max_bytes, system_clipboard=False,
+                         use_cache=config.use_cache, workers=config.workers, timeout=config.timeout)
+        self._labels = Labels(config.inputs)
+        self._mirror_urls = dict(config.mirror_urls)
+        self._origins: dict[Document, MirrorOrigin | None] = {}
+        self._browser_clipboard = config.browser_clipboard
+
+    def presented(self, corpus: Corpus) -> Corpus:
+        shown, origins = served_corpus(corpus, self._labels, self._mirror_urls)
+        self._origins = origins  # replaced whole, before the screen gets the corpus that uses it
+        return shown
+
+    def mirror_origin(self, document: Document, corpus: Corpus) -> MirrorOrigin | None:
+        return self._origins.get(document)
+
+    def copy_text(self, text: str, what: str) -> None:
+        if self._browser_clipboard:
+            super().copy_text(text, what)
+            return
+        self.copy_to_clipboard(text)  # in case the browser allows it after all
+        self.notify(inert(text) + "\n\nThis page is not on https, so the browser keeps its clipboard closed: "
+                    "select the text with Shift+drag and copy it.",
+                    title=inert(f"Select the {what} to copy it"), markup=False, timeout=20)
+
+    def download_rows(self, suggested: str, data: SpecRows) -> None:
+        """`e`: ask only for a file name, then the visitor's browser downloads the rows."""
+        if not self.is_web:  # any other driver would save into the server's Downloads folder
+            self.notify("Export downloads in a web browser; this session has none.", severity="error", markup=False)
+            return
+        self.push_screen(DownloadDialog(suggested, len(data.indices)), lambda name: self._download_named(name, data))
+
+    def _download_named(self, name: str | None, data: SpecRows) -> None:
+        if name:
+            self._download(name, data)
+
+    @work(thread=True, group="export", name="export", description="export", exit_on_error=False)
+    def _download(self, name: str, data: SpecRows) -> None:
+        out = io.StringIO()
+        write_specs(out, data.corpus, data.indices.tolist(), export_format_of(name), spreadsheet=True)
+        # A lone surrogate from a document would stop the UTF-8 encoding midway: replace it now.
+        text = out.getvalue().encode("utf-8", errors="replace").decode("utf-8")
+        self.call_from_thread(self._deliver, name, text, len(data.indices))
+
+    def _deliver(self, name: str, text: str, rows: int) -> None:
+        self.deliver_text(io.StringIO(text), save_filename=name, encoding="utf-8",
+                          mime_type=MIME_TYPES[export_format_of(name)], name=EXPORT)
+        self.notify(inert(f"{rows} specs as {name}: your browser downloads it"), title="Export", markup=False)
+
+    @on(events.DeliveryFailed)
+    def _download_failed(self, event: events.DeliveryFailed) -> None:
+        if event.name == EXPORT:
+            self.notify(inert(f"The download failed: {event.exception}"), severity="error", markup=False)
+
+
+def export_format_of(name: str) -> str:
+    return export_format(Path(name))
+
+
+class DownloadDialog(ModalScreen[str | None]):
+    """Dismisses with a file name (no directory: it is the download's name in the browser), or None."""
+
+    DEFAULT_CSS = """
+    DownloadDialog { align: center middle; }
+    DownloadDialog .dialog { width: 72; height: auto; }
+    DownloadDialog #download-problem { height: auto; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="download.cancel")]
+
+    def __init__(self, suggested: str, rows: int) -> None:
+        super().__init__()
+        self._suggested, self._rows = suggested, rows
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(Text(f"Download {self._rows} specs  (a file name, .csv or .json; enter downloads, "
+                             "esc cancels)", style="bold"), classes="dialog-title")
+            yield Input(inert(self._suggested), id="download-name")
+            yield Static(id="download-problem")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            self.dismiss(download_name(event.value))
+        except DownloadRefused as exc:
+            self.query_one("#download-problem", Static).update(Text(inert(str(exc)), style="bold red"))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def main() -> int:
+    try:
+        config = ServeConfig.from_environment(os.environ)
+    except (KeyError, ValueError, TypeError):
+        print(f"cachetui: this runs one session of 'cachetui serve' (no {ENVIRONMENT} in the environment)",
+              file=sys.stderr)
+        return 2
+    ServedApp(config).run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""`cachetui serve`: the browser as a web page, one app per visitor, for a site's own mirror."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+from typing import Any
+
+from cachetui.cli.options import EXIT_OK, add_inputs, check_inputs, fail_usage, load_or_exit
+from cachetui.core.sources import SPACK_MIRRORS, local_input
+from cachetui.present.served import Labels, ServeConfig, source_labels
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+# One app process per visitor, and each holds a corpus: 4 fits a 2-core server. textual-serve has no limit.
+DEFAULT_MAX_SESSIONS = 4
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve the browser as a web page (one session per visitor)",
+        description="Serve the browser as a web page: each visitor gets a session of their own, bound to "
+                    f"{DEFAULT_HOST} unless --host says otherwise. Visitors see sources by label (NAME=SOURCE, "
+                    "else the last part of the location), never the server's paths; exports download in their "
+                    "browser, copies go to their browser's clipboard (on https or localhost).",
+    )
+    add_inputs(parser)
+    parser.add_argument("--host", default=DEFAULT_HOST,
+                        help=f"the address to listen on (default {DEFAULT_HOST}: this machine only)")
+    parser.add_argument("--port", type=_port, default=DEFAULT_PORT,
+                        help=f"default {DEFAULT_PORT}; 0 picks a free one")
+    parser.add_argument("--public-url", metavar="URL",
+                        help="the address browsers use, behind a reverse proxy "
+                             "(default: the address each browser asked for)")
+    parser.add_argument("--max-sessions", type=_count, default=DEFAULT_MAX_SESSIONS, metavar="N",
+                        help=f"at most N visitors at once (default {DEFAULT_MAX_SESSIONS}); "
+                             "the next is asked to try later")
+    parser.add_argument("--mirror-url", action="append", default=[], metavar="LABEL=URL",
+                        help="the URL visitors add with 'spack mirror add' for a source read from a local path "
+                             "(without one, the copy menu leaves that line out); repeatable")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from cachetui.cli.web import SessionServer  # aiohttp and textual-serve load only for `serve`
+    except ImportError as exc:
+        fail_usage(f"'cachetui serve' needs textual-serve ({exc.name} is missing): pip install 'cachetui[serve]'")
+    inputs = check_inputs(args)
+    labels = source_labels(inputs)
+    config = ServeConfig(inputs, args.max_file_size, use_cache=not args.no_cache, workers=args.workers,
+                         timeout=args.timeout, mirror_urls=mirror_urls(args.mirror_url, inputs))
+    if not args.no_cache:
+        # Loaded once here, so each visitor's session starts from the warm cache, not from a cold parse.
+        corpus = load_or_exit(args)
+        for problem in corpus.report.errors:
+            print(f"cachetui serve: {Labels(inputs).text(problem.described())}", file=sys.stderr)
+    if not is_loopback(args.host):
+        print(f"cachetui serve: warning: listening on {args.host}: anyone who can reach this port can browse "
+              f"these sources ({', '.join(labels)})", file=sys.stderr)
+    server = SessionServer(config, host=args.host, port=args.port, public_url=args.public_url,
+                           title=page_title(labels), max_sessions=args.max_sessions)
+
+    def started(url: str) -> None:
+        print(f"cachetui serve: {url} ({', '.join(labels)}; at most {args.max_sessions} sessions); Ctrl+C stops",
+              flush=True)
+
+    server.run(started)
+    return EXIT_OK
+
+
+def page_title(labels: list[str]) -> str:
+    return "cachetui: " + ", ".join(labels)
+
+
+def mirror_urls(pairs: list[str], inputs: list[str]) -> dict[str, str]:
+    """`--mirror-url LABEL=URL`: LABEL names a source read from a local path (or a mirror of the
+    server's Spack configuration, by its name), and URL is a URL."""
+    local = {label for label, typed in zip(source_labels(inputs), inputs) if local_input(typed) is not None}
+    any_name = any(typed.startswith(SPACK_MIRRORS) for typed in inputs)  # its mirrors' names are not known yet
+    urls = {}
+    for pair in pairs:
+        label, equals, url = pair.partition("=")
+        if not equals or not label or "://" not in url:
+            fail_usage(f"--mirror-url takes LABEL=URL, such as site=https://mirror.example.org/spack: {pair!r}")
+        if label not in local and not any_name:
+            known = ", ".join(sorted(local)) or "none"
+            fail_usage(f"--mirror-url {label}: no source read from a local path has that label "
+                       f"(those that do: {known})")
+        urls[label] = url
+    return urls
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to any address
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError("a port is 0 to 65535")
+    return port
+
+
+def _count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError("at least 1")
+    return count

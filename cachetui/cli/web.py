@@ -1,0 +1,186 @@
+"""The web server of `cachetui serve`: textual-serve's, with the limits a site's mirror page needs.
+
+textual-serve 1.1.3 starts one app process per websocket with no limit, names the page after
+its shell command line, and guesses its public address from the host it binds. Here:
+- at most `max_sessions` processes at once; a visitor beyond them is told so on the page
+  (the websocket closes with 1013 "try again later" and a reason the page shows);
+- the command line is fixed (`python -m cachetui.app.served`): the sources reach each session
+  as JSON in its environment, so no source name is ever read by a shell;
+- the page is named by the sources' labels, and its addresses come from `--public-url`, else
+  from the address the browser itself asked for;
+- a session whose tab closed is told to quit, and killed if it has not within `STOP_S`.
+
+Imported only by `cachetui serve`: aiohttp and textual-serve never load for the other commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import signal
+import sys
+from dataclasses import replace
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import aiohttp_jinja2
+from aiohttp import WSCloseCode, web
+from textual_serve.app_service import AppService
+from textual_serve.server import Server, to_int
+
+from cachetui.present.served import ServeConfig, secure_context
+
+PAGE = "serve_page.html"  # beside this file, in the wheel too
+STOP_S = 5.0  # a session told to quit has this long before it is killed
+COMMAND = shlex.join([sys.executable, "-m", "cachetui.app.served"])
+
+
+def busy_message(max_sessions: int) -> str:
+    # A websocket close reason holds at most 123 bytes.
+    if max_sessions == 1:
+        return "The one session of this server is in use. Try again in a minute."
+    return f"All {max_sessions} sessions of this server are in use. Try again in a minute."
+
+
+class Session(AppService):
+    """One visitor's app process, told its sources through the environment and never left running."""
+
+    def __init__(self, config: ServeConfig, websocket: web.WebSocketResponse, **kwargs: Any) -> None:
+        super().__init__(COMMAND, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+                         close=self._close_socket, **kwargs)
+        self.config = config
+        self.websocket = websocket
+
+    async def _close_socket(self) -> None:
+        await self.websocket.close()
+
+    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        environment = super()._build_environment(width=width, height=height)
+        environment.update(self.config.to_environment())
+        return environment
+
+    async def stop(self) -> None:
+        """Ask the app to quit; kill it if it has not within STOP_S, and reap it either way."""
+        task, process = self._task, self._process
+        if task is None or process is None:
+            return
+        try:
+            await asyncio.wait_for(super().stop(), STOP_S)
+        except TimeoutError:
+            self._task = None
+            if process.returncode is None:
+                process.kill()
+        try:
+            await asyncio.wait_for(process.wait(), STOP_S)
+        except TimeoutError:  # pragma: no cover - a process that survives SIGKILL
+            pass
+
+
+class SessionServer(Server):
+    def __init__(
+        self,
+        config: ServeConfig,
+        *,
+        host: str,
+        port: int,
+        public_url: str | None,
+        title: str,
+        max_sessions: int,
+    ) -> None:
+        super().__init__(COMMAND, host=host, port=port, title=title, public_url=public_url,
+                         templates_path=Path(__file__).parent)
+        self.config = config
+        self.given_public_url = public_url.rstrip("/") if public_url else None
+        self.max_sessions = max_sessions
+        self.sessions: set[Session] = set()
+        self._stopping: set[asyncio.Future[None]] = set()  # held here: the loop keeps only weak references
+
+    async def make_app(self) -> web.Application:
+        """The aiohttp application (routes, page, shutdown), to run here or under a test server."""
+        return await self._make_app()
+
+    async def on_startup(self, app: web.Application) -> None:
+        pass  # textual-serve prints its logo and the command line; `run` says what matters instead
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        """Every session ends with the server: its page is told why, its process stops."""
+        for session in list(self.sessions):
+            await session.websocket.close(code=WSCloseCode.GOING_AWAY, message=b"The server stopped.")
+        await asyncio.gather(*(self._end(session) for session in list(self.sessions)), *list(self._stopping))
+
+    def _base_url(self, request: web.Request) -> str:
+        if self.given_public_url is not None:
+            return self.given_public_url
+        return str(request.url.origin())  # the address this browser used, which is right when bound to 0.0.0.0
+
+    async def handle_index(self, request: web.Request) -> web.Response:
+        base = self._base_url(request)
+        websocket = ("wss:" if base.startswith("https:") else "ws:") + base.split(":", 1)[1] + "/ws"
+        context = {
+            "font_size": to_int(request.query.get("fontsize", "16"), 16),
+            "app_websocket_url": websocket,
+            "static_url": base + "/static/",
+            "title": self.title,
+        }
+        return aiohttp_jinja2.render_template(PAGE, request, context)
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        websocket = web.WebSocketResponse(heartbeat=15)
+        await websocket.prepare(request)
+        if len(self.sessions) >= self.max_sessions:
+            await websocket.close(code=WSCloseCode.TRY_AGAIN_LATER, message=busy_message(self.max_sessions).encode())
+            return websocket
+        config = replace(self.config, browser_clipboard=secure_context(self._base_url(request)))
+        session = Session(config, websocket, download_manager=self.download_manager)
+        self.sessions.add(session)  # counted before the first await: two visitors cannot both take the last place
+        try:
+            await session.start(to_int(request.query.get("width", "80"), 80),
+                                to_int(request.query.get("height", "24"), 24))
+            await self._process_messages(websocket, session)
+        except asyncio.CancelledError:
+            pass
+        except Exception as error:  # noqa: BLE001 - one visitor's broken message must not stop the server
+            print(f"cachetui serve: a session failed: {type(error).__name__}: {error}", file=sys.stderr)
+        finally:
+            await self._end(session)
+            if not websocket.closed:
+                await websocket.close()
+        return websocket
+
+    async def _end(self, session: Session) -> None:
+        """Stop the session; its place is free once its process is gone, even if this handler is cancelled
+        meanwhile (aiohttp cancels it when the visitor's connection drops)."""
+        stopping = asyncio.ensure_future(session.stop())
+        self._stopping.add(stopping)
+
+        def ended(task: asyncio.Future[None]) -> None:
+            self._stopping.discard(task)
+            self.sessions.discard(session)
+
+        stopping.add_done_callback(ended)
+        await asyncio.shield(stopping)
+
+    def run(self, started: Callable[[str], None] | None = None) -> None:
+        """Serve until SIGINT or SIGTERM; `started` gets the address once the port is bound."""
+        asyncio.run(self._serve(started))
+
+    async def _serve(self, started: Callable[[str], None] | None) -> None:
+        runner = web.AppRunner(await self.make_app(), handle_signals=False, access_log=None)
+        await runner.setup()
+        try:
+            await web.TCPSite(runner, self.host, self.port).start()
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signum, stop.set)
+            host, port = runner.addresses[0][:2]
+            if started is not None:
+                started(self.given_public_url or f"http://{_url_host(host)}:{port}")
+            await stop.wait()
+        finally:
+            await runner.cleanup()
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host

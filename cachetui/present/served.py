@@ -1,0 +1,185 @@
+"""What a served session (`cachetui serve`) is told, and how it names sources to its visitors.
+
+A visitor of the web page is not the server's user: the page and every screen name each
+source by its label (`NAME=SOURCE`, else the last part of its location) and never show the
+server's file-system paths. A session learns its sources from `ServeConfig`, handed over in
+the environment rather than on textual-serve's shell command line, so a source name is
+never shell syntax.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import re
+import urllib.parse
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+
+from cachetui.core.model import Corpus, Document
+from cachetui.core.problems import LoadReport
+from cachetui.core.records import MirrorOrigin
+from cachetui.core.sources import SPACK_MIRRORS, local_input
+from cachetui.core.sources.indexes import group_tag
+from cachetui.core.sources.oci import is_oci
+from cachetui.core.sources.transport import local_path
+from cachetui.core.spack_commands import mirror_of, without_credentials
+
+ENVIRONMENT = "CACHETUI_SERVED"
+_NAMED = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.+-]*)=(?P<source>.+)")
+# An absolute path with at least two parts, not inside a URL (`https://h/x`) nor a word (`and/or`).
+# One part alone (`/abc1234`) is left: it is how a hash prefix is written.
+_PATH = re.compile(r"(?<![\w:/.~])~?/[^\s/'\"]+(?:/[^\s'\"]*)+")
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """Everything a served session needs, as JSON in one environment variable."""
+
+    inputs: list[str]
+    max_bytes: int
+    use_cache: bool = True
+    workers: int | None = None
+    timeout: float = 30.0
+    mirror_urls: dict[str, str] = field(default_factory=dict)  # label -> URL for a source read from a local path
+    # Browsers open their clipboard to a page only on https or localhost; each session is told which it is.
+    browser_clipboard: bool = True
+
+    def to_environment(self) -> dict[str, str]:
+        return {ENVIRONMENT: json.dumps(asdict(self))}
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str]) -> ServeConfig:
+        """Raises KeyError when the variable is absent, ValueError (or TypeError) when it is not ours."""
+        data = json.loads(environ[ENVIRONMENT])
+        if not isinstance(data, dict):
+            raise ValueError(f"{ENVIRONMENT} is not a JSON object")
+        return cls(**data)
+
+
+def secure_context(url: str) -> bool:
+    """Whether a browser treats a page at `url` as a secure context (https, or this machine): only then
+    does it let the page write to the clipboard, which OSC 52 copies need."""
+    parts = urllib.parse.urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if parts.scheme in ("https", "wss") or host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def source_label(typed: str) -> str:
+    """How a visitor sees a source: `NAME=…` is NAME; else the last part of its location."""
+    if typed.startswith(SPACK_MIRRORS):
+        return typed.removeprefix(SPACK_MIRRORS) or "spack-mirrors"
+    match = _NAMED.fullmatch(typed)
+    if match is not None and not os.path.lexists(typed):
+        return match.group("name")
+    if is_oci(typed):
+        return typed.rstrip("/").rpartition("/")[2] or "oci"
+    return group_tag(typed)
+
+
+def source_labels(inputs: Sequence[str]) -> list[str]:
+    """One label per input, made unique (`mirror`, `mirror-2`) so each names one source."""
+    labels: list[str] = []
+    for typed in inputs:
+        label, n = source_label(typed), 1
+        while label in labels:
+            n += 1
+            label = f"{source_label(typed)}-{n}"
+        labels.append(label)
+    return labels
+
+
+class Labels:
+    """Turns the server's paths into labels: `/srv/caches/site/develop/x/specs.md` -> `site/develop/x/specs.md`."""
+
+    def __init__(self, inputs: Sequence[str]) -> None:
+        roots: dict[str, str] = {}
+        for typed, label in zip(inputs, source_labels(inputs)):
+            path = local_input(typed)
+            if path is None:
+                continue
+            for spelling in (os.path.abspath(path), os.path.realpath(path)):
+                roots.setdefault(spelling.rstrip(os.sep) or os.sep, label)
+        self._roots = sorted(roots.items(), key=lambda item: len(item[0]), reverse=True)  # the deepest root wins
+
+    def is_local(self, location: str) -> bool:
+        return not is_oci(location) and local_path(location) is not None
+
+    def path(self, location: str) -> str:
+        """A location as a visitor sees it: a local path under its source's label, a URL without credentials."""
+        if not self.is_local(location):
+            return without_credentials(location)
+        path, hash_mark, fragment = local_path(location).partition("#")  # type: ignore[union-attr]
+        absolute = os.path.abspath(path)
+        for root, label in self._roots:
+            if absolute == root or absolute.startswith(root.rstrip(os.sep) + os.sep):
+                rest = absolute[len(root):].lstrip(os.sep)
+                return (f"{label}/{rest}" if rest else label) + hash_mark + fragment
+        return os.path.basename(absolute.rstrip(os.sep)) + hash_mark + fragment  # outside every source: its last part
+
+    def text(self, text: str) -> str:
+        """A message with every server path in it replaced: a source's root by its label, any other by `…/last`."""
+        for root, label in self._roots:
+            if root != os.sep:  # a whole root only: `/srv/a` is not the start of `/srv/ab`
+                text = re.sub(re.escape(root) + r"(?=[/\s:'\",;)]|$)", label.replace("\\", "\\\\"), text)
+        return _PATH.sub(lambda m: "…/" + os.path.basename(m.group(0).rstrip("/")), text)
+
+
+def served_corpus(corpus: Corpus, labels: Labels,
+                  mirror_urls: Mapping[str, str]) -> tuple[Corpus, dict[Document, MirrorOrigin | None]]:
+    """The corpus as visitors see it (paths as labels), and the mirror each document's copy menu names.
+
+    A mirror read from a local path is the server's, not the visitor's: its `spack mirror add`
+    line uses the URL given for its label (`--mirror-url LABEL=URL`), or is left out. Every
+    mirror is offered with `spack mirror add`: the server's Spack knowing it says nothing of
+    the visitor's.
+    """
+    documents, origins = [], {}
+    for document in corpus.documents:
+        shown = replace(document, path=labels.path(document.path))
+        documents.append(shown)
+        origins[shown] = _visitor_origin(mirror_of(document, corpus.origins), labels, mirror_urls, shown)
+    problems = [replace(p, path=labels.text(labels.path(p.path)) if labels.is_local(p.path) else labels.text(p.path),
+                        reason=labels.text(p.reason)) for p in corpus.report.problems]
+    report = replace(corpus.report, problems=problems) if isinstance(corpus.report, LoadReport) else corpus.report
+    shown_corpus = replace(corpus, documents=documents, report=report, origins={}, memo={})
+    return shown_corpus, origins
+
+
+def _visitor_origin(origin: MirrorOrigin | None, labels: Labels, mirror_urls: Mapping[str, str],
+                    shown: Document) -> MirrorOrigin | None:
+    if origin is None:
+        return None
+    if labels.is_local(origin.url):
+        label = shown.path.partition("/")[0].partition("#")[0]
+        url = mirror_urls.get(label) or mirror_urls.get(origin.name)
+        return None if url is None else MirrorOrigin(origin.name, url, False)
+    return origin._replace(configured=False)
+
+
+class DownloadRefused(Exception):
+    """Not a name a download can have; the message says why."""
+
+
+def download_name(typed: str) -> str:
+    """The name a visitor's download gets: a file name only, of plain characters, ending .csv or .json.
+
+    A directory part is refused rather than dropped: the visitor should not think it is a place
+    on the server. Other characters become `_`: the name travels in an HTTP header.
+    """
+    name = typed.strip()
+    if not name:
+        raise DownloadRefused("type a file name")
+    if "/" in name or "\\" in name or name in (".", ".."):
+        raise DownloadRefused("a file name only: the file downloads in your browser, never onto the server")
+    name = "".join(c if c.isascii() and (c.isalnum() or c in "._+-") else "_" for c in name).lstrip(".") or "cachetui"
+    stem, dot, suffix = name.rpartition(".")
+    if not dot or not stem or suffix.lower() not in ("csv", "json"):
+        name += ".csv"
+    return name
