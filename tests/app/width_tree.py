@@ -24,7 +24,7 @@ def hdf5_entry(i: int) -> dict:
         "api=default",
     ]
     return spec_entry(
-        f"h{i:02d}" + "a" * 30,
+        "h" + chr(ord("a") + i) + "a" * 30,  # a valid Spack hash: base32 letters
         versions=["1.14.3" if i < 12 else "1.14.5"],
         compiler="gcc@13.2.0" if i % 3 else "gcc@12.3.0",
         os="ubuntu22.04" if i < 15 else "rhel8",

@@ -67,7 +67,7 @@ COLUMNS = (
     Column("hash", "hash", 0, 7, 7),
     Column("version", "version", 1, 7, 12),
     Column("compiler", "compiler", 2, 8, 18),
-    Column("differs", "differs", 1, 16, 28, flexible=True),  # wider when room is spare
+    Column("differs", "differs", 1, 16, 24, flexible=True),  # wider when room is spare
     Column("platform", "platform", 8, 6, 8),
     Column("os", "os", 5, 6, 12),
     Column("target", "target", 4, 6, 12),
@@ -223,6 +223,7 @@ class SpecTable(LineView):
         self._layout: list[tuple[Column, int]] = []
         self._alike_sampled: frozenset[str] = frozenset()  # one value (or unknown) in every sampled row
         self._wanted = 0
+        self._longest: dict[str, int] = {}  # a flexible column's longest sampled cell, past its max_width
         self.x_offset = 0  # how far the common line and the find view are scrolled sideways
 
     @property
@@ -297,6 +298,7 @@ class SpecTable(LineView):
         sample = _sample(rows)
         widths = {}
         alike = set()
+        self._longest = {}
         for column in self._columns():
             if column.min_width == column.max_width:  # fixed: nothing to measure (the change marks)
                 widths[column.key] = column.min_width
@@ -306,6 +308,8 @@ class SpecTable(LineView):
             if len(sample) > 1 and (len(cells) <= 1 or cells <= UNKNOWN_CELLS):
                 alike.add(column.key)
             longest = max((cell_len(cell) for cell in cells), default=0)
+            if column.flexible:
+                self._longest[column.key] = longest
             widths[column.key] = max(column.min_width, min(column.max_width, max(longest, len(column.title) + 1)))
         self._alike_sampled = frozenset(alike)
         wanted = sum(w + GAP for key, w in widths.items() if key not in alike) + 1  # and the scrollbar
@@ -327,13 +331,20 @@ class SpecTable(LineView):
 
     def _relayout(self) -> None:
         """Choose the columns that fit, by priority: each takes its full width while it fits; a flexible
-        one takes what is left (down to its minimum, cut cells marked …); the last shown takes the rest."""
+        one takes what is left (down to its minimum, cut cells marked …). Spare room widens the flexible
+        column to its longest sampled cell before a column alike in every row may have any."""
         width = self.content_width
         chosen: dict[str, int] = {}
         used = 0
         columns = self._columns()
-        for column in sorted(columns, key=self._priority):
+        ranked = sorted(columns, key=self._priority)
+        informative = [c for c in ranked if c.key not in self._alike_sampled]
+        for column in informative + [c for c in ranked if c.key in self._alike_sampled]:
             full = self._widths.get(column.key, column.min_width)
+            if column.key in self._alike_sampled and chosen:  # only into room nothing informative wants
+                wanted = sum(self._longest.get(k, w) - w for k, w in chosen.items() if k in self._longest)
+                if used + wanted + full + GAP > width:
+                    continue
             if used + full + GAP <= width or not chosen:
                 chosen[column.key] = full
             elif column.flexible and width - used - GAP >= column.min_width:
@@ -357,14 +368,14 @@ class SpecTable(LineView):
 
     def header_text(self, y: int, width: int) -> Text:
         if y == 1 and self.data is not None and self.data.find is not None:
-            return Text("spack find -lv  (l: back to columns)")
+            return Text("spack find -lv  (l: back to columns; ←/→ scroll sideways)")
         return self._column_titles() if y == 1 else self._slid(common_text(self.data), width)
 
     def _slid(self, text: Text, width: int) -> Text:
         """`text` scrolled sideways by x_offset, a cut at either end marked (‹ on the left, … on the right)."""
         text = text[self.x_offset:] if self.x_offset else text.copy()
         if text.cell_len > width:
-            text.truncate(max(0, width - 1))
+            text.truncate(max(0, width - 1), overflow="crop")
             text.append("…", "dim")
         if self.x_offset and len(text):
             text = Text.assemble(("‹", "dim"), text[1:])
