@@ -92,7 +92,7 @@ async def test_column_chooser_says_what_has_no_room(tmp_path: Path) -> None:
         assert isinstance(dialog, ColumnsDialog)
         labels = [str(dialog.query_one("SelectionList").get_option_at_index(i).prompt)
                   for i in range(dialog.query_one("SelectionList").option_count)]
-        assert sum("hidden: no room" in label for label in labels) == len(table.squeezed)
+        assert sum("(no room)" in label for label in labels) == len(table.squeezed)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=lambda s: f"{s[0]}x{s[1]}")

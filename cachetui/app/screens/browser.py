@@ -59,7 +59,8 @@ PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details",
 INLINE_SPECS = 50_000
 PACKAGE_COUNTS_KEPT = 32
 # Pane widths (wide, narrow) and how far each gives way when the table needs the room.
-PACKAGES_WIDTH, PACKAGES_NARROW, PACKAGES_LEAST = 28, 24, 16
+PACKAGES_WIDTH, PACKAGES_NARROW = 28, 24
+PACKAGES_LEAST, PACKAGES_LEAST_BROWSING = 16, 20  # a package or query open (the list shows its name), or not
 FACETS_WIDTH, FACETS_LEAST = 30, 22
 WIDE_FROM = 110  # the -wide breakpoint below
 
@@ -252,6 +253,7 @@ class BrowserScreen(Screen[None]):
         packages.changes = results.comparison.changes if results.comparison is not None else None
         packages.current = query.package
         self._push_status(corpus, query, len(results.indices))
+        self._fit_panes()
 
     def _push_status(self, corpus: Corpus, query: Query, shown: int) -> None:
         scope = corpus.package_slice(query.package)
@@ -502,8 +504,10 @@ class BrowserScreen(Screen[None]):
         facets = FACETS_WIDTH
         borders = 1 if narrow else 2 - toggled
         short = self._table_wants - (width - borders - packages * packages_shown - facets * facets_shown)
+        query = self.spec_query
+        least = PACKAGES_LEAST if query.package is not None or query.spec is not None else PACKAGES_LEAST_BROWSING
         if short > 0 and packages_shown:
-            given = min(short, packages - PACKAGES_LEAST)
+            given = max(0, min(short, packages - least))
             packages, short = packages - given, short - given
         if short > 0 and facets_shown:
             facets -= min(short, facets - FACETS_LEAST)

@@ -32,7 +32,7 @@ class ColumnsDialog(ModalScreen[frozenset[str]]):
         with Vertical(classes="dialog"):
             title = "Columns  (space toggles, esc applies)"
             if self._squeezed - self._hidden:
-                title += "\nColumns marked \"hidden: no room\" show on a wider terminal or with panes folded (f)."
+                title += "\n(no room): chosen, but hidden: the table is too narrow"
             yield Label(title, classes="dialog-title")
             yield SelectionList[str](
                 *((self._label(c.key, c.title), c.key, c.key not in self._hidden) for c in COLUMNS),
@@ -41,7 +41,7 @@ class ColumnsDialog(ModalScreen[frozenset[str]]):
 
     def _label(self, key: str, title: str) -> str:
         label = DESCRIPTIONS.get(key, title)
-        return label + "  (hidden: no room)" if key in self._squeezed and key not in self._hidden else label
+        return label + "  (no room)" if key in self._squeezed and key not in self._hidden else label
 
     def on_mount(self) -> None:
         self.query_one(SelectionList).focus()

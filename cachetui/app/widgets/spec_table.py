@@ -29,6 +29,7 @@ from cachetui.core.common import Common
 from cachetui.core.diff import Comparison
 from cachetui.core.sorting import SORT_COLUMNS
 from cachetui.core.spack_find import FindLayout
+from cachetui.core.variants import Variant, parse_variants
 from cachetui.present.format import condensed, condensed_variants, human_size
 from cachetui.present.inert import inert
 
@@ -108,11 +109,14 @@ def split_order(rows: SpecRows, sample: np.ndarray) -> dict[str, int]:
     A row without the variant counts as one more value. Evenness is the chance that two rows
     drawn at random differ in it (1 - sum of squared shares); ties keep the name order.
     """
-    common, raw = rows.common, rows.corpus.raw_variants
-    values: dict[str, Counter[str]] = {}
-    for i in sample:
-        for variant in common.differing(raw(int(i))):
-            values.setdefault(variant.name, Counter())[str(variant)] += 1
+    if not rows.common.variants_vary:
+        return {}
+    shared, raw = rows.common.variant_names, rows.corpus.raw_variants
+    seen = Counter(v for i in sample.tolist() for text in raw(i) for v in parse_variants(text))  # Variant: hashable
+    values: dict[str, Counter[Variant]] = {}
+    for variant, count in seen.items():
+        if variant.name not in shared:
+            values.setdefault(variant.name, Counter())[variant] = count
     n = max(1, len(sample))
 
     def evenness(name: str) -> float:
