@@ -372,7 +372,7 @@ class SpecTable(LineView):
 
     def header_text(self, y: int, width: int) -> Text:
         if y == 1 and self.data is not None and self.data.find is not None:
-            return Text("spack find -lv  (l: back to columns; ←/→ scroll sideways)")
+            return Text(fit("spack find -lv  (l: columns, ←/→: scroll)", width))
         return self._column_titles() if y == 1 else self._slid(common_text(self.data), width)
 
     def _slid(self, text: Text, width: int) -> Text:
