@@ -65,7 +65,7 @@ async def _spec_query(pilot: Pilot) -> None:
     """A spec query over varied data: the common line, and the differs column telling rows apart."""
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
-    await pilot.press("slash", *"hdf5@1.14: +mpi %gcc@13 platform=linux", "enter")
+    await pilot.press("slash", *"hdf5@1.14: +mpi platform=linux %gcc@13", "enter")
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 
