@@ -1,15 +1,20 @@
-"""SVG snapshots of the main screens at 120x40 and 80x24 (pytest-textual-snapshot).
+"""SVG snapshots of the main screens at 120x40 and 80x24 (and 60x15 for issue 21) (pytest-textual-snapshot).
 
 Regenerate after an intended change: `.venv/bin/pytest tests/app/test_snapshots.py --snapshot-update`.
 """
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 from textual.pilot import Pilot
 
+from cachetui.app.app import CacheTuiApp
 from cachetui.app.widgets.spec_table import SpecTable
 from tests.app.helpers import open_package, sample_app, toggle_facet, type_query, wait_loaded
+from tests.app.width_tree import write_width_tree
 
 SIZES = [(120, 40), (80, 24)]
 
@@ -94,3 +99,31 @@ def test_find_view(snap_compare) -> None:  # noqa: ANN001
         await wait_loaded(pilot)
 
     assert snap_compare(sample_app(), terminal_size=(120, 40), run_before=run_before)
+
+
+WIDTH_SIZES = [(120, 40), (80, 24), (60, 15)]
+
+
+async def _hdf5_answer(pilot: Pilot) -> None:
+    await wait_loaded(pilot)
+    await type_query(pilot, "hdf5 +mpi %gcc")
+    await wait_loaded(pilot)
+
+
+async def _hdf5_find(pilot: Pilot) -> None:
+    await _hdf5_answer(pilot)
+    await pilot.press("l")
+    await wait_loaded(pilot)
+
+
+@pytest.mark.parametrize("view", [_hdf5_answer, wait_loaded, _hdf5_find], ids=["hdf5", "all-packages", "find"])
+@pytest.mark.parametrize("size", WIDTH_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_width(snap_compare, size: tuple[int, int], view) -> None:  # noqa: ANN001
+    """Issue 21: 20 hdf5 binaries told apart by a variant or two, six of them listed in two tags.
+
+    The tree is written under build/ (one per test) so the source path in the details is the same every run.
+    """
+    root = Path("build") / f"width-tree-{size[0]}x{size[1]}-{view.__name__}"
+    shutil.rmtree(root, ignore_errors=True)
+    app = CacheTuiApp([str(write_width_tree(root))], system_clipboard=False, use_cache=False)
+    assert snap_compare(app, terminal_size=size, run_before=view)

@@ -57,6 +57,11 @@ PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details",
 # in a worker, so keys and paints never wait for it (a newer question cancels an older one).
 INLINE_SPECS = 50_000
 PACKAGE_COUNTS_KEPT = 32
+# Pane widths (wide, narrow) and how far each gives way when the table needs the room.
+PACKAGES_WIDTH, PACKAGES_NARROW = 28, 24
+PACKAGES_LEAST, PACKAGES_LEAST_BROWSING = 16, 20  # a package or query open (the list shows its name), or not
+FACETS_WIDTH, FACETS_LEAST = 30, 22
+WIDE_FROM = 110  # the -wide breakpoint below
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,12 +101,15 @@ def answer(corpus: Corpus, query: Query, sort: tuple[str | None, bool], memo: di
 
 
 class BrowserScreen(Screen[None]):
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE_FROM, "-wide")]
     # `/` and `f` move the focus, so they are priority bindings: Textual then acts on them as they
     # arrive, and the keys typed right after reach the new focus (see check_action for text boxes).
     BINDINGS = [  # in the footer's order: what is used most first, so a narrow footer cuts the rest
         Binding("slash", "focus_search", "Search", priority=True, id="browser.search"),
         Binding("f", "toggle_facets", "Facets", priority=True, id="browser.facets"),
+        # Help and quit early, so a footer cut at 80 columns still offers them.
+        Binding("question_mark", "help", "Help", id="browser.help"),
+        Binding("q", "app.quit", "Quit", id="browser.quit"),
         Binding("y", "copy_hash", "Copy hash", id="browser.copy-hash"),
         Binding("c", "copy_menu", "Copy…", id="browser.copy-menu"),
         Binding("x", "clear_filters", "Clear", id="browser.clear"),
@@ -112,7 +120,6 @@ class BrowserScreen(Screen[None]):
         Binding("d", "compare", "Compare", id="browser.compare"),
         Binding("e", "export", "Export", id="browser.export"),
         Binding("p", "problems", "Problems", id="browser.problems"),
-        Binding("question_mark", "help", "Help", id="browser.help"),
         Binding("escape", "back", "Back", show=False, id="browser.back"),
     ]
 
@@ -135,6 +142,7 @@ class BrowserScreen(Screen[None]):
         self._wanted_spec: SpecQuery | None = None  # the last spec query parsed from the query line
         self._package_counts: dict[Query, dict[str, int]] = {}
         self._keys_state: tuple[bool, ...] = ()
+        self._table_wants = 0  # cells the table asked for to show every column that tells rows apart
         self._detail_shown: tuple[object, ...] = ()  # (corpus, spec, build edges) the detail pane shows
 
     def compose(self) -> ComposeResult:
@@ -244,6 +252,7 @@ class BrowserScreen(Screen[None]):
         packages.changes = results.comparison.changes if results.comparison is not None else None
         packages.current = query.package
         self._push_status(corpus, query, len(results.indices))
+        self._fit_panes()
 
     def _push_status(self, corpus: Corpus, query: Query, shown: int) -> None:
         scope = corpus.package_slice(query.package)
@@ -465,7 +474,46 @@ class BrowserScreen(Screen[None]):
 
     def action_toggle_facets(self) -> None:
         self.toggle_class("-facets-toggled")  # styles update at once, so `display` below is current
+        self._fit_panes()
         self._keep_focus_visible()
+
+    # -- panes give way to the table -----------------------------------------------------
+
+    @on(SpecTable.WidthWanted)
+    def _table_width_wanted(self, event: SpecTable.WidthWanted) -> None:
+        self._table_wants = event.width
+        self._fit_panes()
+
+    def on_resize(self) -> None:
+        self._fit_panes()
+
+    def _fit_panes(self) -> None:
+        """Narrow the package list, then the facets, as far as the table needs to tell its rows apart.
+
+        Inline widths on the two panes (no class on a container); both stay on screen, so Tab,
+        `/` and `f` reach them as before.
+        """
+        width = self.size.width
+        if not width:
+            return
+        narrow = width < WIDE_FROM
+        toggled = self.has_class("-facets-toggled")
+        packages_shown, facets_shown = not (narrow and toggled), toggled if narrow else not toggled
+        packages = PACKAGES_NARROW if narrow else PACKAGES_WIDTH
+        facets = FACETS_WIDTH
+        borders = 1 if narrow else 2 - toggled
+        short = self._table_wants - (width - borders - packages * packages_shown - facets * facets_shown)
+        query = self.spec_query
+        least = PACKAGES_LEAST if query.package is not None or query.spec is not None else PACKAGES_LEAST_BROWSING
+        if short > 0 and packages_shown:
+            given = max(0, min(short, packages - least))
+            packages, short = packages - given, short - given
+        if short > 0 and facets_shown:
+            facets -= min(short, facets - FACETS_LEAST)
+        for selector, cells in (("#packages", packages), ("#facets", facets)):
+            pane = self.query_one(selector)
+            if pane.styles.width is None or pane.styles.width.value != cells:
+                pane.styles.width = cells
 
     def _keep_focus_visible(self) -> None:
         """Nothing hidden may keep the focus: move it to the pane that took the hidden one's place."""
@@ -566,7 +614,8 @@ class BrowserScreen(Screen[None]):
             self.query_one(StatusLine).status = replace(self.query_one(StatusLine).status, busy=False)
 
     def action_choose_columns(self) -> None:
-        self.app.push_screen(ColumnsDialog(self.hidden_columns), self._columns_chosen)
+        self.app.push_screen(ColumnsDialog(self.hidden_columns, self.query_one(SpecTable).squeezed),
+                             self._columns_chosen)
 
     def _columns_chosen(self, hidden: frozenset[str] | None) -> None:
         if hidden is not None:

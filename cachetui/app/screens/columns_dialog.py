@@ -23,17 +23,25 @@ class ColumnsDialog(ModalScreen[frozenset[str]]):
 
     BINDINGS = [Binding("escape,v,q", "apply", "Apply", id="columns.apply")]
 
-    def __init__(self, hidden: frozenset[str]) -> None:
+    def __init__(self, hidden: frozenset[str], squeezed: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self._hidden = hidden
+        self._squeezed = squeezed  # chosen, but the table has no room for them now
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label("Columns  (space toggles, esc applies)", classes="dialog-title")
+            title = "Columns  (space toggles, esc applies)"
+            if self._squeezed - self._hidden:
+                title += "\n(no room): chosen, but hidden: the table is too narrow"
+            yield Label(title, classes="dialog-title")
             yield SelectionList[str](
-                *((DESCRIPTIONS.get(c.key, c.title), c.key, c.key not in self._hidden) for c in COLUMNS),
+                *((self._label(c.key, c.title), c.key, c.key not in self._hidden) for c in COLUMNS),
                 classes="dialog-options",
             )
+
+    def _label(self, key: str, title: str) -> str:
+        label = DESCRIPTIONS.get(key, title)
+        return label + "  (no room)" if key in self._squeezed and key not in self._hidden else label
 
     def on_mount(self) -> None:
         self.query_one(SelectionList).focus()

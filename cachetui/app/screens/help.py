@@ -47,7 +47,8 @@ def key_rows(nodes: Iterable[DOMNode], app: DOMNode) -> list[KeyRow]:
         if binding.key in claimed:
             continue
         claimed.add(binding.key)
-        keys = grouped.setdefault((binding.action, binding.description or binding.action), [])
+        action = binding.action.removeprefix("app.")  # `q` bound on the screen to app.quit is the app's quit
+        keys = grouped.setdefault((action, binding.description or action), [])
         shown = app.get_key_display(binding)  # type: ignore[attr-defined]
         if shown not in keys:
             keys.append(shown)

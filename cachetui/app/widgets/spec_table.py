@@ -7,6 +7,7 @@ text only when it is painted.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
+from rich.cells import cell_len
 
 from cachetui.app.widgets.fit import fit
 from cachetui.app.widgets.line_view import LineView
@@ -27,6 +29,7 @@ from cachetui.core.common import Common
 from cachetui.core.diff import Comparison
 from cachetui.core.sorting import SORT_COLUMNS
 from cachetui.core.spack_find import FindLayout
+from cachetui.core.variants import Variant, parse_variants
 from cachetui.present.format import condensed, condensed_variants, human_size
 from cachetui.present.inert import inert
 
@@ -65,7 +68,7 @@ COLUMNS = (
     Column("hash", "hash", 0, 7, 7),
     Column("version", "version", 1, 7, 12),
     Column("compiler", "compiler", 2, 8, 18),
-    Column("differs", "differs", 3, 10, 60, flexible=True),
+    Column("differs", "differs", 1, 16, 24, flexible=True),  # wider when room is spare
     Column("platform", "platform", 8, 6, 8),
     Column("os", "os", 5, 6, 12),
     Column("target", "target", 4, 6, 12),
@@ -76,6 +79,10 @@ COLUMNS = (
     Column("tag", "tag", 6, 7, 18),
 )
 
+
+UNKNOWN_CELLS = frozenset({"", "-", "?"})  # a column of only these says nothing about any row
+GIVES_WAY = 50  # added to the priority of a column that is alike in every sampled row
+SCROLL_STEP = 8  # cells moved by Left/Right on the common line and the find view
 
 HIDDEN_AT_FIRST = frozenset({"variants"})  # "differs" and the common line above say it without repeats
 
@@ -91,9 +98,45 @@ def _some_not_installable(rows: SpecRows) -> bool:
 INSTALLABLE_TEXT = {YES: "yes", NO: "no: builds", UNKNOWN: "?"}
 
 
-def _differs_getter(rows: SpecRows) -> Callable[[int], str]:
+def _sample(rows: SpecRows) -> np.ndarray:
+    step = max(1, len(rows.indices) // SAMPLE_ROWS)
+    return rows.indices[::step][:SAMPLE_ROWS]
+
+
+def split_order(rows: SpecRows, sample: np.ndarray) -> dict[str, int]:
+    """Differing variant names, the one whose values split the sampled rows most evenly first.
+
+    A row without the variant counts as one more value. Evenness is the chance that two rows
+    drawn at random differ in it (1 - sum of squared shares); ties keep the name order.
+    """
+    if not rows.common.variants_vary:
+        return {}
+    shared, raw = rows.common.variant_names, rows.corpus.raw_variants
+    seen = Counter(v for i in sample.tolist() for text in raw(i) for v in parse_variants(text))  # Variant: hashable
+    values: dict[str, Counter[Variant]] = {}
+    for variant, count in seen.items():
+        if variant.name not in shared:
+            values.setdefault(variant.name, Counter())[variant] = count
+    n = max(1, len(sample))
+
+    def evenness(name: str) -> float:
+        counts = list(values[name].values())
+        counts.append(n - sum(counts))  # rows that do not have it
+        return 1.0 - sum((c / n) ** 2 for c in counts)
+
+    ranked = sorted(values, key=lambda name: (-evenness(name), name))
+    return {name: rank for rank, name in enumerate(ranked)}
+
+
+def _differs_getter(rows: SpecRows, order: dict[str, int]) -> Callable[[int], str]:
     common, raw = rows.common, rows.corpus.raw_variants
-    return lambda i: " ".join(condensed(v) for v in common.differing(raw(i)))
+    last = len(order)
+
+    def differs(i: int) -> str:
+        shown = sorted(common.differing(raw(i)), key=lambda v: order.get(v.name, last))
+        return " ".join(condensed(v) for v in shown)
+
+    return differs
 
 
 def _cell_getters(corpus: Corpus) -> dict[str, Callable[[int], str]]:
@@ -140,6 +183,10 @@ class SpecTable(LineView):
         Binding("enter", "select", "Details", show=False, id="table.select"),
         Binding("s", "sort_next", "Sort", id="table.sort"),
         Binding("S", "sort_reverse", "Reverse sort", show=False, id="table.sort-reverse"),
+        Binding("left", "scroll_sideways(-1)", "Scroll the common line / find view left", show=False,
+                id="table.left"),
+        Binding("right", "scroll_sideways(1)", "Scroll the common line / find view right", show=False,
+                id="table.right"),
     ]
     COMPONENT_CLASSES = {"spec-table--header", "spec-table--cursor", "spec-table--cursor-blurred", "spec-table--sorted"}
     HEADER_LINES = 2  # what every row shares, then the column titles
@@ -154,6 +201,13 @@ class SpecTable(LineView):
         def __init__(self, spec: int | None) -> None:
             super().__init__()
             self.spec = spec
+
+    class WidthWanted(Message):
+        """The cells the table would use to show every column that tells rows apart."""
+
+        def __init__(self, width: int) -> None:
+            super().__init__()
+            self.width = width
 
     class Selected(Message):
         def __init__(self, spec: int) -> None:
@@ -171,6 +225,10 @@ class SpecTable(LineView):
         self._getters: dict[str, Callable[[int], str]] = {}
         self._widths: dict[str, int] = {}
         self._layout: list[tuple[Column, int]] = []
+        self._alike_sampled: frozenset[str] = frozenset()  # one value (or unknown) in every sampled row
+        self._wanted = 0
+        self._longest: dict[str, int] = {}  # a flexible column's longest sampled cell, past its max_width
+        self.x_offset = 0  # how far the common line and the find view are scrolled sideways
 
     @property
     def row_count(self) -> int:
@@ -195,8 +253,9 @@ class SpecTable(LineView):
         if new is not None and (old is None or old.corpus is not new.corpus):
             self._getters = _cell_getters(new.corpus)
         if new is not None:
-            self._getters["differs"] = _differs_getter(new)
+            self._getters["differs"] = _differs_getter(new, split_order(new, _sample(new)))
         self._widths = self._measure(new) if new is not None else {}
+        self.x_offset = 0
         self._relayout()
         same_rows = old is not None and new is not None and np.array_equal(old.indices, new.indices)
         self.rows_changed(None if same_rows else 0)  # a new answer opens at its first row
@@ -236,50 +295,113 @@ class SpecTable(LineView):
         return tuple(c for c in COLUMNS if c.key not in self.hidden and c.key not in alike)
 
     def _measure(self, rows: SpecRows) -> dict[str, int]:
-        """Column widths from the values on display (sampled when there are very many)."""
-        step = max(1, len(rows.indices) // SAMPLE_ROWS)
-        sample = rows.indices[::step][:SAMPLE_ROWS]
+        """Column widths from the values on display (sampled when there are very many).
+
+        A column whose sampled cells are all one value, or all unknown, is noted: it gives way first.
+        """
+        sample = _sample(rows)
         widths = {}
+        alike = set()
+        self._longest = {}
         for column in self._columns():
             if column.min_width == column.max_width:  # fixed: nothing to measure (the change marks)
                 widths[column.key] = column.min_width
                 continue
             getter = self._getters[column.key]
-            longest = max((len(inert(getter(int(i)))) for i in sample), default=0)
+            cells = {inert(getter(int(i))) for i in sample}
+            if len(sample) > 1 and (len(cells) <= 1 or cells <= UNKNOWN_CELLS):
+                alike.add(column.key)
+            longest = max((cell_len(cell) for cell in cells), default=0)
+            if column.flexible:
+                self._longest[column.key] = longest
             widths[column.key] = max(column.min_width, min(column.max_width, max(longest, len(column.title) + 1)))
+        self._alike_sampled = frozenset(alike)
+        wanted = sum(w + GAP for key, w in widths.items() if key not in alike) + 1  # and the scrollbar
+        if wanted != self._wanted:
+            self._wanted = wanted
+            self.post_message(self.WidthWanted(wanted))
         return widths
+
+    def _priority(self, column: Column) -> int:
+        """Lower stays longer. Alike columns give way first; a varying tag keeps two listings of one binary apart."""
+        priority = column.priority
+        if column.key == "tag" and self.data is not None and "tag" not in self.data.common.values:
+            priority = 0
+        return priority + (GIVES_WAY if column.key in self._alike_sampled else 0)
 
     def on_resize(self) -> None:
         super().on_resize()
         self._relayout()
 
     def _relayout(self) -> None:
-        """Choose the columns that fit, by priority; flexible ones give way first; the last takes what is left."""
+        """Choose the columns that fit, by priority: each takes its full width while it fits; a flexible
+        one takes what is left (down to its minimum, cut cells marked …). Spare room widens the flexible
+        column to its longest sampled cell before a column alike in every row may have any."""
         width = self.content_width
-        chosen: list[Column] = []
+        chosen: dict[str, int] = {}
         used = 0
         columns = self._columns()
-        for column in sorted(columns, key=lambda c: c.priority):
-            need = (column.min_width if column.flexible else self._widths.get(column.key, column.min_width)) + GAP
-            if used + need <= width or not chosen:
-                chosen.append(column)
-                used += need
-        layout = [(c, self._widths.get(c.key, c.min_width)) for c in columns if c in chosen]
-        excess = sum(w + GAP for _, w in layout) - width
-        for i, (column, column_width) in enumerate(layout):
-            if column.flexible and excess > 0:
-                cut = min(excess, column_width - column.min_width)
-                layout[i], excess = (column, column_width - cut), excess - cut
-        if layout:
+        ranked = sorted(columns, key=self._priority)
+        informative = [c for c in ranked if c.key not in self._alike_sampled]
+        for column in informative + [c for c in ranked if c.key in self._alike_sampled]:
+            full = self._widths.get(column.key, column.min_width)
+            if column.key in self._alike_sampled and chosen:  # only into room nothing informative wants
+                wanted = sum(self._longest.get(k, w) - w for k, w in chosen.items() if k in self._longest)
+                if used + wanted + full + GAP > width:
+                    continue
+            if used + full + GAP <= width or not chosen:
+                chosen[column.key] = full
+            elif column.flexible and width - used - GAP >= column.min_width:
+                chosen[column.key] = width - used - GAP
+            else:
+                continue
+            used += chosen[column.key] + GAP
+        layout = [(c, chosen[c.key]) for c in columns if c.key in chosen]
+        if layout:  # spare room goes to the first flexible column (differs says more), else the last
             spare = width - sum(w + GAP for _, w in layout)
-            last, last_width = layout[-1]
-            layout[-1] = (last, max(1, last_width + spare + GAP))
+            at = next((i for i, (c, _) in enumerate(layout) if c.flexible), len(layout) - 1)
+            column, column_width = layout[at]
+            layout[at] = (column, max(1, column_width + spare + (GAP if at == len(layout) - 1 else 0)))
         self._layout = layout
+
+    @property
+    def squeezed(self) -> frozenset[str]:
+        """Columns chosen to show that the table has no room for now."""
+        shown = {c.key for c, _ in self._layout}
+        return frozenset(c.key for c in self._columns() if c.key not in shown)
 
     def header_text(self, y: int, width: int) -> Text:
         if y == 1 and self.data is not None and self.data.find is not None:
-            return Text("spack find -lv  (l: back to columns)")
-        return self._column_titles() if y == 1 else common_text(self.data)
+            return Text(fit("spack find -lv  (l: columns, ←/→: scroll)", width))
+        return self._column_titles() if y == 1 else self._slid(common_text(self.data), width)
+
+    def _slid(self, text: Text, width: int) -> Text:
+        """`text` scrolled sideways by x_offset, a cut at either end marked (‹ on the left, … on the right)."""
+        text = text[self.x_offset:] if self.x_offset else text.copy()
+        if text.cell_len > width:
+            text.truncate(max(0, width - 1), overflow="crop")
+            text.append("…", "dim")
+        if self.x_offset and len(text):
+            text = Text.assemble(("‹", "dim"), text[1:])
+        return text
+
+    def scroll_sideways(self, delta: int) -> None:
+        """Left/Right: slide the common line (and the find view's lines) to show what is cut."""
+        offset = max(0, min(self.x_offset + delta, self._longest_line() - self.content_width + 1))
+        if offset != self.x_offset:
+            self.x_offset = offset
+            self._lines.clear()
+            self.refresh()
+
+    def _longest_line(self) -> int:
+        if self.data is None:
+            return 0
+        longest = common_text(self.data).cell_len
+        if self.data.find is not None:
+            top = int(self.scroll_offset.y)
+            for row in range(top, min(self.row_count, top + self.size.height)):
+                longest = max(longest, len(self.data.find.line(row).text) + 2)
+        return longest
 
     def _column_titles(self) -> Text:
         sorted_style = self.get_component_rich_style("spec-table--sorted")
@@ -302,7 +424,7 @@ class SpecTable(LineView):
             if self.data.comparison is not None and line.spec is not None:  # comparing: the mark leads the line
                 shown, style = self._change_mark(line.spec)
                 text = Text.assemble((shown[:1] + " ", style), text)
-            return text
+            return self._slid(text, width)
         spec = int(self.data.indices[row])
         text = Text()
         for column, col_width in self._layout:
@@ -329,6 +451,9 @@ class SpecTable(LineView):
         if action in ("sort_next", "sort_reverse"):  # the find view orders rows as Spack does
             return self.data is None or self.data.find is None
         return True
+
+    def action_scroll_sideways(self, direction: int) -> None:
+        self.scroll_sideways(direction * SCROLL_STEP)
 
     def action_select(self) -> None:
         spec = self.current_spec
