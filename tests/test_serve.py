@@ -220,15 +220,18 @@ class Visitor:
             if left <= 0 or self.closed is not None:
                 raise AssertionError(f"never saw {what} (closed: {self.closed}); last screen text: {self.text[-800:]!r}")
             try:
-                message = await self.ws.receive(timeout=min(left, 1.0))
+                self._take(await self.ws.receive(timeout=min(left, 1.0)))
             except asyncio.TimeoutError:
                 continue
-            if message.type == WSMsgType.BINARY:
-                self.raw += message.data
-            elif message.type == WSMsgType.TEXT:
-                self.messages.append(json.loads(message.data))
-            else:
-                self.closed = (self.ws.close_code, str(message.extra or ""))
+
+    def _take(self, message: aiohttp.WSMessage) -> None:
+        """Keep what a message brings: screen bytes, a text message, or the close."""
+        if message.type == WSMsgType.BINARY:
+            self.raw += message.data
+        elif message.type == WSMsgType.TEXT:
+            self.messages.append(json.loads(message.data))
+        else:
+            self.closed = (self.ws.close_code, str(message.extra or ""))
 
     async def type(self, text: str, shows: str | None, what: str) -> None:
         """Send `text` as a terminal sends fast typing (one write), then read until `shows` is on screen
@@ -248,15 +251,10 @@ class Visitor:
         deadline = time.monotonic() + DEADLINE_S
         while time.monotonic() < deadline:
             try:
-                message = await self.ws.receive(timeout=0.5)
+                self._take(await self.ws.receive(timeout=0.5))
             except asyncio.TimeoutError:
                 return
-            if message.type == WSMsgType.BINARY:
-                self.raw += message.data
-            elif message.type == WSMsgType.TEXT:
-                self.messages.append(json.loads(message.data))
-            else:
-                self.closed = (self.ws.close_code, str(message.extra or ""))
+            if self.closed is not None:
                 return
 
 

@@ -18,15 +18,10 @@ import os
 import sys
 from pathlib import Path
 
-from rich.text import Text
 from textual import events, on, work
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Input, Label, Static
 
 from cachetui.app.app import CacheTuiApp
+from cachetui.app.screens.export_dialog import NameDialog
 from cachetui.app.widgets.spec_table import SpecRows
 from cachetui.core.model import Corpus, Document
 from cachetui.core.records import MirrorOrigin
@@ -102,40 +97,23 @@ def export_format_of(name: str) -> str:
     return export_format(Path(name))
 
 
-class DownloadDialog(ModalScreen[str | None]):
+class DownloadDialog(NameDialog[str]):
     """Dismisses with a file name (no directory: it is the download's name in the browser), or None."""
 
     DEFAULT_CSS = """
     DownloadDialog { align: center middle; }
     DownloadDialog .dialog { width: 72; height: auto; }
-    DownloadDialog #download-problem { height: auto; }
+    DownloadDialog #download-name-problem { height: auto; }
     """
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="download.cancel")]
+    NAME_ID = "download-name"
+    REFUSALS = (DownloadRefused,)
 
     def __init__(self, suggested: str, rows: int) -> None:
-        super().__init__()
-        self._suggested, self._rows = suggested, rows
+        super().__init__(f"Download {rows} specs  (a file name, .csv or .json; enter downloads, esc cancels)",
+                         suggested)
 
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Label(Text(f"Download {self._rows} specs  (a file name, .csv or .json; enter downloads, "
-                             "esc cancels)", style="bold"), classes="dialog-title")
-            yield Input(inert(self._suggested), id="download-name")
-            yield Static(id="download-problem")
-
-    def on_mount(self) -> None:
-        self.query_one(Input).focus()
-
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        try:
-            self.dismiss(download_name(event.value))
-        except DownloadRefused as exc:
-            self.query_one("#download-problem", Static).update(Text(inert(str(exc)), style="bold red"))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    def checked(self, text: str) -> str:
+        return download_name(text)
 
 
 def main() -> int:

@@ -127,7 +127,7 @@ async def test_export_never_writes_into_an_input(snapshots: Path) -> None:
         await pilot.press("e", "ctrl+u", *str(inside), "enter")
         await pilot.pause()
         assert isinstance(app.screen, ExportDialog) and not inside.exists()
-        problem = str(app.screen.query_one("#export-problem").render())
+        problem = str(app.screen.query_one("#export-path-problem").render())
         assert "inside an input" in problem
 
 
