@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Footer
 
 from cachetui.app.app import CacheTuiApp
@@ -20,16 +23,23 @@ def width_app(tmp_path: Path) -> CacheTuiApp:
     return CacheTuiApp([str(write_width_tree(tmp_path))], system_clipboard=False, use_cache=False)
 
 
+@asynccontextmanager
+async def hdf5_answer(tmp_path: Path, size: tuple[int, int]) -> AsyncIterator[Pilot]:
+    """The app at `size` showing the answer every width test reads: hdf5 +mpi %gcc."""
+    async with width_app(tmp_path).run_test(size=size) as pilot:
+        await wait_loaded(pilot)
+        await type_query(pilot, "hdf5 +mpi %gcc")
+        await wait_loaded(pilot)
+        yield pilot
+
+
 def shown_rows(table: SpecTable) -> list[str]:
     return [table.row_text(row, table.content_width).plain for row in range(table.row_count)]
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_hdf5_rows_told_apart(tmp_path: Path, size: tuple[int, int]) -> None:
-    async with width_app(tmp_path).run_test(size=size) as pilot:
-        await wait_loaded(pilot)
-        await type_query(pilot, "hdf5 +mpi %gcc")
-        await wait_loaded(pilot)
+    async with hdf5_answer(tmp_path, size) as pilot:
         table = pilot.app.screen.query_one(SpecTable)
         keys = [c.key for c, _ in table._layout]
         assert "differs" in keys and "size" not in keys  # all "-": it gives way first
@@ -52,10 +62,7 @@ async def test_all_packages_shows_the_tag(tmp_path: Path, size: tuple[int, int])
 
 
 async def test_common_line_marks_its_cut_and_scrolls(tmp_path: Path) -> None:
-    async with width_app(tmp_path).run_test(size=(60, 15)) as pilot:
-        await wait_loaded(pilot)
-        await type_query(pilot, "hdf5 +mpi %gcc")
-        await wait_loaded(pilot)
+    async with hdf5_answer(tmp_path, (60, 15)) as pilot:
         table = pilot.app.screen.query_one(SpecTable)
         line = table.header_text(0, table.content_width).plain
         assert line.endswith("…")
@@ -66,10 +73,7 @@ async def test_common_line_marks_its_cut_and_scrolls(tmp_path: Path) -> None:
 
 
 async def test_find_view_scrolls_sideways(tmp_path: Path) -> None:
-    async with width_app(tmp_path).run_test(size=(60, 15)) as pilot:
-        await wait_loaded(pilot)
-        await type_query(pilot, "hdf5 +mpi %gcc")
-        await wait_loaded(pilot)
+    async with hdf5_answer(tmp_path, (60, 15)) as pilot:
         await pilot.press("l")
         await wait_loaded(pilot)
         table = pilot.app.screen.query_one(SpecTable)
@@ -80,10 +84,7 @@ async def test_find_view_scrolls_sideways(tmp_path: Path) -> None:
 
 
 async def test_column_chooser_says_what_has_no_room(tmp_path: Path) -> None:
-    async with width_app(tmp_path).run_test(size=(60, 15)) as pilot:
-        await wait_loaded(pilot)
-        await type_query(pilot, "hdf5 +mpi %gcc")
-        await wait_loaded(pilot)
+    async with hdf5_answer(tmp_path, (60, 15)) as pilot:
         table = pilot.app.screen.query_one(SpecTable)
         assert table.squeezed
         await pilot.press("v")
@@ -97,10 +98,7 @@ async def test_column_chooser_says_what_has_no_room(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_footer_keeps_help_and_quit(tmp_path: Path, size: tuple[int, int]) -> None:
-    async with width_app(tmp_path).run_test(size=size) as pilot:
-        await wait_loaded(pilot)
-        await type_query(pilot, "hdf5 +mpi %gcc")
-        await wait_loaded(pilot)
+    async with hdf5_answer(tmp_path, size) as pilot:
         footer = pilot.app.screen.query_one(Footer)
         visible = {key.key for key in footer.children if key.region.right <= size[0] and key.region.width}
         assert {"question_mark", "q"} <= visible
