@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CODE = ("import sys; from cachetui.core.corpus import load_corpus; load_corpus([sys.argv[1]]); "
+CODE = ("import sys; from cachetui.core.load.pipeline import load_corpus; load_corpus([sys.argv[1]]); "
         "print(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')))")
 
 

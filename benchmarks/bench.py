@@ -33,10 +33,10 @@ sys.path.insert(0, str(HERE.parent))
 from benchmarks import generate_corpus, generate_varied  # noqa: E402
 from benchmarks.harness import measure_warm  # noqa: E402
 from benchmarks.mirror_bench import measure_mirror, render_mirror  # noqa: E402
-from cachetui.core.corpus import load_corpus  # noqa: E402
-from cachetui.core.sources.site.frontmatter import split_front_matter  # noqa: E402
-from cachetui.core.sources.site.loader import find_candidates  # noqa: E402
-from cachetui.core.problems import LoadReport  # noqa: E402
+from cachetui.core.load.pipeline import load_corpus  # noqa: E402
+from cachetui.core.load.sources.site.frontmatter import split_front_matter  # noqa: E402
+from cachetui.core.load.sources.site.loader import find_candidates  # noqa: E402
+from cachetui.core.model.problems import LoadReport  # noqa: E402
 
 NAIVE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 TARGETS = {  # issue 11's, for both L trees

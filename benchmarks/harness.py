@@ -10,8 +10,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from cachetui.core.cache import CorpusCache
-from cachetui.core.corpus import load_corpus
+from cachetui.core.load.cache import CorpusCache
+from cachetui.core.load.pipeline import load_corpus
 
 HERE = Path(__file__).resolve().parent
 # VmHWM, not ru_maxrss: Linux carries ru_maxrss across exec, so a child would report its parent's peak.

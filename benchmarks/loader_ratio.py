@@ -17,12 +17,12 @@ from pathlib import Path
 
 import yaml
 
-from cachetui.core.sources.site.document import interpret
-from cachetui.core.sources.site.frontmatter import split_front_matter
-from cachetui.core.sources.site.loader import Candidate, find_candidates
-from cachetui.core.sources.site.parse import parse_front_matter
-from cachetui.core.problems import LoadReport
-from cachetui.core.sample import sample_path
+from cachetui.core.load.sample import sample_path
+from cachetui.core.load.sources.site.document import interpret
+from cachetui.core.load.sources.site.frontmatter import split_front_matter
+from cachetui.core.load.sources.site.loader import Candidate, find_candidates
+from cachetui.core.load.sources.site.parse import parse_front_matter
+from cachetui.core.model.problems import LoadReport
 
 NAIVE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

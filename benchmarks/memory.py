@@ -19,8 +19,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cachetui.core.corpus import load_corpus  # noqa: E402
-from cachetui.core.model import Corpus  # noqa: E402
+from cachetui.core.load.pipeline import load_corpus  # noqa: E402
+from cachetui.core.model.corpus import Corpus  # noqa: E402
 
 MB = 2**20
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from benchmarks.generate_mirror import generate
 from benchmarks.harness import measure_warm, peak_rss_mb
-from cachetui.core.corpus import load_corpus
-from cachetui.core.installable import VALUES, YES, installable_column
+from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.model.installable import VALUES, YES, installable_column
 
 HERE = Path(__file__).resolve().parent
 RECORDS = 120_000
@@ -84,7 +84,7 @@ def measure_closure(rounds: int) -> dict[str, float]:
 
 def _peak_rss(root: Path, blob: Path) -> tuple[float, float]:
     """Peak RSS (MB) of a process that cold-loads the mirror, and of one that only json.loads its index."""
-    ours = peak_rss_mb(f"from cachetui.core.corpus import load_corpus; load_corpus([{str(root)!r}])")
+    ours = peak_rss_mb(f"from cachetui.core.load.pipeline import load_corpus; load_corpus([{str(root)!r}])")
     return ours, peak_rss_mb(f"import json; json.loads(open({str(blob)!r}, 'rb').read())")
 
 

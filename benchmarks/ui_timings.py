@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
-from cachetui.core.query import Query, facet_counts
+from cachetui.core.query.query import Query, facet_counts
 
 QUERIES = ["hdf5", "py-torch", "mpich", "zlib", "kokkos", "petsc"]
 TOGGLED_FACETS = ("compiler", "target", "os", "stack", "variant", "version", "platform")

@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.widgets.facet_panel import FacetPanel, Kind
 from cachetui.app.widgets.spec_table import SpecTable
-from cachetui.core.sample import sample_path
+from cachetui.core.load.sample import sample_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from generate_varied import generate  # noqa: E402 - a script beside the benchmarks, not a package

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import aiohttp
 
-from cachetui.core.sample import sample_path
+from cachetui.core.load.sample import sample_path
 
 BROWSERS = ("chromium", "chromium-browser", "chromium-headless-shell", "google-chrome", "chrome-headless-shell")
 START_S = 60  # the server loads the sample before it listens

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from cachetui.core.build import build_corpus
-from cachetui.core.sources.site.loader import load_paths
-from cachetui.core.model import Corpus
-from cachetui.core.sample import sample_path
+from cachetui.core.load.sample import sample_path
+from cachetui.core.load.sources.site.loader import load_paths
+from cachetui.core.model.build import build_corpus
+from cachetui.core.model.corpus import Corpus
 
 SEED_FILES = sorted(sample_path().glob("*.txt"))
 

@@ -13,10 +13,10 @@ import pytest
 
 import cachetui.core
 from cachetui.cli.main import main
-from cachetui.core.sources.regular_file import open_regular
-from cachetui.core.cache import CorpusCache, code_digest, default_cache_dir, source_digest
-from cachetui.core.corpus import load_corpus
-from cachetui.core.query import Query, facet_counts
+from cachetui.core.load.cache import CorpusCache, code_digest, default_cache_dir, source_digest
+from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.load.sources.regular_file import open_regular
+from cachetui.core.query.query import Query, facet_counts
 from tests.conftest import listing, spec_entry
 
 
@@ -157,7 +157,7 @@ def test_a_file_that_failed_to_read_is_read_again_next_time(tmp_path: Path, monk
         return open_regular(path, *args, **kwargs)
 
     with monkeypatch.context() as patched:
-        patched.setattr("cachetui.core.sources.site.loader.open_regular", failing_open)
+        patched.setattr("cachetui.core.load.sources.site.loader.open_regular", failing_open)
         first = load_corpus([tmp_path / "in"], cache=CorpusCache())
     assert "pkg3" not in first.packages and len(first.report.errors) == 1
     second = load_corpus([tmp_path / "in"], cache=CorpusCache())
@@ -176,7 +176,7 @@ def test_a_directory_that_could_not_be_listed_is_walked_again(tmp_path: Path, mo
         return real_scandir(path)
 
     with monkeypatch.context() as patched:
-        patched.setattr("cachetui.core.sources.site.loader.os.scandir", scandir)
+        patched.setattr("cachetui.core.load.sources.site.loader.os.scandir", scandir)
         first = load_corpus([tmp_path / "in"], cache=CorpusCache())
     assert "pkg1" not in first.packages
     second = load_corpus([tmp_path / "in"], cache=CorpusCache())
@@ -199,7 +199,8 @@ def test_the_cache_key_follows_the_parsing_code(tmp_path: Path) -> None:
     core = tmp_path / "core"
     shutil.copytree(Path(cachetui.core.__file__).parent, core, ignore=shutil.ignore_patterns("__pycache__"))
     assert source_digest(core) == code_digest()
-    for shaping in ("sources/site/document.py", "sources/spack_db.py", "build.py", "installable.py", "variants.py"):
+    for shaping in ("load/sources/site/document.py", "load/sources/spack_db.py", "model/build.py", "model/installable.py",
+                    "spack/variants.py", "load/sources/__init__.py"):
         changed = tmp_path / shaping.replace("/", "-")
         shutil.copytree(core, changed)
         (changed / shaping).write_text((changed / shaping).read_text() + "\n# a fixed parser\n")
@@ -209,7 +210,8 @@ def test_the_cache_key_follows_the_parsing_code(tmp_path: Path) -> None:
 def test_the_cache_key_ignores_code_that_only_reads_a_finished_corpus(tmp_path: Path) -> None:
     core = tmp_path / "core"
     shutil.copytree(Path(cachetui.core.__file__).parent, core, ignore=shutil.ignore_patterns("__pycache__"))
-    for query_code in ("resolve.py", "specmatch.py", "query.py", "interpret.py", "results.py", "diff.py"):
+    for query_code in ("query/resolve.py", "query/specmatch.py", "query/query.py", "query/interpret.py",
+                       "query/results.py", "query/diff.py", "spack/specquery.py"):
         (core / query_code).write_text((core / query_code).read_text() + "\n# a better answer\n")
     assert source_digest(core) == code_digest()
 
@@ -217,7 +219,7 @@ def test_the_cache_key_ignores_code_that_only_reads_a_finished_corpus(tmp_path: 
 def test_results_from_other_parser_code_are_not_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _tree(tmp_path / "in")
     load_corpus([tmp_path / "in"], cache=CorpusCache())
-    monkeypatch.setattr("cachetui.core.cache.code_digest", lambda: "the digest of a changed parser")
+    monkeypatch.setattr("cachetui.core.load.cache.code_digest", lambda: "the digest of a changed parser")
     assert load_corpus([tmp_path / "in"], cache=CorpusCache()).cache_status == "miss"
 
 
@@ -244,7 +246,7 @@ def test_an_unsafe_cache_directory_is_neither_read_nor_written(
     if unsafe == "writable-by-others":
         directory.chmod(0o777)
     elif unsafe == "owned-by-someone-else":
-        monkeypatch.setattr("cachetui.core.private_dir.os.getuid", lambda: os.stat(directory).st_uid + 1)
+        monkeypatch.setattr("cachetui.core.load.private_dir.os.getuid", lambda: os.stat(directory).st_uid + 1)
     else:
         elsewhere = tmp_path / "elsewhere"
         directory.rename(elsewhere)
@@ -285,7 +287,7 @@ def test_an_unsafe_cache_file_is_ignored_and_replaced(
             file.unlink()
             file.symlink_to(target)
         else:
-            patched.setattr("cachetui.core.private_dir.os.fstat", _as_if_owned_by_someone_else(os.fstat))
+            patched.setattr("cachetui.core.load.private_dir.os.fstat", _as_if_owned_by_someone_else(os.fstat))
         corpus = load_corpus([tmp_path / "in"], cache=CorpusCache())
     assert corpus.cache_status == "miss" and corpus.n_specs == 5
     assert not file.is_symlink()

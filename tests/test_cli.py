@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cachetui.cli.main import main
-from cachetui.core.sample import sample_path
+from cachetui.core.load.sample import sample_path
 from tests.conftest import SEED_FILES, WriteDoc, listing, read_seed_specs, spec_entry
 
 SAMPLE = str(sample_path())

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cachetui.core.sources.site.fast import fast_document
-from cachetui.core.sources.site.loader import read_in_general
+from cachetui.core.load.sources.site.fast import fast_document
+from cachetui.core.load.sources.site.loader import read_in_general
 from tests.conftest import SEED_FILES, listing, spec_entry
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))

@@ -9,8 +9,8 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cachetui.core.sources.site.frontmatter import FrontMatterError, has_front_matter, split_front_matter
-from cachetui.core.sources.site.parse import parse_front_matter
+from cachetui.core.load.sources.site.frontmatter import FrontMatterError, has_front_matter, split_front_matter
+from cachetui.core.load.sources.site.parse import parse_front_matter
 from tests.conftest import SEED_FILES
 
 

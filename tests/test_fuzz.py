@@ -10,10 +10,10 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cachetui.core.build import build_corpus
-from cachetui.core.sources.site.loader import FileResult, load_bytes
-from cachetui.core.query import Query, all_facet_counts, match
-from cachetui.core.records import RawSpec
+from cachetui.core.load.sources.site.loader import FileResult, load_bytes
+from cachetui.core.model.build import build_corpus
+from cachetui.core.model.records import RawSpec
+from cachetui.core.query.query import Query, all_facet_counts, match
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
@@ -89,8 +89,8 @@ well_formed_entries = st.fixed_dictionaries({
 
 @given(st.lists(well_formed_entries, min_size=1, max_size=8, unique_by=lambda e: e["hash"]))
 def test_the_column_fast_path_agrees_with_the_careful_path(details: list[dict]) -> None:
-    from cachetui.core.sources.site.document import _columns_at_once, _columns_entry_by_entry, _Warner
-    from cachetui.core.records import ParsedDocument
+    from cachetui.core.load.sources.site.document import _columns_at_once, _columns_entry_by_entry, _Warner
+    from cachetui.core.model.records import ParsedDocument
 
     doc = ParsedDocument("x", "p", "t", "p", "current")
     warn = _Warner(doc, {})

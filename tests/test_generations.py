@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from cachetui.core.build import build_corpus
-from cachetui.core.sources.site.loader import load_paths
+from cachetui.core.load.sources.site.loader import load_paths
+from cachetui.core.model.build import build_corpus
 from tests.conftest import WriteDoc, front_matter
 
 HASH_A = "a" * 32

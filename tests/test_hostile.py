@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from cachetui.cli.main import main
-from cachetui.core.build import build_corpus
-from cachetui.core.sources.site.loader import load_paths
-from cachetui.core.problems import Severity
-from cachetui.core.sample import sample_path
+from cachetui.core.load.sample import sample_path
+from cachetui.core.load.sources.site.loader import load_paths
+from cachetui.core.model.build import build_corpus
+from cachetui.core.model.problems import Severity
 from cachetui.present.inert import inert
 from tests.hostile import HOSTILE, cases, write_case, write_hostile_tree
 

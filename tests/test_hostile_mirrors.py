@@ -19,10 +19,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cachetui.cli.main import main
-from cachetui.core.corpus import load_corpus
-from cachetui.core.sources.spack_db import MAX_RECORD_PROBLEMS, read_database
-from cachetui.core.variants import parse_variants, quote_value
-from tests.hostile_server import EVIL_HASH, EVIL_OS, EVIL_VALUE, PASSWORD, USER, HostileServer, evil_index, serve_hostile
+from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.load.sources.spack_db import MAX_RECORD_PROBLEMS, read_database
+from cachetui.core.spack.variants import parse_variants, quote_value
+from tests.hostile_server import (
+    EVIL_HASH,
+    EVIL_OS,
+    EVIL_VALUE,
+    PASSWORD,
+    USER,
+    HostileServer,
+    evil_index,
+    serve_hostile,
+)
 from tests.mirrors import DB7, DB8, MirrorServer, index_bytes, v2_mirror, v3_mirror
 
 
@@ -229,7 +238,7 @@ def test_a_gzip_bomb_is_refused_in_one_line_and_the_good_mirror_loads(
         mirror_server: MirrorServer, monkeypatch, capsys) -> None:  # noqa: ANN001
     from benchmarks.bomb_rss import gzip_bomb, write_bomb_mirror
 
-    monkeypatch.setattr("cachetui.core.sources.mirror.MAX_INDEX_BYTES", 32 << 20)  # the bomb's size, scaled down
+    monkeypatch.setattr("cachetui.core.load.sources.mirror.MAX_INDEX_BYTES", 32 << 20)  # the bomb's size, scaled down
     write_bomb_mirror(mirror_server.root / "bomb", gzip_bomb(100 << 20))
     v2_mirror(mirror_server.root / "good", DB7)
     code, report = _check_json(capsys, [mirror_server.at("good"), mirror_server.at("bomb")])
@@ -240,11 +249,11 @@ def test_a_gzip_bomb_is_refused_in_one_line_and_the_good_mirror_loads(
 
 def test_an_index_that_inflates_to_exactly_the_limit_loads(mirror_server: MirrorServer, monkeypatch) -> None:  # noqa: ANN001
     index = index_bytes(DB8)
-    monkeypatch.setattr("cachetui.core.sources.mirror.MAX_INDEX_BYTES", len(index))
+    monkeypatch.setattr("cachetui.core.load.sources.mirror.MAX_INDEX_BYTES", len(index))
     v3_mirror(mirror_server.root / "develop", index, compression="gzip")
     corpus = load_corpus([mirror_server.at("develop")])
     assert corpus.report.problems == [] and corpus.n_specs == 6
-    monkeypatch.setattr("cachetui.core.sources.mirror.MAX_INDEX_BYTES", len(index) - 1)
+    monkeypatch.setattr("cachetui.core.load.sources.mirror.MAX_INDEX_BYTES", len(index) - 1)
     corpus = load_corpus([mirror_server.at("develop")])
     (error,) = corpus.report.errors
     assert "expands past" in error.reason
@@ -424,7 +433,7 @@ def test_a_bad_record_leaves_the_rest_of_the_index_on_the_fast_reader(monkeypatc
     def refused(*args: object) -> None:
         raise AssertionError("the whole index was read with Python's json")
 
-    monkeypatch.setattr("cachetui.core.sources.spack_db._read_tolerantly", refused)
+    monkeypatch.setattr("cachetui.core.load.sources.spack_db._read_tolerantly", refused)
     index = index_bytes(DB8)
     a, b, c = _in_cache(index)[:3]
     data = json.loads(_with_bytes(index, a, b"\xff").replace(b"\xff", b"@@FF@@").decode())

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from cachetui.core.corpus import load_corpus
-from cachetui.core.sample import sample_path
-from cachetui.core.sources.site import loader
+from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.load.sample import sample_path
+from cachetui.core.load.sources.site import loader
 from tests.conftest import listing, spec_entry
 from tests.mirrors import DB7, v2_mirror
 

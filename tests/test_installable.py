@@ -16,8 +16,8 @@ import pytest
 
 from cachetui.app.widgets.spec_detail import spec_detail
 from cachetui.cli.main import main
-from cachetui.core.corpus import load_corpus
-from cachetui.core.query import Query, all_facet_counts
+from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.query.query import Query, all_facet_counts
 from tests import dag_mirror
 from tests.spec_tree import write_tree
 

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from cachetui.cli.main import main
-from cachetui.core.cache import CorpusCache
-from cachetui.core.corpus import load_corpus
-from cachetui.core.model import Corpus
-from cachetui.core.records import deptype_names
-from cachetui.core.sources import IndexOfIndexes, PUBLIC_INDEX_OF_INDEXES, public_sources, recognise
-from cachetui.core.sources.indexes import IndexGroup
-from cachetui.core.sources.transport import FetchError, fetch, public_url
+from cachetui.core.load.cache import CorpusCache
+from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.load.sources import PUBLIC_INDEX_OF_INDEXES, IndexOfIndexes, public_sources, recognise
+from cachetui.core.load.sources.indexes import IndexGroup
+from cachetui.core.load.sources.transport import FetchError, fetch, public_url
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.spack.deptypes import deptype_names
 from tests.mirrors import (
     DB6,
     DB7,
@@ -358,7 +358,7 @@ def test_an_index_of_indexes_with_a_tag_that_is_not_a_list(tmp_path: Path) -> No
 
 
 def test_a_gzip_blob_may_not_expand_without_limit(mirror_server: MirrorServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("cachetui.core.sources.mirror.MAX_INDEX_BYTES", 1000)
+    monkeypatch.setattr("cachetui.core.load.sources.mirror.MAX_INDEX_BYTES", 1000)
     v3_mirror(mirror_server.root / "develop", index_bytes(DB8), compression="gzip")  # 6 kB once expanded
     corpus = load_corpus([mirror_server.at("develop")])
     (error,) = corpus.report.errors

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from cachetui.cli.main import main
-from cachetui.core.cache import CorpusCache
-from cachetui.core.corpus import load_corpus
-from cachetui.core.problems import Severity, UnusableInput
-from cachetui.core.sources import recognise
-from cachetui.core.sources.mirror import MirrorError, Net
-from cachetui.core.sources.oci import Credentials, Registry, Repository, parse_challenges, parse_reference
+from cachetui.core.load.cache import CorpusCache
+from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.load.sources import recognise
+from cachetui.core.load.sources.mirror import MirrorError, Net
+from cachetui.core.load.sources.oci import Credentials, Registry, Repository, parse_challenges, parse_reference
+from cachetui.core.model.problems import Severity, UnusableInput
 from tests.mirrors import DB7, DB8, expected_records, index_bytes
 from tests.registry import serve_registry, serve_storage
 from tests.spack_env import SpackEnv, isolated_spack

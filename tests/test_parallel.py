@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-import cachetui.core.sources.site.parallel as parallel
-from cachetui.core.corpus import load_corpus
-from cachetui.core.query import Query, all_facet_counts
+import cachetui.core.load.sources.site.parallel as parallel
+from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.query.query import Query, all_facet_counts
 from tests.conftest import listing, spec_entry
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from cachetui.core.build import build_corpus
-from cachetui.core.sources.site.loader import load_paths
-from cachetui.core.model import Corpus
-from cachetui.core.query import Query, facet_counts, match
-from cachetui.core.sorting import sort_specs
-from cachetui.core.versions import version_key
+from cachetui.core.load.sources.site.loader import load_paths
+from cachetui.core.model.build import build_corpus
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.query.query import Query, facet_counts, match
+from cachetui.core.query.sorting import sort_specs
+from cachetui.core.spack.versions import version_key
 from tests.conftest import WriteDoc, listing, spec_entry
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from cachetui.core.compilers import normalise_compiler
-from cachetui.core.model import Corpus
-from cachetui.core.query import Query, facet_counts, match
-from cachetui.core.results import package_counts_for
-from cachetui.core.sample import sample_path
+from cachetui.core.load.sample import sample_path
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.query.query import Query, facet_counts, match
+from cachetui.core.query.results import package_counts_for
+from cachetui.core.spack.compilers import normalise_compiler
 from tests.conftest import SEED_FILES, read_seed_specs
 
 

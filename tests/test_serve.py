@@ -32,11 +32,18 @@ from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.cli.main import main
 from cachetui.cli.serve import is_loopback, mirror_urls
 from cachetui.cli.web import SessionServer, busy_message
-from cachetui.core.sample import sample_path
+from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.load.sample import sample_path
 from cachetui.present.served import (
-    DownloadRefused, Labels, ServeConfig, download_name, secure_context, served_corpus, source_label, source_labels,
+    DownloadRefused,
+    Labels,
+    ServeConfig,
+    download_name,
+    secure_context,
+    served_corpus,
+    source_label,
+    source_labels,
 )
-from cachetui.core.corpus import load_corpus
 from tests.app.helpers import open_package, wait_for, wait_loaded
 from tests.mirrors import DB8, v2_mirror
 

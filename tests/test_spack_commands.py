@@ -6,9 +6,9 @@ import shlex
 
 import pytest
 
-from cachetui.core.model import Document
-from cachetui.core.records import MirrorOrigin
-from cachetui.core.spack_commands import install_command, mirror_add_command, mirror_of, origin_commands
+from cachetui.core.model.corpus import Document
+from cachetui.core.model.records import MirrorOrigin
+from cachetui.core.query.spack_commands import install_command, mirror_add_command, mirror_of, origin_commands
 
 
 def _site(tag: str) -> Document:

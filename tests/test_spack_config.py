@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from cachetui.cli.main import main
-from cachetui.core.cache import CorpusCache
-from cachetui.core.corpus import load_corpus
-from cachetui.core.problems import UnusableInput
-from cachetui.core.sources import recognise
-from cachetui.core.sources.oci import Credentials
-from cachetui.core.sources.spack_config import read_configuration, spack_platform
+from cachetui.core.load.cache import CorpusCache
+from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.load.sources import recognise
+from cachetui.core.load.sources.oci import Credentials
+from cachetui.core.load.sources.spack_config import read_configuration, spack_platform
+from cachetui.core.model.problems import UnusableInput
 from tests.mirrors import DB7, DB8, MirrorServer, expected_records, index_bytes, v3_mirror
 from tests.registry import serve_registry
 from tests.spack_env import SpackEnv, isolated_spack
@@ -252,8 +252,8 @@ def test_binary_mirrors_load_under_their_names_and_source_mirrors_are_never_cont
 
 
 def test_a_private_s3_mirror_is_one_line_and_the_public_bucket_is_read_over_https(spack: SpackEnv) -> None:
-    from cachetui.core.sources.mirror import Net
-    from cachetui.core.sources.spack_config import SpackMirrors, configured_groups
+    from cachetui.core.load.sources.mirror import Net
+    from cachetui.core.load.sources.spack_config import SpackMirrors, configured_groups
 
     spack.mirrors(spack.user, """\
         mirrors:
@@ -417,7 +417,7 @@ def _offline(url: str):  # noqa: ANN202
     """Load while the mirror refuses connections (every other request goes through)."""
     import unittest.mock
 
-    from cachetui.core.sources import transport
+    from cachetui.core.load.sources import transport
 
     real = transport._read_http
 
@@ -437,8 +437,8 @@ def test_a_password_in_a_mirror_url_is_never_shown(spack: SpackEnv, capsys: pyte
           bad-s3: s3://key:pa55word@my-bucket/cache
           ok: https://good.example/m
         """)
-    from cachetui.core.sources.mirror import Net
-    from cachetui.core.sources.spack_config import SpackMirrors, configured_groups
+    from cachetui.core.load.sources.mirror import Net
+    from cachetui.core.load.sources.spack_config import SpackMirrors, configured_groups
 
     groups, problems = configured_groups(SpackMirrors({"bad-oci", "bad-s3"}), Net())
     assert groups == [] and len(problems) == 2

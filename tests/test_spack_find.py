@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cachetui.cli.main import main
-from cachetui.core.spack_find import compiler_label, header, variants_text
+from cachetui.core.query.spack_find import compiler_label, header, variants_text
 from tests.spec_tree import BINARIES, hash_of, write_tree
 
 
@@ -84,8 +84,8 @@ def test_patches_are_cut_to_7_characters_and_values_sorted_as_spack_prints_them(
 
 
 def test_groups_sort_compilers_by_version_and_specs_by_name_then_version(tmp_path: Path) -> None:
-    from cachetui.core.corpus import load_corpus
-    from cachetui.core.spack_find import find_lines
+    from cachetui.core.load.pipeline import load_corpus
+    from cachetui.core.query.spack_find import find_lines
     from tests.conftest import listing, spec_entry
 
     specs = {  # package -> (hash, version, compiler)

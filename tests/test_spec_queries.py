@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 from cachetui.cli.main import main
-from cachetui.core.build import build_corpus
-from cachetui.core.filters import UnknownValue
-from cachetui.core.model import Corpus
-from cachetui.core.query import Query, RunsOn, match
-from cachetui.core.sources.site.loader import load_paths
-from cachetui.core.specmatch import CompilerOptions, NoDependencyData, hash_matches
-from cachetui.core.specquery import SpecSyntaxError, parse_spec_query
-from cachetui.core.targets import Host
+from cachetui.core.load.sources.site.loader import load_paths
+from cachetui.core.model.build import build_corpus
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.query.filters import UnknownValue
+from cachetui.core.query.query import Query, RunsOn, match
+from cachetui.core.query.specmatch import CompilerOptions, NoDependencyData, hash_matches
+from cachetui.core.spack.specquery import SpecSyntaxError, parse_spec_query
+from cachetui.core.spack.targets import Host
 from tests.spec_tree import BINARIES, hash_of, write_tree
 
 HDF5 = {label for label, b in BINARIES.items() if b[0] == "hdf5"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from cachetui.core.specquery import (
+from cachetui.core.spack.specquery import (
     ArchTerm,
     CompilerTerm,
     DependencyQuery,
@@ -15,7 +15,7 @@ from cachetui.core.specquery import (
     VariantTerm,
     parse_spec_query,
 )
-from cachetui.core.versions import parse_version_constraint
+from cachetui.core.spack.versions import parse_version_constraint
 
 SPEC_CHARACTERS = "abcxyz019_-.@%+~=:,/^[] \t'\"*!$"
 

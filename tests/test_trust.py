@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from cachetui.cli.main import main
-from cachetui.core.corpus import load_corpus
-from cachetui.core.dependencies import WITH_BUILD, dependency_tree
+from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.model.dependencies import WITH_BUILD, dependency_tree
 from tests import dag_mirror
 from tests.spec_tree import BINARIES, hash_of, write_tree
 

@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cachetui.core.compilers import compiler_name, compiler_text, normalise_compiler
-from cachetui.core.hashes import is_valid_hash, short_hash
-from cachetui.core.tags import sort_tags
-from cachetui.core.variants import VariantKind, parse_variants, variant_atoms
-from cachetui.core.versions import sort_versions, version_key
+from cachetui.core.spack.compilers import compiler_name, compiler_text, normalise_compiler
+from cachetui.core.spack.hashes import is_valid_hash, short_hash
+from cachetui.core.spack.tags import sort_tags
+from cachetui.core.spack.variants import VariantKind, parse_variants, variant_atoms
+from cachetui.core.spack.versions import sort_versions, version_key
 
 
 @pytest.mark.parametrize(

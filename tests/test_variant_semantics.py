@@ -13,11 +13,11 @@ from itertools import product
 import pytest
 
 from cachetui.cli.main import main
-from cachetui.core.build import build_corpus
-from cachetui.core.sources.site.loader import load_paths
-from cachetui.core.model import Corpus
-from cachetui.core.query import Query, facet_counts, match
-from cachetui.core.variants import VariantKind, atom_name, parse_variants, variant_atoms
+from cachetui.core.load.sources.site.loader import load_paths
+from cachetui.core.model.build import build_corpus
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.query.query import Query, facet_counts, match
+from cachetui.core.spack.variants import VariantKind, atom_name, parse_variants, variant_atoms
 from tests.conftest import WriteDoc, listing, spec_entry
 
 # Every combination of mpi and cuda, twice (two cuda_arch spellings), like real py-torch listings.

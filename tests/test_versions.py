@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from cachetui.core.versions import VersionSyntaxError, parse_version_constraint, version_key
+from cachetui.core.spack.versions import VersionSyntaxError, parse_version_constraint, version_key
 
 # (lower, higher): Spack's assert_ver_lt cases.
 ORDERED = [

@@ -13,17 +13,17 @@ from textual.worker import Worker, WorkerState
 from cachetui.app.clipboard import copy_to_local_clipboard
 from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
 from cachetui.app.screens.browser import BrowserScreen
-from cachetui.app.worker_failure import report_failure
 from cachetui.app.styles import stylesheet
-from cachetui.core.build import build_corpus
-from cachetui.core.cache import CorpusCache
-from cachetui.core.corpus import load_corpus
-from cachetui.core.sources.site.loader import DEFAULT_MAX_BYTES
-from cachetui.core.sources.transport import DEFAULT_TIMEOUT_S
-from cachetui.core.model import Corpus, Document
-from cachetui.core.problems import LoadReport, Problem
-from cachetui.core.records import MirrorOrigin
-from cachetui.core.spack_commands import mirror_of
+from cachetui.app.worker_failure import report_failure
+from cachetui.core.load.cache import CorpusCache
+from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.load.sources.site.loader import DEFAULT_MAX_BYTES
+from cachetui.core.load.sources.transport import DEFAULT_TIMEOUT_S
+from cachetui.core.model.build import build_corpus
+from cachetui.core.model.corpus import Corpus, Document
+from cachetui.core.model.problems import LoadReport, Problem
+from cachetui.core.model.records import MirrorOrigin
+from cachetui.core.query.spack_commands import mirror_of
 from cachetui.present.inert import inert
 
 

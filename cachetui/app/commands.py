@@ -11,8 +11,8 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from cachetui.app.widgets.facet_panel import FACET_TITLES
 from cachetui.app.widgets.spec_table import COLUMNS
-from cachetui.core.sorting import SORT_COLUMNS
-from cachetui.core.search import search_packages
+from cachetui.core.query.search import search_packages
+from cachetui.core.query.sorting import SORT_COLUMNS
 from cachetui.present.inert import inert
 
 MAX_PACKAGE_HITS = 50

@@ -8,8 +8,8 @@ import sys
 from typing import Any
 
 from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS, add_inputs, load_or_exit
-from cachetui.core.model import Corpus
-from cachetui.core.problems import Problem
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.problems import Problem
 from cachetui.present.format import counted
 from cachetui.present.inert import inert
 

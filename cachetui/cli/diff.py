@@ -14,11 +14,11 @@ import sys
 from typing import Any, TextIO
 
 from cachetui.cli.options import add_inputs, fail_usage, load_or_exit, report_load_errors
-from cachetui.core.corpus import recognisable
-from cachetui.core.diff import Diff, Side, corpus_side, diff, tag_side
-from cachetui.core.filters import UnknownValue
-from cachetui.core.model import Corpus
-from cachetui.core.sources.redact import redact
+from cachetui.core.load.pipeline import recognisable
+from cachetui.core.load.sources.redact import redact
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.query.diff import Diff, Side, corpus_side, diff, tag_side
+from cachetui.core.query.filters import UnknownValue
 from cachetui.present.inert import inert
 from cachetui.present.spec_output import write_csv_rows
 

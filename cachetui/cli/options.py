@@ -9,15 +9,15 @@ from contextlib import contextmanager
 from typing import NoReturn
 
 from cachetui.cli.progress_line import ProgressLine
-from cachetui.core.cache import CorpusCache
-from cachetui.core.corpus import load_corpus, require_inputs
-from cachetui.core.model import Corpus
-from cachetui.core.problems import PathNotFound, UnusableInput
-from cachetui.core.sample import sample_path
-from cachetui.core.sources import public_sources, spack_mirror_inputs
-from cachetui.core.sources.redact import redact
-from cachetui.core.sources.site.loader import DEFAULT_MAX_BYTES
-from cachetui.core.sources.transport import DEFAULT_TIMEOUT_S
+from cachetui.core.load.cache import CorpusCache
+from cachetui.core.load.pipeline import load_corpus, require_inputs
+from cachetui.core.load.sample import sample_path
+from cachetui.core.load.sources import public_sources, spack_mirror_inputs
+from cachetui.core.load.sources.redact import redact
+from cachetui.core.load.sources.site.loader import DEFAULT_MAX_BYTES
+from cachetui.core.load.sources.transport import DEFAULT_TIMEOUT_S
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.problems import PathNotFound, UnusableInput
 from cachetui.present.inert import inert
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3

@@ -17,17 +17,17 @@ from cachetui.cli.options import (
     report_load_errors,
     report_unknown,
 )
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.installable import VALUES as INSTALLABLE_VALUES
+from cachetui.core.model.installable import YES
+from cachetui.core.query.filters import MalformedValue, resolve_filters
+from cachetui.core.query.query import Filters, Query, RunsOn, select
+from cachetui.core.query.resolve import QueryProblem, UnknownValue, resolve_package
+from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, VariantTerm, parse_spec_query
+from cachetui.core.spack.targets import archspec_names, host, known
+from cachetui.core.spack.variants import parse_variants
 from cachetui.present.inert import inert
 from cachetui.present.spec_output import FORMATS, write_specs
-from cachetui.core.filters import MalformedValue, resolve_filters
-from cachetui.core.installable import VALUES as INSTALLABLE_VALUES
-from cachetui.core.installable import YES
-from cachetui.core.model import Corpus
-from cachetui.core.query import Filters, Query, RunsOn, select
-from cachetui.core.resolve import QueryProblem, UnknownValue, resolve_package
-from cachetui.core.specquery import SpecQuery, SpecSyntaxError, VariantTerm, parse_spec_query
-from cachetui.core.variants import parse_variants
-from cachetui.core.targets import archspec_names, host, known
 
 # option -> facet; repeated options of one kind are OR, different kinds AND (each variant
 # name is its own kind: `--variant +mpi --variant ~cuda` needs both). One `--variant` with

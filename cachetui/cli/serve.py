@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from cachetui.cli.options import EXIT_OK, add_inputs, check_inputs, fail_usage, load_or_exit
-from cachetui.core.sources import SPACK_MIRRORS, local_input
+from cachetui.core.load.sources import SPACK_MIRRORS, local_input
 from cachetui.present.served import Labels, ServeConfig, source_labels
 
 DEFAULT_HOST = "127.0.0.1"

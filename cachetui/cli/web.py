@@ -19,8 +19,8 @@ import asyncio
 import shlex
 import signal
 import sys
-from dataclasses import replace
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 

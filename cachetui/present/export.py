@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from cachetui.core.model import Corpus
+from cachetui.core.model.corpus import Corpus
 from cachetui.present.spec_output import write_specs
 
 

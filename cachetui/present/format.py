@@ -6,9 +6,9 @@ import os
 from collections.abc import Iterable
 from functools import lru_cache
 
-from cachetui.core.progress import DOCUMENTS
-from cachetui.core.sources.transport import is_url
-from cachetui.core.variants import Variant, VariantKind, parse_variants
+from cachetui.core.load.progress import DOCUMENTS
+from cachetui.core.load.sources.transport import is_url
+from cachetui.core.spack.variants import Variant, VariantKind, parse_variants
 from cachetui.present.inert import inert
 
 _UNITS = ("B", "kB", "MB", "GB", "TB", "PB")

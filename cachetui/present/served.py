@@ -17,14 +17,14 @@ import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
-from cachetui.core.model import Corpus, Document
-from cachetui.core.problems import LoadReport
-from cachetui.core.records import MirrorOrigin
-from cachetui.core.sources import SPACK_MIRRORS, local_input
-from cachetui.core.sources.indexes import group_tag
-from cachetui.core.sources.oci import is_oci
-from cachetui.core.sources.transport import local_path
-from cachetui.core.spack_commands import mirror_of, without_credentials
+from cachetui.core.load.sources import SPACK_MIRRORS, local_input
+from cachetui.core.load.sources.indexes import group_tag
+from cachetui.core.load.sources.oci import is_oci
+from cachetui.core.load.sources.transport import local_path
+from cachetui.core.model.corpus import Corpus, Document
+from cachetui.core.model.problems import LoadReport
+from cachetui.core.model.records import MirrorOrigin
+from cachetui.core.query.spack_commands import mirror_of, without_credentials
 
 ENVIRONMENT = "CACHETUI_SERVED"
 _NAMED = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.+-]*)=(?P<source>.+)")

@@ -11,9 +11,10 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
-from cachetui.core.model import Corpus, SpecView
-from cachetui.core.records import Dependency, deptype_names
-from cachetui.core.spack_find import find_lines
+from cachetui.core.model.corpus import Corpus, SpecView
+from cachetui.core.model.records import Dependency
+from cachetui.core.query.spack_find import find_lines
+from cachetui.core.spack.deptypes import deptype_names
 from cachetui.present.format import human_size
 from cachetui.present.inert import inert
 

@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.widgets.facet_panel import FacetPanel, Kind
-from cachetui.core.sample import sample_path
+from cachetui.core.load.sample import sample_path
 
 
 def sample_app() -> CacheTuiApp:

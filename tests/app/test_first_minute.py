@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widget import Widget
 
-import cachetui.core.search as search
+import cachetui.core.query.search as search
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
 from cachetui.app.screens.help import HelpScreen
@@ -16,7 +16,7 @@ from cachetui.app.widgets.facet_panel import MAX_VALUES, FacetPanel, Kind
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
-from cachetui.core.query import Query
+from cachetui.core.query.query import Query
 from tests.app.helpers import burst, open_package, run_palette, sample_app, toggle_facet, wait_loaded, wait_until
 from tests.conftest import listing, spec_entry
 

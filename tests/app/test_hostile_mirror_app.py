@@ -15,8 +15,8 @@ from cachetui.app.screens.copy_menu import CopyMenu, copy_choices
 from cachetui.app.screens.problems import ProblemsScreen
 from cachetui.app.widgets.detail_pane import DetailPane, DetailRows
 from cachetui.app.widgets.spec_table import SpecTable
-from tests.app.test_hostile_app import screen_text
 from tests.app.helpers import open_package, wait_loaded
+from tests.app.test_hostile_app import screen_text
 from tests.hostile_server import EVIL_HASH, PASSWORD, USER, HostileServer, evil_index, serve_hostile
 from tests.mirrors import DB7, DB8, index_bytes, v2_mirror, v3_mirror
 from tests.test_hostile import unsafe_chars

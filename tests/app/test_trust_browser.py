@@ -13,7 +13,7 @@ from cachetui.app.screens.copy_menu import CopyMenu
 from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.cli.main import main
-from cachetui.core.query import match
+from cachetui.core.query.query import match
 from tests import dag_mirror
 from tests.app.helpers import open_package, type_query, wait_for, wait_loaded
 from tests.spec_tree import write_tree

@@ -10,8 +10,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-
-
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -25,28 +23,28 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from cachetui.app.screens.choice_dialog import ChoiceDialog
 from cachetui.app.screens.columns_dialog import ColumnsDialog
-from cachetui.app.screens.export_dialog import ExportDialog
 from cachetui.app.screens.copy_menu import CopyMenu, copy_choices
+from cachetui.app.screens.export_dialog import ExportDialog
 from cachetui.app.screens.help import HelpScreen, help_sections
 from cachetui.app.screens.problems import ProblemsScreen
 from cachetui.app.screens.tag_picker import ALL_TAGS, TagPicker
 from cachetui.app.widgets.detail_pane import DetailPane
-from cachetui.app.worker_failure import report_failure
-from cachetui.app.widgets.spec_detail import spec_detail
 from cachetui.app.widgets.facet_panel import FacetPanel, FacetsPane, FacetState
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.query_bar import QueryBar
+from cachetui.app.widgets.spec_detail import spec_detail
 from cachetui.app.widgets.spec_table import HIDDEN_AT_FIRST, SpecRows, SpecTable
 from cachetui.app.widgets.status_line import Status, StatusLine
-from cachetui.core.diff import compare_tags
-from cachetui.core.sources import local_input
-from cachetui.core.model import Corpus, SpecView
-from cachetui.core.query import Query, RunsOn, facet_counts, match
-from cachetui.core.results import Results, package_counts_for, results_for
-from cachetui.core.interpret import interpret
-from cachetui.core.resolve import QueryProblem
-from cachetui.core.specquery import SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query
-from cachetui.core.targets import host
+from cachetui.app.worker_failure import report_failure
+from cachetui.core.load.sources import local_input
+from cachetui.core.model.corpus import Corpus, SpecView
+from cachetui.core.query.diff import compare_tags
+from cachetui.core.query.interpret import interpret
+from cachetui.core.query.query import Query, RunsOn, facet_counts, match
+from cachetui.core.query.resolve import QueryProblem
+from cachetui.core.query.results import Results, package_counts_for, results_for
+from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query
+from cachetui.core.spack.targets import host
 from cachetui.present.export import ExportExists, ExportRefused, export_specs
 from cachetui.present.format import loading_text
 from cachetui.present.inert import inert

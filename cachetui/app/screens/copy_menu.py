@@ -6,10 +6,10 @@ from rich.text import Text
 from textual.binding import Binding
 
 from cachetui.app.screens.choice_dialog import ChoiceDialog
-from cachetui.core.hashes import short_hash
-from cachetui.core.model import SpecView
-from cachetui.core.records import MirrorOrigin
-from cachetui.core.spack_commands import TRUST_KEYS_COMMAND, origin_commands
+from cachetui.core.model.corpus import SpecView
+from cachetui.core.model.records import MirrorOrigin
+from cachetui.core.query.spack_commands import TRUST_KEYS_COMMAND, origin_commands
+from cachetui.core.spack.hashes import short_hash
 from cachetui.present.inert import inert
 
 

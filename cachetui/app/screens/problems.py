@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
 
-from cachetui.core.problems import LoadReport, Severity
+from cachetui.core.model.problems import LoadReport, Severity
 from cachetui.present.inert import inert
 
 MAX_ROWS = 10_000

@@ -15,11 +15,11 @@ from textual.message import Message
 from textual.reactive import reactive
 
 from cachetui.app.widgets.pick_list import PickList
-from cachetui.core.dependencies import TreeLine
-from cachetui.core.hashes import is_valid_hash, short_hash
-from cachetui.core.model import SpecView, arch_triple
-from cachetui.core.records import deptype_names
-from cachetui.core.variants import parse_variants
+from cachetui.core.model.corpus import SpecView, arch_triple
+from cachetui.core.model.dependencies import TreeLine
+from cachetui.core.spack.deptypes import deptype_names
+from cachetui.core.spack.hashes import is_valid_hash, short_hash
+from cachetui.core.spack.variants import parse_variants
 from cachetui.present.format import counted, describe_variant, display_path, human_size
 from cachetui.present.inert import inert
 

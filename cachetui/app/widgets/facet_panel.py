@@ -17,8 +17,8 @@ from textual.widgets import Input
 
 from cachetui.app.widgets.fit import fit
 from cachetui.app.widgets.pick_list import PickList
-from cachetui.core.model import FACETS
-from cachetui.core.query import sort_values
+from cachetui.core.model.corpus import FACETS
+from cachetui.core.query.query import sort_values
 from cachetui.present.inert import inert
 
 FACET_TITLES = {

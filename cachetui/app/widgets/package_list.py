@@ -14,7 +14,7 @@ from textual.reactive import reactive
 
 from cachetui.app.widgets.fit import fit
 from cachetui.app.widgets.pick_list import PickList
-from cachetui.core.search import PackageMatch, search_packages
+from cachetui.core.query.search import PackageMatch, search_packages
 from cachetui.present.inert import inert
 
 

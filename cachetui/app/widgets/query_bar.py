@@ -17,7 +17,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from cachetui.core.specquery import looks_like_spec
+from cachetui.core.spack.specquery import looks_like_spec
 from cachetui.present.inert import inert
 
 PLACEHOLDER = "/ search packages, or a spec: hdf5@1.14: +mpi target=x86_64_v3: %gcc@13 ^zlib /abc1234"

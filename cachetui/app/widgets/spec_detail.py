@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from cachetui.app.widgets.detail_pane import SpecDetail, UsedBy
-from cachetui.core.dependencies import RUNTIME, WITH_BUILD, dependency_tree, used_by
-from cachetui.core.hashes import short_hash
-from cachetui.core.installable import NO
-from cachetui.core.model import Corpus
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.dependencies import RUNTIME, WITH_BUILD, dependency_tree, used_by
+from cachetui.core.model.installable import NO
+from cachetui.core.spack.hashes import short_hash
 
 MAX_USED_BY = 200  # a common library is used by thousands; the first ones show, the count says the rest
 

@@ -12,24 +12,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
-from rich.cells import cell_len
 
 from cachetui.app.widgets.fit import fit
 from cachetui.app.widgets.line_view import LineView
-from cachetui.core.hashes import short_hash
-from cachetui.core.installable import NO, UNKNOWN, YES
-from cachetui.core.model import Corpus
-from cachetui.core.common import Common
-from cachetui.core.diff import Comparison
-from cachetui.core.sorting import SORT_COLUMNS
-from cachetui.core.spack_find import FindLayout
-from cachetui.core.variants import Variant, parse_variants
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.installable import NO, UNKNOWN, YES
+from cachetui.core.query.common import Common
+from cachetui.core.query.diff import Comparison
+from cachetui.core.query.sorting import SORT_COLUMNS
+from cachetui.core.query.spack_find import FindLayout
+from cachetui.core.spack.hashes import short_hash
+from cachetui.core.spack.variants import Variant, parse_variants
 from cachetui.present.format import condensed, condensed_variants, human_size
 from cachetui.present.inert import inert
 

@@ -1,0 +1,186 @@
+"""Warm start: the parsed corpus kept in the user's cache directory.
+
+One cache file per set of input roots, under `$XDG_CACHE_HOME/cachetui` (or
+`~/.cache/cachetui`). It holds the built Corpus, the signature (size, mtime, ctime,
+inode) of every file a result was built from (documents and the spec files they name),
+and each walked directory's (mtime, ctime):
+
+- nothing changed: the corpus is returned as it was (a stat per file and directory);
+- some files changed, appeared or vanished: only those are parsed again; the others'
+  specs are taken from the cached corpus and the model is rebuilt;
+- a result that an I/O failure shaped (an unreadable file or directory) is never reused:
+  it is tried again on the next load;
+- the cache is keyed by a digest of the parsing code, so a changed parser never serves
+  old results; a corrupt cache, or one not private to this user, is not used.
+
+The cache is a pickle, so it is read only from a directory and file that this user owns
+and nobody else can write (see cachetui.core.load.private_dir). Nothing is ever written next
+to the input documents.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import pickle
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+import cachetui.core
+from cachetui.core.load.private_dir import NotPrivate, open_private, private_directory, write_private
+from cachetui.core.load.sources.site.loader import Candidate, DirSignature, Signature, directory_signature, signature
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.problems import Problem
+from cachetui.core.model.records import ParsedDocument
+
+CACHE_FORMAT = 4  # 3: dependency columns keep unheld records and externals; 4: the installable column
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "cachetui"
+
+
+# The modules a load runs: what they import (within the core), at any depth, shapes what is cached.
+LOADING_ROOTS = ("load/pipeline.py",)
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """What cached results depend on: the loading code's source, the cache format, Python, numpy and PyYAML.
+
+    Only the modules a load imports count, so a change to query code (resolving, matching,
+    explaining) leaves users' caches valid; a change to a parser, the model or its builders does not.
+    """
+    return source_digest(Path(cachetui.core.__file__).parent)
+
+
+def source_digest(core: Path) -> str:
+    digest = hashlib.sha256(f"{CACHE_FORMAT}\0{sys.version}\0{np.__version__}\0{yaml.__version__}".encode())
+    for source in sorted(loading_modules(core)):
+        digest.update(source.relative_to(core).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def loading_modules(core: Path) -> set[Path]:
+    """The core modules a load imports, at any depth, read from their import statements (nothing runs)."""
+    found: set[Path] = set()
+    waiting = [core / root for root in LOADING_ROOTS]
+    while waiting:
+        module = waiting.pop()
+        if module in found or not module.is_file():
+            continue
+        found.add(module)
+        for node in ast.walk(ast.parse(module.read_bytes())):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else \
+                [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0:  # `from cachetui.core.x import y`: y may be one
+                names += [f"{node.module}.{alias.name}" for alias in node.names]
+            waiting += [path for name in names for path in _module_paths(core, name)]
+    return found
+
+
+def _module_paths(core: Path, name: str) -> list[Path]:
+    if not name.startswith("cachetui.core"):
+        return []
+    parts = name.split(".")[2:]
+    base = core.joinpath(*parts) if parts else core
+    # Importing a module runs every package above it too.
+    packages = [core.joinpath(*parts[:depth]) / "__init__.py" for depth in range(len(parts))]
+    return [base.with_suffix(".py"), base / "__init__.py", *packages]
+
+
+@dataclass
+class Snapshot:
+    """What one load saw, stored with the corpus it built."""
+
+    candidates: list[Candidate]
+    directories: dict[str, DirSignature | None]  # None: could not be listed, walk again
+    signatures: dict[str, Signature | None]  # every candidate
+    inputs: dict[str, dict[str, Signature | None]]  # candidate -> other files its result was built from
+    corpus: Corpus
+    walk_problems: list[Problem] = field(default_factory=list)  # symlink loops, unreadable directories
+    file_problems: dict[str, list[Problem]] = field(default_factory=dict)  # each file's own problems
+    retry: set[str] = field(default_factory=set)  # candidates whose result came from an I/O failure
+    groups: dict[str, tuple] = field(default_factory=dict)  # index group key -> checksums it was read in full at
+    group_problems: dict[str, list[Problem]] = field(default_factory=dict)  # each group's own problems
+    code: str = field(default_factory=code_digest)
+
+    def documents_from(self, origin: str, tag: str | None = None) -> list[ParsedDocument]:
+        """The cached corpus's documents from one file, or one index group (origin and tag), as records again."""
+        corpus = self.corpus
+        def documents_by_origin() -> dict[str, list[int]]:
+            found: dict[str, list[int]] = {}
+            for d, doc in enumerate(corpus.documents):
+                found.setdefault(doc.path, []).append(d)
+            return found
+
+        by_origin = corpus.memoised("by-origin", documents_by_origin)
+        chosen = [d for d in by_origin.get(origin, []) if tag is None or corpus.documents[d].tag == tag]
+        return corpus.documents_as_records(chosen)
+
+    def reusable(self, path: str, current: Signature | None) -> bool:
+        """Whether `path`'s cached result still holds: same file, same inputs, no I/O failure."""
+        if current is None or path in self.retry or self.signatures.get(path) != current:
+            return False
+        return all(signature(p) == sig for p, sig in self.inputs.get(path, {}).items())
+
+
+class CorpusCache:
+    """Reads and writes snapshots; `refused` says why the cache was not used, if it was not."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory or default_cache_dir()
+        self.refused: str | None = None
+
+    def name_for(self, roots: list[str], max_bytes: int) -> str:
+        key = "\0".join([str(max_bytes), *sorted(os.path.abspath(r) for r in roots)])
+        return f"corpus-{hashlib.sha256(key.encode()).hexdigest()[:24]}.pickle"
+
+    def read(self, name: str) -> Snapshot | None:
+        """The stored snapshot, or None when missing, not private, corrupt or from other code."""
+        try:
+            with private_directory(self.directory, create=False) as dir_fd:
+                snapshot = _load(dir_fd, name) if dir_fd is not None else None
+        except NotPrivate as exc:  # the directory: neither read nor write anything in it
+            self.refused = exc.reason
+            return None
+        if not isinstance(snapshot, Snapshot) or getattr(snapshot, "code", None) != code_digest():
+            return None
+        return snapshot
+
+    def write(self, name: str, snapshot: Snapshot) -> None:
+        """Write atomically; a failure to cache is never a failure to load."""
+        if self.refused is not None:
+            return
+        try:
+            with private_directory(self.directory, create=True) as dir_fd:
+                assert dir_fd is not None
+                write_private(dir_fd, name, lambda handle: pickle.dump(snapshot, handle, pickle.HIGHEST_PROTOCOL))
+        except NotPrivate as exc:
+            self.refused = exc.reason
+        except OSError:
+            pass
+
+
+def _load(dir_fd: int, name: str) -> object:
+    """Unpickle a cache file found private; anything else (foreign, a symlink, damaged) is no cache.
+
+    Such a file is replaced on the next write: the directory itself is private.
+    """
+    try:
+        with open_private(dir_fd, name) as handle:
+            return pickle.load(handle) if handle is not None else None  # noqa: S301 - checked private
+    except Exception:  # noqa: BLE001 - a damaged cache is only a missed warm start
+        return None
+
+
+def listing_unchanged(snapshot: Snapshot) -> bool:
+    """True when every directory the last walk listed is still there with the same (mtime, ctime)."""
+    return all(sig is not None and directory_signature(d) == sig for d, sig in snapshot.directories.items())

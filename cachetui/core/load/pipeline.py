@@ -1,0 +1,352 @@
+"""One call from what the user typed to a ready Corpus; what the app, the CLI and the benchmarks use.
+
+Inputs are recognised by `cachetui.core.load.sources`: site documents are walked and parsed file
+by file; mirrors and indexes of indexes become index groups (one per tag), located with a
+small request each and read in full only when their checksums changed. With a cache, the
+last corpus is reused wherever its inputs are unchanged (see cachetui.core.load.cache).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from cachetui.core.load.cache import CorpusCache, Snapshot, listing_unchanged
+from cachetui.core.load.progress import DOCUMENTS, Progress
+from cachetui.core.load.sources import IndexOfIndexes, SiteDocuments, Source, identity, recognise
+from cachetui.core.load.sources.index_store import IndexStore
+from cachetui.core.load.sources.indexes import (
+    IndexGroup,
+    Located,
+    index_of_indexes,
+    labelled,
+    load_group,
+    locate,
+    root_location,
+)
+from cachetui.core.load.sources.mirror import Net
+from cachetui.core.load.sources.site.loader import (
+    DEFAULT_MAX_BYTES,
+    Candidate,
+    DirSignature,
+    FileResult,
+    Signature,
+    find_candidates,
+    iter_candidates,
+    signature,
+)
+from cachetui.core.load.sources.site.parallel import load_into
+from cachetui.core.load.sources.spack_config import SpackMirrors, configured_groups
+from cachetui.core.load.sources.transport import DEFAULT_TIMEOUT_S
+from cachetui.core.model.build import CorpusBuilder
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity, UnusableInput
+from cachetui.core.model.records import MirrorOrigin
+
+__all__ = ["PathNotFound", "load_corpus", "require_inputs"]
+
+
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """A load allocates millions of acyclic objects; collecting them mid-load is wasted work.
+
+    Afterwards the survivors are frozen out of the collector: they live as long as the
+    corpus, and scanning them on every full collection showed up as 100 ms hiccups in the UI.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
+def require_inputs(inputs: Sequence[str | os.PathLike[str]]) -> tuple[list[Source], list[Problem]]:
+    """Recognise every input: a missing or unusable one is a problem and the others still load.
+
+    Raises PathNotFound (or UnusableInput) for the first input only when none can be used: there
+    is then nothing to show, and saying so is a usage error. The same source named twice is one.
+    """
+    sources: list[Source] = []
+    problems: list[Problem] = []
+    first: Exception | None = None
+    seen: set[str] = set()
+    for text in map(str, inputs):
+        try:
+            source = recognise(text)
+        except PathNotFound as exc:
+            problems.append(Problem.missing(str(exc)))
+            first = first or exc
+        except UnusableInput as exc:
+            problems.append(Problem(text, str(exc)))
+            first = first or exc
+        else:
+            if identity(source) in seen:
+                problems.append(Problem(text, "named twice: loaded once, under its first name", Severity.WARNING))
+            else:
+                seen.add(identity(source))
+                sources.append(source)
+    if not sources and first is not None:
+        raise first
+    return sources, problems
+
+
+def recognisable(typed: str) -> bool:
+    """Whether `typed` names a source (an existing path, a URL, NAME=SOURCE) rather than, say, a tag."""
+    try:
+        recognise(typed)
+    except (PathNotFound, UnusableInput):
+        return False
+    return True
+
+
+def load_corpus(
+    inputs: Sequence[str | os.PathLike[str]],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    progress: Progress | None = None,
+    workers: int | None = None,
+    cache: CorpusCache | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+) -> Corpus:
+    """Load every input (documents, mirrors, indexes of indexes) into a Corpus; its `report` holds every problem.
+
+    Documents stream straight into the builder, so only a few are held as Python objects at a
+    time. `workers` processes parse the files. With a `cache`, unchanged files and indexes
+    are not read again, and indexes are verified once and kept.
+    """
+    sources, problems = require_inputs(inputs)
+    net = Net(timeout=timeout, progress=progress, store=IndexStore(cache.directory) if cache else None)
+    with _no_cyclic_gc():
+        return _Load(sources, [str(i) for i in inputs], cache, max_bytes, progress, workers, net,
+                     LoadReport(problems=problems)).run()
+
+
+@dataclass
+class _Load:
+    sources: list[Source]
+    inputs: list[str]
+    cache: CorpusCache | None
+    max_bytes: int
+    progress: Progress | None
+    workers: int | None
+    net: Net
+    report: LoadReport = field(default_factory=LoadReport)
+
+    def run(self) -> Corpus:
+        cache, name = self.cache, None
+        snapshot = None
+        if cache is not None:
+            name = cache.name_for(self.inputs, self.max_bytes)
+            snapshot = cache.read(name)
+        site = _Site([s.path for s in self.sources if isinstance(s, SiteDocuments)], snapshot, self.report)
+        groups = [locate(g, self.net) for g in self._groups()]
+        if snapshot is not None and site.all_reused() and _groups_reused(groups, snapshot):
+            return self._hit(snapshot, site, groups)
+        builder = CorpusBuilder()
+        site.load_into(builder, self)
+        cacheable = self._add_groups(builder, groups, snapshot)
+        self.report.extend(self.net.problems)
+        corpus = builder.finish(self.report)
+        corpus.cache_status = _status(cache, snapshot, site, groups)
+        corpus.origins = _origins(groups)
+        if cache is not None and name is not None:
+            fingerprints = {key: fingerprint for key, (fingerprint, _) in cacheable.items()}
+            problems = {key: group_problems for key, (_, group_problems) in cacheable.items()}
+            cache.write(name, site.to_snapshot(corpus, fingerprints, problems))
+        return corpus
+
+    def _groups(self) -> list[IndexGroup]:
+        """Every index group, once: the same location read as the same tag twice is one group."""
+        groups: dict[str, IndexGroup] = {}
+        loaded_as: dict[str, str] = {}  # the mirror of a whole-tag index -> the tag it is loaded as
+        for source in self.sources:
+            if isinstance(source, IndexGroup):
+                found = [source]
+            elif isinstance(source, IndexOfIndexes):
+                found, problems = index_of_indexes(source.location, source.only, self.net)
+                self.report.extend(problems)
+            elif isinstance(source, SpackMirrors):
+                found, problems = configured_groups(source, self.net)
+                self.report.extend(problems)
+            else:
+                found = []
+            for group in found:
+                roots = [root_location(member.key) for member in group.members if member.label is None]
+                earlier = next((loaded_as[root] for root in roots if root in loaded_as), None)
+                if earlier is None and group.key in groups:
+                    continue
+                if earlier is not None:  # by URL and again through an index of indexes: every binary twice
+                    self.report.add(Problem(group.origin, f"the same mirror as tag {earlier!r}: named twice, "
+                                                          f"loaded once as {earlier!r}", Severity.WARNING))
+                    continue
+                loaded_as.update(dict.fromkeys(roots, group.tag))
+                groups[group.key] = group
+        return list(groups.values())
+
+    def _add_groups(self, builder: CorpusBuilder, groups: list[Located], snapshot: Snapshot | None
+                    ) -> dict[str, tuple[tuple, list[Problem]]]:
+        """Each group's documents into the builder: from the cached corpus when its checksums are unchanged.
+
+        Returns what may be cached: the fingerprint and problems of each group read in full.
+        """
+        cacheable: dict[str, tuple[tuple, list[Problem]]] = {}
+        for located in groups:
+            self.report.indexes_read += sum(1 for ref in located.refs if ref is not None)
+            key = located.group.key
+            if snapshot is not None and located.complete and snapshot.groups.get(key) == located.fingerprint:
+                documents, problems = snapshot.documents_from(located.group.origin, located.group.tag), \
+                    snapshot.group_problems.get(key, [])
+                ok = True
+            else:
+                loaded = load_group(located, self.net)
+                documents, problems, ok = loaded.documents, loaded.problems, loaded.ok
+            for document in documents:
+                builder.add(document)
+            self.report.extend(problems)
+            if ok:
+                cacheable[key] = (located.fingerprint, problems)
+        return cacheable
+
+    def _hit(self, snapshot: Snapshot, site: _Site, groups: list[Located]) -> Corpus:
+        """Everything unchanged: the cached corpus, with this load's own walk, network and index-of-indexes
+        problems (never old ones), and the problems of the files and indexes it was built from."""
+        corpus = snapshot.corpus
+        problems = [*self.report.problems, *(p for ps in snapshot.file_problems.values() for p in ps),
+                    *(p for ps in snapshot.group_problems.values() for p in ps), *self.net.problems]
+        indexes = sum(1 for located in groups for ref in located.refs if ref is not None)
+        corpus.report = LoadReport(files_seen=len(site.candidates), indexes_read=indexes, problems=problems)
+        corpus.cache_status = "hit"
+        corpus.origins = _origins(groups)
+        return corpus
+
+
+def _origins(groups: list[Located]) -> dict[str, MirrorOrigin]:
+    """Each mirror's documents (by the path they carry) -> where the mirror was loaded from."""
+    origins = {}
+    for located in groups:
+        provenance = located.group.provenance
+        if provenance is not None:
+            for ref in located.refs:
+                origins[labelled(located.group.origin, ref)] = provenance
+    return origins
+
+
+def _groups_reused(groups: list[Located], snapshot: Snapshot) -> bool:
+    current = {g.group.key: g.fingerprint for g in groups}
+    return all(g.complete for g in groups) and current == snapshot.groups
+
+
+def _status(cache: CorpusCache | None, snapshot: Snapshot | None, site: _Site, groups: list[Located]) -> str:
+    if cache is None:
+        return "off"
+    if cache.refused is not None:
+        return f"off: {cache.refused}"
+    if snapshot is None:
+        return "miss"
+    parts = []
+    if site.candidates:
+        parts.append(f"{len(site.candidates) - len(site.reused)} of {len(site.candidates)} files parsed")
+    if groups:
+        read = sum(1 for g in groups if not (g.complete and snapshot.groups.get(g.group.key) == g.fingerprint))
+        parts.append(f"{read} of {len(groups)} index groups read")
+    return "partial: " + ", ".join(parts) if parts else "miss"
+
+
+class _Site:
+    """The site documents of one load: walked (or the cached listing reused), parsed unless unchanged.
+
+    A cold load (nothing cached) does not walk first: the walk feeds the parsers as it goes.
+    """
+
+    def __init__(self, roots: list[str], snapshot: Snapshot | None, report: LoadReport) -> None:
+        self.snapshot = snapshot
+        self.report = report
+        self.results: dict[str, FileResult] = {}
+        self.walked = snapshot is not None
+        if snapshot is None:
+            self.directories: dict[str, DirSignature | None] = {}
+            self.candidates: list[Candidate] = []  # filled as the walk goes (load_into)
+            self.signatures: dict[str, Signature | None] = {}
+            self.reused: set[str] = set()
+            self._walk_report = LoadReport()  # the walk's own problems, kept apart for the cache
+            self._walk = iter_candidates(roots, self._walk_report, self.directories)
+            return
+        if listing_unchanged(snapshot):
+            self.candidates, self.directories = snapshot.candidates, snapshot.directories
+            report.extend(snapshot.walk_problems)
+        else:
+            self.directories = {}
+            self.candidates = find_candidates(roots, report, self.directories) if roots else []
+        self.walk_problems = list(report.problems)
+        self.signatures = {c.path: signature(c.path) for c in self.candidates}  # before reading: never newer
+        # Only which files are unchanged: their documents are rebuilt from the cached corpus if, and only
+        # if, something else changed (when nothing did, the cached corpus is used as it is).
+        self.reused = {path for path, sig in self.signatures.items() if snapshot.reusable(path, sig)}
+
+    def all_reused(self) -> bool:
+        snapshot = self.snapshot
+        return (snapshot is not None and self.directories is snapshot.directories
+                and len(self.reused) == len(self.candidates))
+
+    def load_into(self, builder: CorpusBuilder, load: _Load) -> None:
+        """Unchanged files from the cached corpus, the rest parsed (in parts); problems reported in file order."""
+        for path in self.reused:
+            result = _reused_result(self.snapshot, path)  # type: ignore[arg-type]
+            if result.document is not None:
+                builder.add(result.document)
+            self.results[path] = _summary(result)
+        to_parse = self._walked() if not self.walked else [c for c in self.candidates if c.path not in self.reused]
+        done = len(self.reused)
+        for chunk, summaries in load_into(builder, to_parse, load.max_bytes, load.workers, self._before_reading):
+            self.results.update(zip((c.path for c in chunk), summaries))
+            if self.snapshot is None:  # cold: each file's signature as its reader took it
+                self.signatures.update((c.path, r.signature) for c, r in zip(chunk, summaries))
+            done += len(chunk)
+            if load.progress is not None:
+                load.progress(done, len(self.candidates) if self.walked else None, DOCUMENTS)
+        for candidate in self.candidates:
+            self.report.files_seen += 1
+            self.report.extend(self.results[candidate.path].problems)
+
+    def _walked(self) -> Iterator[Candidate]:
+        yield from self._walk
+        self.walk_problems = list(self._walk_report.problems)
+        self.report.extend(self.walk_problems)
+        self.walked = True
+
+    def _before_reading(self, chunk: list[Candidate]) -> None:
+        if self.snapshot is None:
+            self.candidates.extend(chunk)
+
+    def to_snapshot(self, corpus: Corpus, groups: dict, group_problems: dict[str, list[Problem]]) -> Snapshot:
+        results = self.results
+        return Snapshot(
+            self.candidates, self.directories, self.signatures,
+            {path: r.inputs for path, r in results.items() if r.inputs}, corpus, self.walk_problems,
+            {path: r.problems for path, r in results.items() if r.problems},
+            {path for path, r in results.items() if r.io_error},
+            groups=groups, group_problems=group_problems,
+        )
+
+
+def _summary(result: FileResult) -> FileResult:
+    """What the cache keeps of a file's result: not its document (that is in the corpus)."""
+    return FileResult(None, result.problems, result.inputs, result.io_error, result.signature)
+
+
+def _reused_result(snapshot: Snapshot, path: str) -> FileResult:
+    """An unchanged file's result, its document rebuilt from the cached corpus."""
+    problems = list(snapshot.file_problems.get(path, []))
+    inputs = snapshot.inputs.get(path, {})
+    documents = snapshot.documents_from(path)
+    if not documents:
+        return FileResult(problems=problems, inputs=inputs)
+    (document,) = documents
+    document.problems = problems
+    return FileResult(document=document, problems=problems, inputs=inputs)

@@ -1,0 +1,353 @@
+"""Index groups: one tag's indexes (the whole tag, and its stacks), read and merged into documents.
+
+A mirror is a group of one index. A ref of the index of indexes is a group of several: the
+`root` label (or `build_cache` in older files) is the whole tag, every other label a stack,
+and a spec's stacks are the labels whose index lists it. A group is loaded, cached and
+reused as a whole: its fingerprint is the checksums of all its indexes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from cachetui.core.load.progress import downloading, reading
+from cachetui.core.load.sources.mirror import (
+    V2_INDEX,
+    IndexRef,
+    MirrorError,
+    Net,
+    OfflineCopy,
+    age,
+    blob_ref,
+    offline_fallback,
+    probe_manifest,
+    probe_root,
+    probe_v2_index,
+    read_index,
+)
+from cachetui.core.load.sources.redact import redact, remember
+from cachetui.core.load.sources.spack_db import IndexFormatError, read_database, read_membership
+from cachetui.core.load.sources.transport import FetchError, is_url, join, local_path, public_url
+from cachetui.core.model.problems import Problem, Severity
+from cachetui.core.model.records import DepBlock, MirrorOrigin, ParsedDocument, SpecColumns, UnheldRecords
+
+ROOT_LABELS = frozenset({"root", "build_cache"})  # the whole tag, not a stack
+_LAYOUT_TAIL = re.compile(r"/(?:build_cache/index\.json|v3/manifests/index/index\.manifest\.json|blobs/sha256/.*)$")
+
+
+@dataclass(frozen=True)
+class Member:
+    """One index of a group: a stack's (label) or the whole tag's (None)."""
+
+    label: str | None
+    key: str  # the location the index store knows it by
+    locate: Callable[[Net], IndexRef]
+    # Downloaded copies kept elsewhere (Spack's own cache), offered when the mirror cannot be reached.
+    copies: Callable[[], list[OfflineCopy]] | None = None
+
+
+@dataclass
+class IndexGroup:
+    origin: str  # shown as the documents' source
+    tag: str
+    members: list[Member]
+    provenance: MirrorOrigin | None = None  # what `spack mirror add` needs; None for the public cache
+
+    @property
+    def key(self) -> str:
+        """Its identity in the warm-start cache: one location can be read as several tags."""
+        return f"{self.tag}={self.origin}"
+
+
+@dataclass
+class Located:
+    """A group whose indexes were found: their refs (None where one could not be) and the fingerprint."""
+
+    group: IndexGroup
+    refs: list[IndexRef | None]
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def fingerprint(self) -> tuple[tuple[str | None, str | None], ...]:
+        return tuple((m.label, r.checksum if r else None) for m, r in zip(self.group.members, self.refs))
+
+    @property
+    def complete(self) -> bool:
+        """Every index found with a checksum, none of them an offline copy: only then may the result be cached
+        and reused (a copy is labelled with its date, and must not come back as current once online)."""
+        return all(r is not None and r.checksum and not r.offline for r in self.refs)
+
+
+def root_location(location: str) -> str:
+    """The mirror a location belongs to, spelled one way: no index file, no trailing slash, s3 as https."""
+    try:
+        location = public_url(location)
+    except FetchError:
+        pass
+    root = _LAYOUT_TAIL.sub("", location.rstrip("/"))
+    path = local_path(root)
+    return os.path.realpath(path) if path is not None else root
+
+
+def group_tag(location: str) -> str:
+    """A mirror's tag: the last component of its root (`…/develop` -> develop)."""
+    root = _LAYOUT_TAIL.sub("", location.rstrip("/"))
+    last = urllib.parse.urlsplit(root).path if is_url(root) else root
+    return os.path.basename(last.rstrip("/")) or "mirror"
+
+
+def mirror_root(location: str) -> str | None:
+    """The mirror an index named directly belongs to (what `spack mirror add` takes); None if it says not."""
+    root = _LAYOUT_TAIL.sub("", location.rstrip("/"))
+    return root if root != location.rstrip("/") else None
+
+
+# -- finding each index's checksum -----------------------------------------------------------------------
+
+
+def locate(group: IndexGroup, net: Net) -> Located:
+    """Find every index of the group (small requests); an unreachable one falls back to its stored copy."""
+    located = Located(group, [])
+    for member in group.members:
+        located.refs.append(_locate_member(member, net, located.problems))
+    return located
+
+
+def _locate_member(member: Member, net: Net, problems: list[Problem]) -> IndexRef | None:
+    try:
+        return member.locate(net)
+    except MirrorError as exc:
+        problems.append(Problem(exc.location, exc.reason))
+    except FetchError as exc:
+        fallback = None if exc.missing else offline_fallback(member.key, net, exc, member.copies)
+        if fallback is not None:
+            return fallback
+        problems.append(Problem(exc.url, exc.reason))
+    return None
+
+
+# -- reading and merging ---------------------------------------------------------------------------------
+
+
+@dataclass
+class LoadedGroup:
+    documents: list[ParsedDocument]
+    problems: list[Problem]
+    ok: bool  # every index found, read, verified and parsed: only then may the result be cached
+
+
+def load_group(located: Located, net: Net) -> LoadedGroup:
+    """The group's specs, one document per package, with each spec's stacks from the stack indexes."""
+    reading = _Reading(located.group, net, list(located.problems))
+    group = located.group
+    roots = [(m, r) for m, r in zip(group.members, located.refs) if r is not None and m.label is None]
+    stacks = [(m, r) for m, r in zip(group.members, located.refs) if r is not None and m.label is not None]
+    documents: dict[str, ParsedDocument] = {}
+    unheld: dict[tuple[int, int], UnheldRecords] = {}  # two sources' unheld records merged once, not per package
+    for member, ref in roots:
+        data = reading.fetch(member, ref)
+        if data is not None:
+            _merge(documents, reading.parse(member, ref, data), unheld)
+    membership: dict[str, set[str]] = {}
+    for member, ref in stacks:
+        data = reading.fetch(member, ref)
+        if data is None:
+            continue
+        if not roots:  # no whole-tag index: the stacks' own records are the specs
+            _merge(documents, reading.parse(member, ref, data), unheld)
+        membership[member.label or ""] = reading.membership(member, data)
+    _attach_stacks(list(documents.values()), membership)
+    ok = located.complete and not reading.failed
+    return LoadedGroup(sorted(documents.values(), key=lambda d: d.package), reading.problems, ok)
+
+
+@dataclass
+class _Reading:
+    """Reads a group's indexes, recording each problem and whether any read failed."""
+
+    group: IndexGroup
+    net: Net
+    problems: list[Problem]
+    failed: bool = False
+
+    def fetch(self, member: Member, ref: IndexRef) -> bytes | None:
+        try:
+            return read_index(ref, self.net, member.key, downloading(_index_name(self.group, member)))
+        except MirrorError as exc:
+            self._fail(Problem(exc.location, exc.reason))
+        except FetchError as exc:
+            self._fail(Problem(exc.url, exc.reason))
+        return None
+
+    def parse(self, member: Member, ref: IndexRef, data: bytes) -> list[ParsedDocument]:
+        if self.net.progress is not None:
+            self.net.progress(0, None, reading(_index_name(self.group, member)))
+        origin = labelled(self.group.origin, ref)
+        try:
+            content = read_database(data, origin, self.group.tag, "mirror index")
+        except IndexFormatError as exc:
+            self._fail(Problem(ref.location, f"{exc} (sha256 {ref.checksum})"))
+            return []
+        except Exception as exc:  # noqa: BLE001 - a reader's bug must cost this index, not every other source
+            self._fail(Problem(ref.location, f"could not be read: {_bug(exc)} (sha256 {ref.checksum})"))
+            return []
+        self.problems.extend(content.problems)
+        layout = "OCI registry" if ref.layout == "oci" else f"layout {ref.layout}"
+        for doc in content.documents:
+            doc.generation = f"mirror index ({layout}, database v{content.version}" + \
+                (f"; {ref.offline})" if ref.offline else ")")
+        return content.documents
+
+    def membership(self, member: Member, data: bytes) -> set[str]:
+        try:
+            return read_membership(data)
+        except IndexFormatError as exc:
+            self._fail(Problem(member.key, str(exc)))
+        except Exception as exc:  # noqa: BLE001 - as in parse
+            self._fail(Problem(member.key, f"could not be read: {_bug(exc)}"))
+        return set()
+
+    def _fail(self, problem: Problem) -> None:
+        self.problems.append(problem)
+        self.failed = True
+
+
+def labelled(origin: str, ref: IndexRef | None) -> str:
+    """Where documents say they came from: an offline copy says so, with its date, wherever that shows."""
+    return f"{origin} ({ref.offline})" if ref is not None and ref.offline else origin
+
+
+def _bug(exc: Exception) -> str:
+    """An unexpected failure in one line: it is cachetui's fault, whatever the index held."""
+    return f"internal error {type(exc).__name__} (a bug in cachetui; please report it)"
+
+
+def _index_name(group: IndexGroup, member: Member) -> str:
+    return f"the {group.tag} index" + (f" of {member.label}" if member.label else "")
+
+
+def _merge(documents: dict[str, ParsedDocument], new: list[ParsedDocument],
+           unheld: dict[tuple[int, int], UnheldRecords]) -> None:
+    """Add specs by package; a hash already present (from another index of the tag) is kept once."""
+    for doc in new:
+        if doc.package not in documents:
+            documents[doc.package] = doc
+            continue
+        into = documents[doc.package]
+        seen = set(into.columns.hashes)
+        rows = [row for row in range(len(doc.columns)) if doc.columns.hashes[row] not in seen]
+        if rows:
+            into.columns = _with_rows(into.columns, doc.columns, rows, unheld)
+
+
+def _with_rows(into: SpecColumns, source: SpecColumns, rows: list[int],
+               merged: dict[tuple[int, int], UnheldRecords]) -> SpecColumns:
+    """`into` and then the given rows of `source` (their dependency edges too)."""
+    columns = SpecColumns(*(getattr(into, name) + [getattr(source, name)[row] for row in rows] for name in _LISTS))
+    if into.deps is not None or source.deps is not None:
+        kept = into.deps.rows() if into.deps is not None else [()] * len(into)
+        added = source.deps.rows() if source.deps is not None else [()] * len(source)
+        found = [b.table.unheld for b in (into.deps, source.deps) if b is not None and b.table.unheld is not None]
+        unheld = next(iter(found), None)
+        if len(found) == 2:
+            key = (id(found[0]), id(found[1]))
+            unheld = merged.get(key) or merged.setdefault(key, found[0].merged(found[1]))
+        columns.deps = DepBlock.from_rows(kept + [added[row] for row in rows], unheld)
+    return columns
+
+
+_LISTS = ("hashes", "versions", "compilers", "platforms", "oss", "targets", "variants", "stacks", "sizes")
+
+
+def _attach_stacks(documents: list[ParsedDocument], membership: dict[str, set[str]]) -> None:
+    labels = sorted(membership)
+    for doc in documents:
+        columns = doc.columns
+        columns.stacks = [tuple(label for label in labels if h in membership[label]) for h in columns.hashes]
+
+
+# -- the index of indexes ----------------------------------------------------------------------------------
+
+
+def index_of_indexes(location: str, only: frozenset[str], net: Net) -> tuple[list[IndexGroup], list[Problem]]:
+    """Fetch an index of indexes (offline: its stored copy, with its age) and read its groups."""
+    try:
+        data = net.fetch(location, what=downloading("the index of indexes"))
+    except FetchError as exc:
+        stored = net.store.latest(location) if net.store is not None and not exc.missing else None
+        if stored is None:
+            return [], [Problem(exc.url, exc.reason)]
+        data = stored.data
+        warning = Problem(location, f"cannot reach it ({exc.reason}); showing the copy stored "
+                                    f"{age(net.now() - stored.stored_at)} ago", Severity.WARNING)
+        groups, problems = read_index_of_indexes(data, location, only)
+        return groups, [warning, *problems]
+    if net.store is not None:
+        net.store.put(location, hashlib.sha256(data).hexdigest(), data)
+    return read_index_of_indexes(data, location, only)
+
+
+def read_index_of_indexes(data: bytes, location: str, only: frozenset[str]) -> tuple[list[IndexGroup], list[Problem]]:
+    """`{ref: [{label, url}]}` -> one group per ref (just `only` when given)."""
+    try:
+        refs = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        return [], [Problem(location, f"not valid JSON: {exc}")]
+    if not isinstance(refs, dict):
+        return [], [Problem(location, "not an index of indexes: expected {ref: [{label, url}]}")]
+    problems = [Problem(location, f"tag {tag!r} is not in this index of indexes") for tag in sorted(only - set(refs))]
+    groups = []
+    for ref, entries in refs.items():
+        if only and ref not in only:
+            continue
+        if not isinstance(entries, list):
+            problems.append(Problem(location, f"tag {str(ref)[:40]!r} is not a list of {{label, url}}"))
+            continue
+        members = [m for m in (_member(entry, location, problems) for entry in entries) if m is not None]
+        # The binaries' source is the mirror the whole-tag index belongs to: what `spack mirror add` needs.
+        root = next((root_location(m.key) for m in members if m.label is None), None)
+        groups.append(IndexGroup(root or f"{location}#{ref}", str(ref), members))
+    return groups, problems
+
+
+def _member(entry: object, location: str, problems: list[Problem]) -> Member | None:
+    if not isinstance(entry, dict) or not isinstance(entry.get("url"), str) or not isinstance(entry.get("label"), str):
+        shown = redact(str(entry))[:80]
+        problems.append(Problem(location, f"an entry is not {{label, url}}: {shown}", Severity.WARNING))
+        return None
+    label = None if entry["label"] in ROOT_LABELS else entry["label"]
+    try:
+        url = _resolve(entry["url"], location)
+    except FetchError as exc:
+        problems.append(Problem(location, str(exc)))
+        return None
+    if is_url(location) and local_path(url) is not None:  # a remote file must not point into this machine
+        problems.append(Problem(location, f"an entry names a local location ({url[:80]}); not read"))
+        return None
+    return Member(label, url, _locator(url))
+
+
+def _resolve(url: str, base: str) -> str:
+    """s3:// through the public https front; a relative location against the index of indexes."""
+    if is_url(url):
+        return remember(public_url(url))  # credentials in an entry are used for its host, never shown
+    if is_url(base):
+        return urllib.parse.urljoin(base, url)
+    return join(os.path.dirname(base), url)
+
+
+def _locator(url: str) -> Callable[[Net], IndexRef]:
+    bare = url.rstrip("/")
+    if "/blobs/" in bare:
+        return lambda net: blob_ref(bare)
+    if bare.endswith("index.manifest.json"):
+        return lambda net: probe_manifest(bare, net)
+    if bare.endswith(V2_INDEX) or bare.endswith("index.json"):
+        return lambda net: probe_v2_index(bare, net)
+    return lambda net: probe_root(bare, net)

@@ -1,0 +1,279 @@
+"""A Spack mirror's build-cache index: found by layout, verified against what the mirror published.
+
+Layout v3 (Spack >= 1.0): `v3/manifests/index/index.manifest.json` names the index blob,
+`blobs/<algorithm>/<first two>/<checksum>`, with its checksum, length and compression
+(`none` or `gzip`); the checksum covers the stored bytes. Layout v2 (Spack <= 0.23):
+`build_cache/index.json`, whose sha256 is published in `index.json.hash`.
+
+Finding the checksum costs one small request; the index itself is read from the index
+store when that checksum was verified before. A checksum that does not match, a truncated
+or corrupt blob, or a missing index is a `MirrorError` that names the location and checksum.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from cachetui.core.load.progress import Progress
+from cachetui.core.load.sources.index_store import IndexStore
+from cachetui.core.load.sources.redact import redact
+from cachetui.core.load.sources.transport import DEFAULT_MAX_BYTES as MAX_BLOB_BYTES  # as stored and served
+from cachetui.core.load.sources.transport import DEFAULT_MAX_BYTES as MAX_INDEX_BYTES  # once inflated
+from cachetui.core.load.sources.transport import FetchError, exists, fetch, join
+from cachetui.core.model.problems import Problem, Severity
+
+V3_MANIFEST = "v3/manifests/index/index.manifest.json"
+V2_INDEX = "build_cache/index.json"
+V2_HASH = "build_cache/index.json.hash"
+DB_MEDIA_TYPE = re.compile(r"application/vnd\.spack\.db\.v(\d+)\+json")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_BLOB = re.compile(r"/blobs/(?P<algorithm>[a-z0-9]+)/(?P<prefix>[0-9a-f]{2})/(?P<checksum>[0-9a-f]{64})$")
+GZIP_MAGIC = b"\x1f\x8b"
+INFLATE_CHUNK = 1 << 20  # bytes inflated at a time while counting: all a bomb ever costs
+
+
+class MirrorError(Exception):
+    """This index cannot be used: where (a URL or path) and why, in one line."""
+
+    def __init__(self, location: str, reason: str) -> None:
+        location, reason = redact(location), redact(" ".join(reason.split()))
+        super().__init__(f"{location}: {reason}")
+        self.location = location
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class IndexRef:
+    """Where an index's bytes are and what checksum the mirror published for them."""
+
+    location: str
+    checksum: str | None  # sha256 hex of the stored bytes; None when the mirror published none
+    compression: str = "detect"  # none, gzip, or detect (gzip magic bytes)
+    layout: str = "v3"
+    length: int | None = None
+    offline: str = ""  # "offline copy from <date>" when the mirror could not be reached: never current
+    # Fetches the raw bytes where a plain GET of `location` will not do (a registry's authenticated blob).
+    reader: Callable[[Net, str], bytes] | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class OfflineCopy:
+    """A downloaded copy of an index, already verified, for when its mirror cannot be reached."""
+
+    data: bytes
+    checksum: str
+    saved_at: float  # seconds since the epoch
+    layout: str
+    where: str  # whose copy: cachetui's cache, or Spack's (`~/.spack/cache/indices`)
+
+
+@dataclass
+class Net:
+    """How indexes are reached: timeouts, progress, and the store of verified indexes (None: no warm start)."""
+
+    timeout: float = 30.0
+    progress: Progress | None = None
+    store: IndexStore | None = None
+    now: Callable[[], float] = time.time
+    problems: list[Problem] = field(default_factory=list)
+
+    def fetch(self, location: str, *, what: str = "", max_bytes: int = MAX_BLOB_BYTES) -> bytes:
+        """Fetch `location`; with `what`, report progress as downloading it (small requests stay quiet)."""
+        progress = self.progress
+        report = (lambda done, total: progress(done, total, what)) if progress and what else None
+        return fetch(location, timeout=self.timeout, progress=report, max_bytes=max_bytes).data
+
+
+# -- finding an index ---------------------------------------------------------------------------------
+
+
+def probe_root(root: str, net: Net) -> IndexRef:
+    """The index of the mirror at `root` (v3 first, as Spack reads them), with one or two small requests."""
+    try:
+        manifest = net.fetch(join(root, V3_MANIFEST))
+    except FetchError as exc:
+        if not (exc.missing or exc.status == 403):  # S3 and CDNs answer 403 for a key that is not there
+            raise
+    else:
+        return _from_manifest(root, join(root, V3_MANIFEST), manifest)
+    try:
+        return probe_v2_index(join(root, V2_INDEX), net, root=root)
+    except FetchError as exc:
+        if exc.missing:  # neither layout: one error that says where it looked
+            raise MirrorError(root, f"no build-cache index here (neither {V3_MANIFEST} nor {V2_INDEX})") from None
+        raise
+
+
+def probe_manifest(location: str, net: Net) -> IndexRef:
+    """An index manifest named directly: its blob lives under the mirror root three levels up."""
+    root = location[: -len(V3_MANIFEST)] if location.endswith(V3_MANIFEST) else location.rsplit("/v3/", 1)[0]
+    return _from_manifest(root.rstrip("/"), location, net.fetch(location))
+
+
+def probe_v2_index(location: str, net: Net, *, root: str | None = None) -> IndexRef:
+    """A v2 `index.json`, checked against the `index.json.hash` beside it when there is one."""
+    try:
+        published = net.fetch(location + ".hash")
+    except FetchError as exc:
+        if not exc.missing:
+            raise
+        if not exists(location, timeout=net.timeout):
+            raise FetchError(location, "no such index", missing=True) from None
+        net.problems.append(Problem(root or location, "no index.json.hash beside the index: it cannot be verified",
+                                    Severity.WARNING))
+        return IndexRef(location, None, "none", "v2")
+    checksum = published[:64].decode("ascii", "replace")  # as Spack reads it: a trailing newline is harmless
+    if not _HEX64.fullmatch(checksum):
+        raise MirrorError(f"{location}.hash", "not a sha256 hex digest")
+    return IndexRef(location, checksum, "none", "v2")
+
+
+def blob_ref(location: str) -> IndexRef:
+    """An index blob named directly (as the index of indexes does): its name is its checksum."""
+    match = _BLOB.search(location)
+    if match is None or match.group("algorithm") != "sha256":
+        raise MirrorError(location, "not a sha256 blob location")
+    return IndexRef(location, match.group("checksum"), "detect", "v3")
+
+
+def _from_manifest(root: str, location: str, data: bytes) -> IndexRef:
+    try:
+        manifest = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise MirrorError(location, f"not valid JSON ({exc})") from None
+    entries = manifest.get("data") if isinstance(manifest, dict) else None
+    if not isinstance(entries, list):
+        raise MirrorError(location, "no 'data' list: not an index manifest")
+    for entry in entries:
+        if isinstance(entry, dict) and DB_MEDIA_TYPE.fullmatch(str(entry.get("mediaType", ""))):
+            return _entry_ref(root, location, entry)
+    raise MirrorError(location, "names no database blob (mediaType application/vnd.spack.db.v*+json)")
+
+
+def _entry_ref(root: str, location: str, entry: dict) -> IndexRef:
+    algorithm, checksum = entry.get("checksumAlgorithm"), entry.get("checksum")
+    compression = entry.get("compression", "none")
+    if algorithm != "sha256" or not isinstance(checksum, str) or not _HEX64.fullmatch(checksum):
+        raise MirrorError(location, "the index blob has no sha256 checksum")
+    if compression not in ("none", "gzip"):
+        raise MirrorError(location, f"unknown compression {str(compression)[:20]!r} (Spack writes none or gzip)")
+    length = entry.get("contentLength")
+    blob = join(root, "blobs", algorithm, checksum[:2], checksum)
+    return IndexRef(blob, checksum, compression, "v3", length if isinstance(length, int) else None)
+
+
+# -- reading and verifying it ------------------------------------------------------------------------
+
+
+def read_index(ref: IndexRef, net: Net, key: str, what: str) -> bytes:
+    """The index JSON behind `ref`: from the store when this checksum was verified before, else fetched."""
+    if ref.offline and ref.reader is not None:
+        return ref.reader(net, what)  # an offline copy was verified when it was saved, and is not saved again
+    if ref.checksum and net.store is not None:
+        stored = net.store.get(key, ref.checksum)
+        if stored is not None:
+            return stored
+    # A blob is never read past the length its manifest gives: the checksum would refuse it anyway.
+    limit = MAX_BLOB_BYTES if ref.length is None else min(ref.length, MAX_BLOB_BYTES)
+    try:
+        raw = ref.reader(net, what) if ref.reader is not None else net.fetch(ref.location, what=what, max_bytes=limit)
+    except FetchError as exc:
+        if exc.missing:
+            raise MirrorError(exc.url, f"the index is missing ({exc.reason})") from None
+        if exc.too_large and ref.length is not None and ref.length <= MAX_BLOB_BYTES:
+            raise MirrorError(ref.location, f"longer than the {ref.length} bytes its manifest says "
+                                            f"(sha256 {ref.checksum}); not read") from None
+        raise
+    data = verified(ref, raw)
+    if ref.checksum and net.store is not None and not ref.offline:  # a copy keeps its own date, not today's
+        net.store.put(key, ref.checksum, data, ref.layout)
+    return data
+
+
+def verified(ref: IndexRef, raw: bytes) -> bytes:
+    """`raw` checked against the published checksum and length, then decompressed if need be."""
+    if ref.checksum is not None:
+        actual = hashlib.sha256(raw).hexdigest()
+        if actual != ref.checksum:
+            raise MirrorError(ref.location, f"checksum mismatch: the mirror published sha256 {ref.checksum}, "
+                                            f"the bytes served have sha256 {actual}")
+    if ref.length is not None and len(raw) != ref.length:
+        raise MirrorError(ref.location, f"{len(raw)} bytes where the manifest says {ref.length} "
+                                        f"(sha256 {ref.checksum})")
+    if ref.compression == "gzip" or (ref.compression == "detect" and raw.startswith(GZIP_MAGIC)):
+        return _gunzip(ref, raw)
+    return raw
+
+
+def _gunzip(ref: IndexRef, raw: bytes) -> bytes:
+    """Decompressed, but never past `limit`, and a bomb refused without holding what it inflates to.
+
+    The stream is inflated twice: first a chunk at a time, only counting (a 2.5 GB bomb costs a
+    chunk of memory and is refused once the count passes the limit), then into one buffer of
+    the size now known, which is the only copy of the index ever held.
+    """
+    size = _inflated_size(ref, raw, MAX_INDEX_BYTES)
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    return inflate.decompress(raw, size) if size else b""
+
+
+def _inflated_size(ref: IndexRef, raw: bytes, limit: int) -> int:
+    """How many bytes `raw` inflates to; MirrorError when corrupt, truncated, or past `limit`."""
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    pending: bytes = raw
+    size = 0
+    try:
+        while not inflate.eof:
+            chunk = inflate.decompress(pending, INFLATE_CHUNK)
+            size += len(chunk)
+            if size > limit:
+                raise MirrorError(ref.location, f"expands past {limit / 2**20:.0f} MB (sha256 {ref.checksum}); "
+                                                "not read")
+            pending = inflate.unconsumed_tail
+            if not chunk and not pending:
+                break  # all input consumed before the end of the stream
+    except zlib.error as exc:
+        raise MirrorError(ref.location, f"corrupt gzip (sha256 {ref.checksum}): {exc}") from None
+    if not inflate.eof:
+        raise MirrorError(ref.location, f"truncated gzip (sha256 {ref.checksum}): the stream ends early")
+    return size
+
+
+def offline_fallback(key: str, net: Net, error: FetchError,
+                     others: Callable[[], list[OfflineCopy]] | None = None) -> IndexRef | None:
+    """When the mirror cannot be reached: the newest downloaded copy of its index (cachetui's or Spack's),
+    labelled with its date everywhere it shows, with a warning that says so."""
+    copies = list(others() if others is not None else [])
+    stored = net.store.latest(key) if net.store is not None else None
+    if stored is not None:
+        copies.append(OfflineCopy(stored.data, stored.checksum, stored.stored_at, stored.layout or "v3",
+                                  "cachetui's cache"))
+    if not copies:
+        return None
+    copy = max(copies, key=lambda c: c.saved_at)
+    label = f"offline copy from {dated(copy.saved_at)}"
+    net.problems.append(Problem(key, f"cannot reach the mirror ({error.reason}); showing the {label} "
+                                     f"({age(net.now() - copy.saved_at)} ago, in {copy.where}, "
+                                     f"sha256 {copy.checksum})", Severity.WARNING))
+    return IndexRef(f"{key} ({label})", copy.checksum, "none", copy.layout, offline=label,
+                    reader=lambda _net, _what: copy.data)
+
+
+def dated(seconds: float) -> str:
+    """A moment as people read it anywhere: UTC, to the minute."""
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(seconds))
+
+
+def age(seconds: float) -> str:
+    """How long ago, in words a person reads at a glance."""
+    minutes = max(0, int(seconds // 60))
+    if minutes < 120:
+        return f"{minutes} minutes"
+    hours = minutes // 60
+    return f"{hours} hours" if hours < 48 else f"{hours // 24} days"

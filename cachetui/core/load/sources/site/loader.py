@@ -1,0 +1,313 @@
+"""Find and read listing documents; every failure becomes a Problem, and the rest keeps loading.
+
+The loader only ever opens files for reading: nothing is written into the input tree.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from cachetui.core.load.progress import DOCUMENTS, Progress
+from cachetui.core.load.sources.regular_file import NotRegular, open_regular
+from cachetui.core.load.sources.site.document import UnsupportedDocument, interpret
+from cachetui.core.load.sources.site.fast import fast_document
+from cachetui.core.load.sources.site.frontmatter import FrontMatterError, has_front_matter, split_front_matter
+from cachetui.core.load.sources.site.parse import parse_front_matter
+from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity
+from cachetui.core.model.records import ParsedDocument
+
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024  # the largest real document is well under 1 MB
+LISTING_NAMES = frozenset({"specs.md", "index.md"})
+_HEAD_BYTES = 8
+_ONE_READ_BYTES = 256 * 1024  # below this a whole read costs no more than a peek
+
+Signature = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode: any write changes one
+
+
+def signature(path: str) -> Signature | None:
+    try:
+        return stat_signature(os.stat(path))
+    except OSError:
+        return None
+
+
+def stat_signature(info: os.stat_result) -> Signature:
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+@dataclass(slots=True)
+class FileResult:
+    """What loading one file gave: a document, problems, or neither (a quiet skip: not a document).
+
+    `inputs` are the other files the result was built from (the oldest generation's spec
+    files), with their signatures when read; `io_error` marks a result that an I/O failure
+    shaped, which must be tried again next time rather than remembered.
+    """
+
+    document: ParsedDocument | None = None
+    problems: list[Problem] = field(default_factory=list)
+    inputs: dict[str, Signature | None] = field(default_factory=dict)
+    io_error: bool = False
+    signature: Signature | None = None  # the file's, taken as it was opened (before reading): never newer
+
+    def __reduce__(self) -> tuple[type, tuple]:
+        # By position: 50,000 of these come back from the workers; the dataclass way pickles field by name.
+        return FileResult, (self.document, self.problems, self.inputs, self.io_error, self.signature)
+
+
+@dataclass(slots=True)
+class Candidate:
+    path: str
+    explicit: bool  # named on the command line, or a site listing name: must be a document
+
+
+DirSignature = tuple[int, int]  # mtime_ns, ctime_ns: an entry added, removed or renamed changes them
+
+
+def directory_signature(path: str) -> DirSignature | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_ctime_ns)
+
+
+def find_candidates(
+    paths: Sequence[str | os.PathLike[str]],
+    report: LoadReport,
+    directories: dict[str, DirSignature | None] | None = None,
+) -> list[Candidate]:
+    """Expand files and directories (recursively, symlink loops detected) into candidate files.
+
+    `directories`, when given, receives each directory walked and its signature (for the
+    warm-start cache); None for one that could not be listed, so the next load walks again.
+    """
+    require_paths(paths)
+    return list(iter_candidates(paths, report, directories))
+
+
+def iter_candidates(
+    paths: Sequence[str | os.PathLike[str]],
+    report: LoadReport,
+    directories: dict[str, DirSignature | None] | None = None,
+) -> Iterator[Candidate]:
+    """find_candidates as the walk goes (the paths are known to exist)."""
+    for raw in paths:
+        path = str(raw)
+        if os.path.isdir(path):
+            yield from _walk(path, report, set(), {} if directories is None else directories)
+        else:
+            yield Candidate(path, explicit=True)
+
+
+def require_paths(paths: Sequence[str | os.PathLike[str]]) -> None:
+    """Raise PathNotFound for the first path that does not exist."""
+    for raw in paths:
+        if not os.path.lexists(raw):
+            raise PathNotFound(str(raw))
+
+
+def _walk(
+    top: str, report: LoadReport, visited: set[tuple[int, int]], directories: dict[str, DirSignature | None]
+) -> Iterator[Candidate]:
+    """Depth first, entries in name order; one stat per directory (loops, and its signature for the cache)."""
+    stack = [iter(_entries(top, report, visited, directories))]
+    while stack:
+        for entry in stack[-1]:
+            if entry.name.startswith("."):
+                continue  # .git, editor droppings: never site content
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                stack.append(iter(_entries(entry.path, report, visited, directories)))
+                break
+            yield Candidate(entry.path, explicit=entry.name in LISTING_NAMES)
+        else:
+            stack.pop()
+
+
+def _entries(directory: str, report: LoadReport, visited: set[tuple[int, int]],
+             directories: dict[str, DirSignature | None]) -> list[os.DirEntry[str]]:
+    try:
+        info = os.stat(directory)
+    except OSError as exc:
+        directories[directory] = None
+        report.add(Problem(directory, f"cannot read directory: {exc.strerror or exc}"))
+        return []
+    key = (info.st_dev, info.st_ino)
+    if key in visited:
+        report.add(Problem(directory, "symlink loop: directory already visited; not followed", Severity.WARNING))
+        return []
+    visited.add(key)
+    directories[directory] = (info.st_mtime_ns, info.st_ctime_ns)
+    try:
+        with os.scandir(directory) as found:
+            return sorted(found, key=lambda e: e.name)
+    except OSError as exc:
+        directories[directory] = None
+        report.add(Problem(directory, f"cannot read directory: {exc.strerror or exc}"))
+        return []
+
+
+def load_file(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
+    """Load one file; never raises for anything the file contains."""
+    path = candidate.path
+    try:
+        data, read_signature = _read_document(path, max_bytes, must_be_document=candidate.explicit)
+    except _Unreadable as exc:
+        return FileResult(problems=[Problem(path, exc.reason)], io_error=exc.io_error)
+    if data is None:
+        return FileResult(signature=read_signature)
+    result = load_bytes(path, data, max_bytes)
+    result.signature = read_signature
+    return result
+
+
+def load_bytes(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
+    """Turn a document's bytes into a FileResult; never raises for anything in `data`."""
+    document = fast_document(path, data)
+    if document is not None:
+        return FileResult(document=document, problems=document.problems)
+    return read_in_general(path, data, max_bytes)
+
+
+def read_in_general(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
+    """The general path: any generation, any irregularity, each problem said (the fast lane's fallback)."""
+    text, problems = _decode(path, data)
+    siblings = _SiblingReader(path, max_bytes)
+    try:
+        lines = split_front_matter(text)
+        parsed, key_lines = parse_front_matter(lines)
+        document = interpret(parsed, path, key_lines, siblings.read)
+    except FrontMatterError as exc:
+        result = FileResult(problems=problems + [Problem(path, exc.reason, Severity.ERROR, exc.line)])
+    except UnsupportedDocument as exc:
+        result = FileResult(problems=problems + [Problem(path, f"unsupported format: {exc}")])
+    else:
+        document.problems[:0] = problems
+        result = FileResult(document=document, problems=document.problems)
+    result.inputs, result.io_error = siblings.inputs, siblings.io_error
+    return result
+
+
+class _Unreadable(Exception):
+    def __init__(self, reason: str, *, io_error: bool = True) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.io_error = io_error  # False when the file was read and refused (too large, not a file)
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:.2f} MB"
+
+
+def _read_document(path: str, max_bytes: int, *, must_be_document: bool) -> tuple[bytes | None, Signature]:
+    """The file's bytes (None for a file that is quietly not a document) and its signature when read."""
+    try:
+        handle, info = open_regular(path)
+    except NotRegular as exc:
+        raise _Unreadable(f"not a regular file ({exc.kind}); not opened", io_error=False) from None
+    except PermissionError:
+        raise _Unreadable("permission denied") from None
+    except OSError as exc:
+        raise _Unreadable(f"cannot read: {exc.strerror or exc}") from None
+    try:
+        with handle:
+            # One syscall for the usual small document; a peek at the head otherwise.
+            asked = _ONE_READ_BYTES + 1 if info.st_size <= _ONE_READ_BYTES else _HEAD_BYTES
+            data = handle.read(asked)
+            if not must_be_document and not has_front_matter(data[:_HEAD_BYTES]):
+                return None, stat_signature(info)
+            if info.st_size > max_bytes:
+                cap = f"over the {_megabytes(max_bytes)} cap (--max-file-size)"
+                raise _Unreadable(f"file is {_megabytes(info.st_size)}, {cap}; skipped", io_error=False)
+            if len(data) == asked:  # a short read of a regular file is its end: no second call
+                data += handle.read(max_bytes + 1 - len(data))
+            if len(data) > max_bytes:
+                raise _Unreadable(f"file grew past the {_megabytes(max_bytes)} cap while read; skipped")
+            after = os.fstat(handle.fileno())
+            if len(data) != info.st_size or stat_signature(after) != stat_signature(info):
+                # written to while read: what was read may be half of one version and half of another
+                raise _Unreadable(f"changed while it was read ({info.st_size} bytes, then {after.st_size}); "
+                                  "skipped, and read again next time")
+            return data, stat_signature(info)
+    except PermissionError:
+        raise _Unreadable("permission denied") from None
+    except OSError as exc:
+        raise _Unreadable(f"cannot read: {exc.strerror or exc}") from None
+
+
+def _decode(path: str, data: bytes) -> tuple[str, list[Problem]]:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        reason = f"not valid UTF-8 (byte {exc.start}); undecodable bytes shown as U+FFFD"
+        return data.decode("utf-8", errors="replace"), [Problem(path, reason, Severity.WARNING, line)]
+
+
+class _SiblingReader:
+    """Reads spec files named by a document, only from its own directory, and remembers each one read."""
+
+    def __init__(self, path: str, max_bytes: int) -> None:
+        self.directory = os.path.dirname(path)
+        self.max_bytes = max_bytes
+        self.inputs: dict[str, Signature | None] = {}
+        self.io_error = False
+
+    def read(self, name: str) -> tuple[str | None, str]:
+        if "/" in name or "\\" in name or name in ("", ".", ".."):
+            return None, "spec file name is not a plain file name; refused"
+        path = os.path.join(self.directory, name)
+        try:
+            data, self.inputs[path] = _read_document(path, self.max_bytes, must_be_document=True)
+            return (data or b"").decode("utf-8", errors="replace"), ""
+        except _Unreadable as exc:
+            self.inputs[path] = None
+            self.io_error = self.io_error or exc.io_error
+            return None, exc.reason
+
+
+@dataclass(slots=True)
+class LoadResult:
+    documents: list[ParsedDocument]
+    report: LoadReport
+
+
+def iter_documents(
+    candidates: Sequence[Candidate],
+    report: LoadReport,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    progress: Progress | None = None,
+    results: Iterator[FileResult] | None = None,
+) -> Iterator[ParsedDocument]:
+    """Load candidates (or take their `results` from elsewhere), record problems, yield documents."""
+    if results is None:
+        results = (load_file(candidate, max_bytes) for candidate in candidates)
+    for done, result in enumerate(results, 1):
+        report.files_seen += 1
+        report.extend(result.problems)
+        if result.document is not None:
+            yield result.document
+        if progress is not None and (done % 256 == 0 or done == len(candidates)):
+            progress(done, len(candidates), DOCUMENTS)
+
+
+def load_paths(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    progress: Progress | None = None,
+) -> LoadResult:
+    """Load every document under `paths` into a list. Raises PathNotFound only for a missing path."""
+    report = LoadReport()
+    candidates = find_candidates(paths, report)
+    documents = list(iter_documents(candidates, report, max_bytes=max_bytes, progress=progress))
+    return LoadResult(documents, report)

@@ -1,0 +1,133 @@
+"""Load files into column parts, in worker processes when there are enough of them to pay for it.
+
+Workers are spawned, not forked: the app loads from a thread, and forking a
+threaded process can deadlock. Spawning costs a fraction of a second, so small
+trees (the sample, one package) stay in-process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from itertools import chain, islice
+
+from cachetui.core.load.sources.site.loader import Candidate, FileResult, load_file
+from cachetui.core.model.build import BuilderPart, CorpusBuilder
+from cachetui.core.model.corpus import Vocabulary
+
+PARALLEL_MIN_FILES = 10_000  # measured: at 3,000 files (scale M) spawning costs more than it saves
+# On by default since the parse streams in chunks while the walk goes on: on the shared 2-core
+# development machine two workers beat one process at L on both trees (benchmarks/RESULTS.md
+# measures both side by side). `--workers 1` keeps everything in one process.
+PARALLEL_BY_DEFAULT = True
+CHUNK_FILES = 2048  # a part per chunk: few enough to merge cheaply, enough to show progress and share work
+
+
+def default_workers(n_files: int) -> int:
+    if not PARALLEL_BY_DEFAULT or n_files < PARALLEL_MIN_FILES:
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+Part = tuple[list[FileResult], BuilderPart]
+Loaded = tuple[list[Candidate], list[FileResult]]
+
+
+def load_into(builder: CorpusBuilder, candidates: Iterable[Candidate], max_bytes: int, workers: int | None,
+              before: Callable[[list[Candidate]], None] = lambda chunk: None) -> Iterator[Loaded]:
+    """Load the candidates' documents into `builder`, a chunk at a time; yield each chunk and its results, in order.
+
+    `candidates` may be a walk still in progress: chunks go to the workers as the walk finds them,
+    so walking and parsing overlap. `before` sees each chunk before any of its files is read.
+    The results keep each file's problems and inputs, not its document (that is in the builder).
+    With workers (None: decided by how many files there are), chunks are built into columns in
+    other processes and merged here.
+    """
+    chunks = _chunks(candidates)
+    if workers is None:
+        first = list(islice(chunks, PARALLEL_MIN_FILES // CHUNK_FILES + 1))
+        workers = default_workers(sum(map(len, first)))
+        chunks = chain(first, chunks)
+    pool = _start_pool(workers)
+    if pool is None:
+        yield from _in_process(chunks, max_bytes, builder, before)
+        return
+    try:
+        yield from _in_workers(pool, chunks, max_bytes, builder, before)
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
+def _in_workers(pool: ProcessPoolExecutor, chunks: Iterator[list[Candidate]], max_bytes: int, builder: CorpusBuilder,
+                before: Callable[[list[Candidate]], None]) -> Iterator[Loaded]:
+    pending: deque[tuple[list[Candidate], Future[Part]]] = deque()
+    for chunk in chunks:
+        before(chunk)
+        try:
+            pending.append((chunk, pool.submit(load_part, chunk, max_bytes)))
+        except (OSError, ValueError, RuntimeError):  # the host refused to spawn: this process does it all
+            if pending:
+                raise
+            yield chunk, _load_chunk(chunk, max_bytes, builder)
+            yield from _in_process(chunks, max_bytes, builder, before)
+            return
+        while pending and pending[0][1].done():  # merge what is ready while the walk goes on
+            yield _merged(builder, *pending.popleft())
+    while pending:
+        yield _merged(builder, *pending.popleft())
+
+
+def _in_process(chunks: Iterator[list[Candidate]], max_bytes: int, builder: CorpusBuilder,
+                before: Callable[[list[Candidate]], None]) -> Iterator[Loaded]:
+    for chunk in chunks:
+        before(chunk)
+        yield chunk, _load_chunk(chunk, max_bytes, builder)
+
+
+def _merged(builder: CorpusBuilder, chunk: list[Candidate], future: Future[Part]) -> Loaded:
+    summaries, part = future.result()
+    builder.merge(part)
+    return chunk, summaries
+
+
+def _chunks(candidates: Iterable[Candidate]) -> Iterator[list[Candidate]]:
+    iterator = iter(candidates)
+    while chunk := list(islice(iterator, CHUNK_FILES)):
+        yield chunk
+
+
+def _load_chunk(chunk: list[Candidate], max_bytes: int, builder: CorpusBuilder) -> list[FileResult]:
+    summaries = []
+    for candidate in chunk:
+        result = load_file(candidate, max_bytes)
+        if result.document is not None:
+            builder.add(result.document)
+        result.document = None  # it is in the builder now
+        summaries.append(result)
+    return summaries
+
+
+def load_part(chunk: list[Candidate], max_bytes: int) -> Part:
+    """A worker's job: a chunk's documents built into columns, which are small and quick to send and merge."""
+    builder = CorpusBuilder(_WORKER_VOCAB)
+    summaries = _load_chunk(chunk, max_bytes, builder)
+    return summaries, builder.part()
+
+
+# A worker's vocabularies live across its parts: after the first, nearly every value is known, and
+# interning it is one lookup. A part then carries the whole (short) vocabulary lists, merged by remapping.
+_WORKER_VOCAB: dict[str, Vocabulary] = {}
+
+
+def _start_pool(workers: int) -> ProcessPoolExecutor | None:
+    """Worker processes, or None to load in this process (one worker asked, or the host refuses to spawn:
+    inside a TUI whose standard streams are not real files, for one)."""
+    if workers <= 1:
+        return None
+    try:
+        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    except (OSError, ValueError, RuntimeError):
+        return None

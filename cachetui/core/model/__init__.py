@@ -1,0 +1,1 @@
+"""Records as sources hand them over, the column store (`Corpus`) and the builders that fill it."""

@@ -1,0 +1,325 @@
+"""The corpus model: packages -> one document per tag -> specs, stored by column.
+
+A whole site is ~500k specs, so specs are not objects: each facet is a column of
+small integers into a vocabulary of interned strings (numpy arrays), and the two
+multi-valued facets (stack, variant) are CSR lists. Specs are ordered by package,
+then tag, then document order, so one package's specs are one contiguous slice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import compress, repeat
+from typing import NamedTuple, TypeVar, cast
+
+import numpy as np
+
+from cachetui.core.model.dependencies import DependencyColumns, dependency_blocks
+from cachetui.core.model.problems import LoadReport
+from cachetui.core.model.records import UNKNOWN_SIZE, DepBlock, Dependency, MirrorOrigin, ParsedDocument, SpecColumns
+from cachetui.core.spack.variants import atom_name
+
+T = TypeVar("T")
+
+# Facets in the order a user reads them.
+FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os", "target", "stack", "installable", "variant")
+SINGLE_FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os", "target")  # read from sources
+DERIVED_FACETS = ("installable",)  # worked out over the whole load (cachetui.core.model.installable)
+MULTI_FACETS = ("stack", "variant")
+RAW_VARIANTS = "variant_raw"  # variant strings as documents wrote them; not a facet
+
+
+def arch_triple(platform: str, os: str, target: str) -> str:
+    """`linux-ubuntu22.04-zen3`, as Spack writes an architecture; a part a source left out shows as `?`."""
+    return "-".join((platform or "?", os or "?", target or "?"))
+
+
+class Vocabulary:
+    """Interned strings of one facet: id <-> value."""
+
+    __slots__ = ("values", "ids")
+
+    def __init__(self) -> None:
+        self.values: list[str] = []
+        self.ids: dict[str, int] = {}
+
+    def intern(self, value: str) -> int:
+        found = self.ids.get(value)
+        if found is None:
+            found = self.ids[value] = len(self.values)
+            self.values.append(value)
+        return found
+
+    def ids_of(self, values: list[str]) -> np.ndarray:
+        """Ids of many values as an int32 array: lookups in C, Python only for each value never seen before."""
+        ids = self.ids
+        found = np.fromiter(map(ids.get, values, repeat(-1)), dtype=np.int32, count=len(values))
+        if len(found) and found.min() < 0:  # new values: each distinct one interned once, in order
+            for value in dict.fromkeys(compress(values, (found < 0).tolist())):
+                self.intern(value)
+            found = np.fromiter(map(ids.__getitem__, values), dtype=np.int32, count=len(values))
+        return found
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+@dataclass(slots=True)
+class MultiColumn:
+    """A multi-valued facet in CSR form: spec i owns flat[offsets[i]:offsets[i+1]]."""
+
+    offsets: np.ndarray  # int64, n_specs + 1
+    flat: np.ndarray  # int32 value ids
+    owner: np.ndarray  # int32 spec index of each flat entry (facet columns; empty for raw variants, read per spec)
+
+    def of(self, spec: int) -> np.ndarray:
+        return self.flat[self.offsets[spec] : self.offsets[spec + 1]]
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    path: str
+    package: str
+    tag: str
+    title: str
+    generation: str
+    start: int  # spec slice in the corpus
+    stop: int
+
+    @property
+    def from_mirror(self) -> bool:
+        """Read from a mirror's index (its `path` is the mirror), not from a site listing document."""
+        return self.generation.startswith("mirror")
+
+    def __reduce__(self) -> tuple[type, tuple]:
+        # By position: unpickling 50,000 of them through the dataclass __setstate__ cost 0.3 s of a warm start.
+        return Document, (self.path, self.package, self.tag, self.title, self.generation, self.start, self.stop)
+
+
+class SpecView(NamedTuple):
+    """One spec resolved to strings, for the detail pane and the CLI."""
+
+    index: int  # type: ignore[assignment]  # the spec's position; it shadows tuple.index, which nothing calls
+    package: str
+    tag: str
+    hash: str
+    version: str
+    compiler: str
+    compiler_name: str
+    platform: str
+    os: str
+    target: str
+    variants: tuple[str, ...]  # facet atoms: `+mpi`, `cuda_arch=80`, `cuda_arch=90`
+    raw_variants: tuple[str, ...]  # as the document wrote them
+    stacks: tuple[str, ...]
+    size: int | None
+    path: str
+    installable: str = "unknown"  # yes, no, unknown: its link/run closure held by the loaded sources
+
+
+@dataclass(repr=False)
+class Corpus:
+    packages: list[str]
+    package_ranges: list[tuple[int, int]]
+    documents: list[Document]
+    tags: list[str]  # display order
+    hashes: list[str]
+    vocab: dict[str, Vocabulary]
+    single: dict[str, np.ndarray]
+    multi: dict[str, MultiColumn]
+    package_of: np.ndarray
+    document_of: np.ndarray
+    size: np.ndarray
+    deps: DependencyColumns
+    report: LoadReport = field(default_factory=LoadReport)
+    memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
+
+    cache_status: str = "off"  # how this corpus was loaded: off, miss, hit, partial
+    # Document path -> the mirror it was loaded from (for the commands users copy); set by each load.
+    origins: dict[str, MirrorOrigin] = field(default_factory=dict, repr=False, compare=False)
+
+    def memoised(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """What `compute` gives, worked out once per corpus (memos are not pickled: see __getstate__)."""
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return cast(T, self.memo[key])
+
+    def __repr__(self) -> str:
+        # A summary: the generated repr of 500k specs took seconds (Textual reprs a worker's arguments).
+        return f"<Corpus {self.n_specs} specs, {len(self.packages)} packages, {len(self.tags)} tags>"
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickle the data, not the memos or cached properties (rebuilt on demand; str hashes differ per process)."""
+        transient = {name for name, attr in vars(Corpus).items() if isinstance(attr, cached_property)}
+        state = {key: value for key, value in self.__dict__.items() if key not in transient}
+        state["memo"] = {}
+        return state
+
+    def documents_as_records(self, indices: list[int]) -> list[ParsedDocument]:
+        """Documents back as records, to rebuild a corpus around changed inputs.
+
+        Their edges share one table of just the dependencies they name, with the names and
+        versions this corpus has for them (never the rest of the vocabulary).
+        """
+        blocks = dependency_blocks(self, [(self.documents[d].start, self.documents[d].stop) for d in indices])
+        return [
+            ParsedDocument(doc.path, doc.package, doc.tag, doc.title, doc.generation, self._columns(doc, block))
+            for d, block in zip(indices, blocks)
+            for doc in [self.documents[d]]
+        ]
+
+    def _columns(self, doc: Document, deps: DepBlock | None) -> SpecColumns:
+        indices = range(doc.start, doc.stop)
+
+        def single(facet: str) -> list[str]:
+            values = self.vocab[facet].values
+            return [values[i] for i in self.single[facet][doc.start : doc.stop].tolist()]
+
+        def multi(name: str) -> list[tuple[str, ...]]:
+            values, column = self.vocab[name].values, self.multi[name]
+            return [tuple(values[v] for v in column.of(i).tolist()) for i in indices]
+
+        sizes = self.size[doc.start : doc.stop].tolist()
+        return SpecColumns(self.hashes[doc.start : doc.stop], single("version"), single("compiler"),
+                           single("platform"), single("os"), single("target"), multi(RAW_VARIANTS),
+                           multi("stack"), sizes, deps)
+
+    @property
+    def n_specs(self) -> int:
+        return len(self.hashes)
+
+    @cached_property
+    def package_index(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self.packages)}
+
+    def package_slice(self, package: str | None) -> slice:
+        if package is None:
+            return slice(0, self.n_specs)
+        start, stop = self.package_ranges[self.package_index[package]]
+        return slice(start, stop)
+
+    @cached_property
+    def variant_name_ids(self) -> dict[str, int]:
+        """Variant name -> id: `mpi` for `+mpi` and `~mpi`, `cuda_arch` for `cuda_arch=80`."""
+        return {name: i for i, name in enumerate(dict.fromkeys(map(atom_name, self.vocab["variant"].values)))}
+
+    @cached_property
+    def variant_names(self) -> np.ndarray:
+        """Per variant atom id, the id of the variant it belongs to (see `variant_name_ids`)."""
+        ids = self.variant_name_ids
+        values = self.vocab["variant"].values
+        return np.fromiter((ids[atom_name(v)] for v in values), dtype=np.int32, count=len(values))
+
+    def value(self, facet: str, value_id: int) -> str:
+        return self.vocab[facet].values[value_id]
+
+    def spec(self, i: int) -> SpecView:
+        def single(facet: str) -> str:
+            return self.vocab[facet].values[self.single[facet][i]]
+
+        def multi(facet: str) -> tuple[str, ...]:
+            values = self.vocab[facet].values
+            return tuple(values[v] for v in self.multi[facet].of(i))
+
+        size = int(self.size[i])
+        return SpecView(
+            index=i,
+            package=self.packages[self.package_of[i]],
+            tag=single("tag"),
+            hash=self.hashes[i],
+            version=single("version"),
+            compiler=single("compiler"),
+            compiler_name=single("compiler_name"),
+            platform=single("platform"),
+            os=single("os"),
+            target=single("target"),
+            variants=multi("variant"),
+            raw_variants=self.raw_variants(i),
+            stacks=multi("stack"),
+            size=None if size == UNKNOWN_SIZE else size,
+            path=self.documents[self.document_of[i]].path,
+            installable=single("installable"),
+        )
+
+    def raw_variants(self, i: int) -> tuple[str, ...]:
+        """Spec i's variant strings as its document wrote them."""
+        values = self.vocab[RAW_VARIANTS].values
+        return tuple(values[v] for v in self.multi[RAW_VARIANTS].of(i))
+
+    @cached_property
+    def _hash_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """Python's hash of every spec hash, sorted, with the spec each came from: a binary search finds
+        a hash's occurrences (a dependency tree asks once per edge). Cheaper to build than a dict of lists.
+        """
+        keys = np.fromiter(map(hash, self.hashes), dtype=np.int64, count=len(self.hashes))
+        order = np.argsort(keys, kind="stable")
+        return keys[order], order
+
+    def occurrences(self, hash_: str) -> list[int]:
+        """Every spec index carrying this hash, in corpus order: one binary seen in several snapshots."""
+        keys, order = self._hash_keys
+        key = hash(hash_)
+        candidates = order[np.searchsorted(keys, key, "left"):np.searchsorted(keys, key, "right")].tolist()
+        return [i for i in candidates if self.hashes[i] == hash_]
+
+    def tags_of_hash(self, hash_: str) -> list[str]:
+        """The tags in which a hash appears, in tag display order."""
+        seen = {self.value("tag", self.single["tag"][i]) for i in self.occurrences(hash_)}
+        return [t for t in self.tags if t in seen]
+
+    @property
+    def unique_hashes(self) -> int:
+        return len(set(self.hashes))
+
+    # -- dependencies ------------------------------------------------------------------------------
+
+    @property
+    def has_dependencies(self) -> bool:
+        """Whether any source carried dependency data (mirror indexes do; site documents do not)."""
+        return len(self.deps.hash) > 0
+
+    def dependencies(self, i: int) -> list[Dependency]:
+        """Spec i's dependency edges, as its index recorded them."""
+        d = self.deps
+        return self._edges(d.rows(i), d.hash, d.types, d.virtuals)
+
+    def unheld_dependencies(self, hash_: str) -> list[Dependency]:
+        """The edges of a record an index holds without its binary; [] for any other hash."""
+        hash_id = self.vocab["dep_hash"].ids.get(hash_)
+        return [] if hash_id is None else self._edges(self.deps.unheld_rows(hash_id), self.deps.unheld_hash,
+                                                      self.deps.unheld_types, self.deps.unheld_virtuals)
+
+    def is_external(self, hash_: str) -> bool:
+        hash_id = self.vocab["dep_hash"].ids.get(hash_)
+        return hash_id is not None and bool(self.deps.external[hash_id])
+
+    def _edges(self, rows: range, targets: np.ndarray, types: np.ndarray, virtuals: np.ndarray) -> list[Dependency]:
+        d, vocab = self.deps, self.vocab
+        hashes, names, versions = vocab["dep_hash"].values, vocab["dep_name"].values, vocab["dep_version"].values
+        virtual_names = vocab["dep_virtuals"].values
+        return [Dependency(names[d.name_of[h]], hashes[h], versions[d.version_of[h]], int(bits), virtual_names[v])
+                for h, bits, v in zip(targets[rows.start : rows.stop].tolist(), types[rows.start : rows.stop].tolist(),
+                                      virtuals[rows.start : rows.stop].tolist())]
+
+    @cached_property
+    def _dependents_by_hash(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Edges sorted by the hash they point to, with each edge's spec and deptypes."""
+        order = np.argsort(self.deps.hash, kind="stable")
+        return self.deps.hash[order], self.deps.owners()[order], self.deps.types[order]
+
+    def dependents(self, hash_: str) -> list[tuple[int, int]]:
+        """(spec, deptype bits) of every spec in the corpus with an edge to this hash, in corpus order."""
+        hash_id = self.vocab["dep_hash"].ids.get(hash_)
+        if hash_id is None:
+            return []
+        targets, owners, types = self._dependents_by_hash
+        lo, hi = np.searchsorted(targets, hash_id, "left"), np.searchsorted(targets, hash_id, "right")
+        return sorted(zip(owners[lo:hi].tolist(), types[lo:hi].tolist()))
+
+    def spec_with_hash(self, hash_: str, tag: str | None = None) -> int | None:
+        """A spec carrying this hash, in `tag` when it is there; None when the corpus lacks it."""
+        found = self.occurrences(hash_)
+        same_tag = [i for i in found if self.value("tag", self.single["tag"][i]) == tag]
+        return next(iter(same_tag or found), None)

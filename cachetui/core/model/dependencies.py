@@ -1,0 +1,309 @@
+"""Dependency edges of every spec, kept compactly: CSR arrays, not objects per spec.
+
+Spec i's edges are rows offsets[i]:offsets[i+1] of five parallel columns (name, hash,
+version and virtuals as ids into vocabularies, deptypes as bits). A whole-site mirror has
+millions of edges; as int32/uint8 columns they cost a few bytes each. "Used by" reverses
+them with one sort, done the first time someone asks.
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+from itertools import accumulate
+
+import numpy as np
+
+from cachetui.core.model.arrays import as_numpy, expand_ranges
+from cachetui.core.model.records import DepBlock, Dependency, DepTable, UnheldRecords
+
+VOCABS = ("dep_name", "dep_hash", "dep_version", "dep_virtuals")
+
+
+@dataclass(slots=True)
+class DependencyColumns:
+    offsets: np.ndarray  # int64, n_specs + 1
+    hash: np.ndarray  # int32 ids into vocab["dep_hash"]
+    types: np.ndarray  # uint8 deptype bits
+    virtuals: np.ndarray  # int32 ids into vocab["dep_virtuals"]
+    name_of: np.ndarray  # per dep_hash id: int32 id into vocab["dep_name"]
+    version_of: np.ndarray  # per dep_hash id: int32 id into vocab["dep_version"]
+    # Records an index holds without their binary, by dep_hash id: their own edges (CSR), so a walk
+    # goes through them as Spack's DAG does; and which dependencies are externals.
+    unheld_offsets: np.ndarray  # int64, len(name_of) + 1
+    unheld_hash: np.ndarray  # int32 ids into vocab["dep_hash"]
+    unheld_types: np.ndarray  # uint8
+    unheld_virtuals: np.ndarray  # int32 ids into vocab["dep_virtuals"]
+    external: np.ndarray  # bool per dep_hash id
+
+    def rows(self, spec: int) -> range:
+        return range(int(self.offsets[spec]), int(self.offsets[spec + 1]))
+
+    def unheld_rows(self, hash_id: int) -> range:
+        """The edges of an unheld record (empty for a binary, or a hash no index has a record of)."""
+        return range(int(self.unheld_offsets[hash_id]), int(self.unheld_offsets[hash_id + 1]))
+
+    def owners(self) -> np.ndarray:
+        """The spec each edge belongs to."""
+        lengths = np.diff(self.offsets)
+        return np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
+
+
+class DependencyBuilder:
+    """Appends each spec's edges while documents stream in; `finish` reorders them with the specs."""
+
+    def __init__(self, vocab: dict) -> None:
+        self.vocab = vocab
+        self.offsets = array("q", [0])
+        self.hashes = array("i")
+        self.virtuals = array("i")
+        self.types = array("B")
+        self.name_of = array("i")
+        self.version_of = array("i")
+        self._unheld: dict[int, tuple[np.ndarray, bytes, np.ndarray]] = {}  # hash id -> its edges (first source's)
+        self._external: set[int] = set()
+        self._tables: dict[int, tuple[object, np.ndarray]] = {}  # id(table) -> (table, its ids here)
+
+    def add(self, block: DepBlock | None, n_specs: int) -> None:
+        if block is None:  # a source without dependency data: no edges for any of its specs
+            self.offsets.extend([self.offsets[-1]] * n_specs)
+            return
+        if len(block.counts) != n_specs:
+            raise ValueError(f"{len(block.counts)} edge counts for {n_specs} specs")  # would shift every later spec
+        if block.targets:
+            ids = self._ids_of(block.table)[np.asarray(block.targets, dtype=np.int64)]
+            self.hashes.frombytes(ids.tobytes())
+            virtual_ids = self.vocab["dep_virtuals"].ids_of(block.virtual_names)
+            self.virtuals.frombytes(virtual_ids[np.asarray(block.virtuals, dtype=np.int64)].tobytes())
+            self.types.frombytes(block.types)
+        ends = accumulate(block.counts, initial=self.offsets[-1])
+        next(ends)
+        self.offsets.extend(ends)
+
+    def _ids_of(self, table: DepTable) -> np.ndarray:
+        """The model's ids for a source's dependencies, worked out once per source (its documents share it)."""
+        found = self._tables.get(id(table))
+        if found is not None and found[0] is table:
+            return found[1]
+        vocabulary = self.vocab["dep_hash"]
+        known = len(vocabulary)
+        ids = vocabulary.ids_of(table.hashes)
+        self._describe(ids, known, table.names, table.versions)
+        if table.unheld is not None:
+            self._add_unheld(table.unheld)
+        self._tables[id(table)] = (table, ids)
+        return ids
+
+    def _add_unheld(self, unheld: UnheldRecords) -> None:
+        vocabulary = self.vocab["dep_hash"]
+        known = len(vocabulary)
+        record_ids = vocabulary.ids_of(unheld.hashes)
+        self._describe(record_ids, known, unheld.names, unheld.versions)
+        known = len(vocabulary)
+        target_ids = vocabulary.ids_of(unheld.targets)
+        self._describe(target_ids, known, unheld.target_names, unheld.target_versions)
+        virtual_ids = self.vocab["dep_virtuals"].ids_of(unheld.virtuals)
+        offsets = list(accumulate(unheld.counts, initial=0))
+        for record, hash_id in enumerate(record_ids.tolist()):
+            if unheld.external[record]:
+                self._external.add(hash_id)
+            if hash_id not in self._unheld:
+                lo, hi = offsets[record], offsets[record + 1]
+                self._unheld[hash_id] = (target_ids[lo:hi], unheld.types[lo:hi], virtual_ids[lo:hi])
+
+    def _describe(self, ids: np.ndarray, known: int, names_: list[str], versions_: list[str]) -> None:
+        """Name and version of each dependency: set when first seen, filled in when a later source knows
+        what an earlier one did not (its record was not in that index), so the order of sources never matters."""
+        names, versions = self.vocab["dep_name"], self.vocab["dep_version"]
+        unnamed, unversioned = names.intern(""), versions.intern("")
+        for ordinal, hash_id in enumerate(ids.tolist()):
+            name, version = names_[ordinal], versions_[ordinal]
+            if hash_id == len(self.name_of):  # new ids come in the table's order
+                self.name_of.append(names.intern(name))
+                self.version_of.append(versions.intern(version))
+            elif hash_id < known:
+                if name and self.name_of[hash_id] == unnamed:
+                    self.name_of[hash_id] = names.intern(name)
+                if version and self.version_of[hash_id] == unversioned:
+                    self.version_of[hash_id] = versions.intern(version)
+
+    def finish(self, perm: np.ndarray) -> DependencyColumns:
+        """Columns in the corpus order: spec perm[k] of the stream becomes spec k."""
+        old = np.frombuffer(self.offsets, dtype=np.int64)
+        lengths = np.diff(old)[perm]
+        offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+        take = expand_ranges(old[:-1][perm], lengths)
+        self._tables.clear()
+        n_ids = len(self.name_of)
+        unheld = [self._unheld.get(hash_id) for hash_id in range(n_ids)] if self._unheld else []
+        counts = np.fromiter((0 if u is None else len(u[0]) for u in unheld), dtype=np.int64, count=len(unheld))
+        unheld_offsets = np.zeros(n_ids + 1, dtype=np.int64)
+        unheld_offsets[1 : len(counts) + 1] = np.cumsum(counts)
+        present = [u for u in unheld if u is not None]
+        external = np.zeros(n_ids, dtype=bool)
+        external[list(self._external)] = True
+        return DependencyColumns(offsets, as_numpy(self.hashes, np.int32)[take], as_numpy(self.types, np.uint8)[take],
+                                 as_numpy(self.virtuals, np.int32)[take], as_numpy(self.name_of, np.int32).copy(),
+                                 as_numpy(self.version_of, np.int32).copy(), unheld_offsets,
+                                 _joined([u[0] for u in present], np.int32),
+                                 np.frombuffer(b"".join(u[1] for u in present), dtype=np.uint8).copy(),
+                                 _joined([u[2] for u in present], np.int32), external)
+
+
+def _joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
+    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
+
+
+# -- walking the graph ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NodeGraph:
+    """Every edge the indexes record, of binaries and of unheld records alike, over one id space.
+
+    A node is a DAG hash: ids below `len(name_of)` are the dep_hash ids (every hash some edge
+    names), the rest one per spec hash that no edge names. Binaries carrying one hash (one
+    binary in several tags) are one node. Edges sorted by target give each node's dependents.
+    """
+
+    node_of_spec: np.ndarray  # int64 per spec
+    source: np.ndarray  # int64 node per edge
+    target: np.ndarray  # int32 dep_hash id per edge
+    types: np.ndarray  # uint8 per edge
+    virtuals: np.ndarray  # int32 per edge
+    by_target: np.ndarray  # edge indices sorted by target
+    target_offsets: np.ndarray  # int64: node n's dependents are by_target[target_offsets[n]:target_offsets[n+1]]
+    held: np.ndarray  # bool per node: some loaded source holds its binary
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.held)
+
+    def dependents_of(self, reached: np.ndarray, through: np.ndarray | None = None) -> np.ndarray:
+        """Nodes with a path to an edge in `reached` (bool over edges), going up the edges in `through`
+        (every edge when None).
+
+        A breadth-first walk up the edges, a frontier at a time in numpy: the cost is a few
+        array passes per level of the DAG, never a Python step per node.
+        """
+        found = np.zeros(self.n_nodes, dtype=bool)
+        frontier = np.unique(self.source[reached])
+        while len(frontier):
+            found[frontier] = True
+            starts = self.target_offsets[frontier]
+            edges = self.by_target[expand_ranges(starts, self.target_offsets[frontier + 1] - starts)]
+            if through is not None:
+                edges = edges[through[edges]]
+            frontier = np.unique(self.source[edges])
+            frontier = frontier[~found[frontier]]
+        return found
+
+
+def node_graph(corpus) -> NodeGraph:  # noqa: ANN001
+    """The corpus's DAG as one graph (worked out once per corpus)."""
+    return corpus.memoised("node-graph", lambda: _node_graph(corpus))
+
+
+def _node_graph(corpus) -> NodeGraph:  # noqa: ANN001
+    d = corpus.deps
+    n_ids = len(d.name_of)
+    ids = corpus.vocab["dep_hash"].ids
+    extra: dict[str, int] = {}
+    node_of_spec = np.fromiter((ids[h] if h in ids else extra.setdefault(h, n_ids + len(extra))
+                                for h in corpus.hashes), dtype=np.int64, count=corpus.n_specs)
+    n_nodes = n_ids + len(extra)
+    unheld_sources = np.repeat(np.arange(n_ids, dtype=np.int64), np.diff(d.unheld_offsets))
+    source = np.concatenate((node_of_spec[d.owners()], unheld_sources))
+    target = np.concatenate((d.hash, d.unheld_hash)).astype(np.int32)
+    by_target = np.argsort(target, kind="stable")
+    target_offsets = np.zeros(n_nodes + 1, dtype=np.int64)
+    target_offsets[1:] = np.cumsum(np.bincount(target, minlength=n_nodes))
+    held = np.zeros(n_nodes, dtype=bool)
+    held[node_of_spec] = True
+    return NodeGraph(node_of_spec, source, target, np.concatenate((d.types, d.unheld_types)),
+                     np.concatenate((d.virtuals, d.unheld_virtuals)).astype(np.int32), by_target, target_offsets, held)
+
+RUNTIME = 0b0110  # link | run: what a binary needs where it is installed
+WITH_BUILD = 0b0111  # and build edges
+
+
+@dataclass(frozen=True, slots=True)
+class TreeLine:
+    """One node of a spec's dependency tree, as `spack spec` prints it: each node once, at its first depth."""
+
+    depth: int  # 1 for a direct dependency
+    dependency: Dependency
+    spec: int | None  # the dependency's spec in the corpus (same tag preferred), None when not in it
+    repeated: bool = False  # already shown above: its own dependencies are not repeated
+    external: bool = False  # an external record: Spack uses it where it is, never fetches it
+
+
+def dependency_tree(corpus, spec: int, deptypes: int = RUNTIME, limit: int = 2000) -> list[TreeLine]:  # noqa: ANN001
+    """Spec `spec`'s dependencies depth first, following only edges of `deptypes` (bits over DEPTYPES)."""
+    tag = corpus.value("tag", corpus.single["tag"][spec])
+    lines: list[TreeLine] = []
+    seen = {corpus.hashes[spec]}
+
+    def walk(edges: list[Dependency], depth: int) -> None:
+        for dep in sorted(edges, key=lambda d: d.name):
+            if not dep.deptypes & deptypes or len(lines) >= limit:
+                continue
+            target = corpus.spec_with_hash(dep.hash, tag)
+            repeated = dep.hash in seen
+            lines.append(TreeLine(depth, dep, target, repeated, target is None and corpus.is_external(dep.hash)))
+            seen.add(dep.hash)
+            if not repeated:  # through records not in the cache too: their index says what they need
+                walk(corpus.dependencies(target) if target is not None else corpus.unheld_dependencies(dep.hash),
+                     depth + 1)
+
+    walk(corpus.dependencies(spec), 1)
+    return lines
+
+
+def used_by(corpus, hash_: str, deptypes: int = RUNTIME) -> list[tuple[int, int]]:  # noqa: ANN001
+    """(spec, deptype bits) of every spec with an edge of `deptypes` to this hash, in corpus order."""
+    return [(spec, types) for spec, types in corpus.dependents(hash_) if types & deptypes]
+
+
+def dependency_blocks(corpus, ranges: list[tuple[int, int]]) -> list[DepBlock | None]:  # noqa: ANN001
+    """The edges of each spec range back as DepBlocks sharing one table of just the dependencies they name."""
+    d, vocab = corpus.deps, corpus.vocab
+    spans = [(int(d.offsets[start]), int(d.offsets[stop])) for start, stop in ranges]
+    if all(hi == lo for lo, hi in spans):  # site documents: no edges, so no table the size of a mirror's vocabulary
+        return [None] * len(ranges)
+    named = np.unique(np.concatenate([d.hash[lo:hi] for lo, hi in spans] or [np.zeros(0, dtype=np.int32)]))
+    hashes, names, versions = vocab["dep_hash"].values, vocab["dep_name"].values, vocab["dep_version"].values
+    table = DepTable([hashes[i] for i in named.tolist()], [names[i] for i in d.name_of[named].tolist()],
+                     [versions[i] for i in d.version_of[named].tolist()], _unheld_records(corpus, named))
+    ordinal = np.full(len(hashes), -1, dtype=np.int64)
+    ordinal[named] = np.arange(len(named))
+    virtual_names = list(vocab["dep_virtuals"].values)
+    return [
+        DepBlock(np.diff(d.offsets[start : stop + 1]).tolist(), ordinal[d.hash[lo:hi]].tolist(),
+                 d.types[lo:hi].tobytes(), d.virtuals[lo:hi].tolist(), table, virtual_names) if hi > lo else None
+        for (start, stop), (lo, hi) in zip(ranges, spans)
+    ]
+
+
+def _unheld_records(corpus, named: np.ndarray) -> UnheldRecords | None:  # noqa: ANN001
+    """The unheld records reachable from these dependencies, back as records (a rebuild keeps the walk whole)."""
+    d, vocab = corpus.deps, corpus.vocab
+    hashes, names, versions = vocab["dep_hash"].values, vocab["dep_name"].values, vocab["dep_version"].values
+    virtuals = vocab["dep_virtuals"].values
+    unheld, seen, waiting = UnheldRecords(), set(), named.tolist()
+    while waiting:
+        hash_id = waiting.pop()
+        if hash_id in seen:
+            continue
+        seen.add(hash_id)
+        rows = d.unheld_rows(hash_id)
+        if not rows and not d.external[hash_id]:
+            continue
+        targets = d.unheld_hash[rows.start : rows.stop].tolist()
+        edges = [Dependency(names[d.name_of[t]], hashes[t], versions[d.version_of[t]], int(bits), virtuals[v])
+                 for t, bits, v in zip(targets, d.unheld_types[rows.start : rows.stop].tolist(),
+                                       d.unheld_virtuals[rows.start : rows.stop].tolist())]
+        unheld.add(hashes[hash_id], names[d.name_of[hash_id]], versions[d.version_of[hash_id]],
+                   bool(d.external[hash_id]), edges)
+        waiting.extend(targets)
+    return unheld if len(unheld) else None

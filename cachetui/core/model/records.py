@@ -1,0 +1,207 @@
+"""Plain records that the loader produces: compact, picklable, no behaviour."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import NamedTuple
+
+from cachetui.core.model.problems import Problem
+
+UNKNOWN_SIZE = -1
+
+
+class Dependency(NamedTuple):
+    """One edge of a binary's dependency DAG, as a mirror's index records it."""
+
+    name: str
+    hash: str
+    version: str  # of the dependency's own record in the index; "" when the index lacks it
+    deptypes: int  # bits over DEPTYPES
+    virtuals: str  # comma-joined, e.g. "c,cxx"
+
+
+class MirrorOrigin(NamedTuple):
+    """Where a mirror's binaries were loaded from, as Spack would be told about it."""
+
+    name: str  # the mirror's name in the user's Spack configuration, else the tag it was loaded as
+    url: str  # as `spack mirror add` takes it
+    configured: bool  # in the user's Spack configuration already: `spack install` finds it
+
+
+@dataclass(slots=True, eq=False)
+class UnheldRecords:
+    """Records an index holds without their binary (`in_buildcache: false`) that its binaries reach.
+
+    Spack's DAG goes through them: `^curl` matches a binary that reaches curl only through such a
+    record, and what they need is needed to install. Each record's edges are columns: record k
+    owns edges sum(counts[:k]) to sum(counts[:k+1]), each naming its target by hash, name and version.
+    """
+
+    hashes: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    versions: list[str] = field(default_factory=list)
+    external: bytes = b""  # 1 where the record is an external (Spack never builds or fetches it)
+    counts: list[int] = field(default_factory=list)
+    targets: list[str] = field(default_factory=list)  # hash per edge
+    target_names: list[str] = field(default_factory=list)
+    target_versions: list[str] = field(default_factory=list)
+    types: bytes = b""
+    virtuals: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.hashes)
+
+    def add(self, hash_: str, name: str, version: str, external: bool, edges: list[Dependency]) -> None:
+        self.hashes.append(hash_)
+        self.names.append(name)
+        self.versions.append(version)
+        self.external += b"\1" if external else b"\0"
+        self.counts.append(len(edges))
+        self.targets.extend(edge.hash for edge in edges)
+        self.target_names.extend(edge.name for edge in edges)
+        self.target_versions.extend(edge.version for edge in edges)
+        self.types += bytes(edge.deptypes for edge in edges)
+        self.virtuals.extend(edge.virtuals for edge in edges)
+
+    def edges(self) -> list[list[Dependency]]:
+        """Each record's edges, in record order."""
+        flat = [Dependency(*edge) for edge in zip(self.target_names, self.targets, self.target_versions, self.types,
+                                                   self.virtuals)]
+        offsets = list(accumulate(self.counts, initial=0))
+        return [flat[a:b] for a, b in zip(offsets, offsets[1:])]
+
+    def merged(self, other: UnheldRecords | None) -> UnheldRecords:
+        """These records and those of `other` this one lacks (indexes of one tag merged)."""
+        if other is None:
+            return self
+        merged, seen = UnheldRecords(), set(self.hashes)
+        for source in (self, other):
+            for record, edges in zip(range(len(source)), source.edges()):
+                if source is self or source.hashes[record] not in seen:
+                    merged.add(source.hashes[record], source.names[record], source.versions[record],
+                               bool(source.external[record]), edges)
+        return merged
+
+
+@dataclass(slots=True, eq=False)
+class DepTable:
+    """The dependencies one source names, each once: hash, name and version per ordinal."""
+
+    hashes: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    versions: list[str] = field(default_factory=list)  # "" when the source lacks the dependency's record
+    unheld: UnheldRecords | None = None  # records without their binary that the edges reach, with their own edges
+
+
+@dataclass(slots=True)
+class DepBlock:
+    """The dependency edges of a run of specs, column by column: no object per edge.
+
+    Spec k of the run owns edges sum(counts[:k]) to sum(counts[:k+1]). An edge is an ordinal
+    into `table` (the dependency: hash, name, version, the same for every edge to it), its
+    deptype bits, and an ordinal into `virtual_names`. The table is shared by every document
+    of a source, so the model maps it to its own ids once per source, not once per edge.
+    """
+
+    counts: list[int]
+    targets: list[int]  # ordinals into table
+    types: bytes  # deptype bits per edge
+    virtuals: list[int]  # ordinals into virtual_names
+    table: DepTable
+    virtual_names: list[str]  # comma-joined, e.g. "c,cxx"
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    @classmethod
+    def from_rows(cls, rows: list[tuple[Dependency, ...]], unheld: UnheldRecords | None = None) -> DepBlock:
+        table, virtual_names = DepTable(unheld=unheld), list[str]()
+        ordinals: dict[str, int] = {}
+        virtual_ordinals: dict[str, int] = {}
+        for edge in (edge for row in rows for edge in row):
+            if edge.hash not in ordinals:
+                ordinals[edge.hash] = len(table.hashes)
+                table.hashes.append(edge.hash)
+                table.names.append(edge.name)
+                table.versions.append(edge.version)
+            if edge.virtuals not in virtual_ordinals:
+                virtual_ordinals[edge.virtuals] = len(virtual_names)
+                virtual_names.append(edge.virtuals)
+        flat = [edge for row in rows for edge in row]
+        return cls([len(row) for row in rows], [ordinals[e.hash] for e in flat], bytes(e.deptypes for e in flat),
+                   [virtual_ordinals[e.virtuals] for e in flat], table, virtual_names)
+
+    def rows(self) -> list[tuple[Dependency, ...]]:
+        t = self.table
+        edges = [Dependency(t.names[o], t.hashes[o], t.versions[o], bits, self.virtual_names[v])
+                 for o, bits, v in zip(self.targets, self.types, self.virtuals)]
+        offsets = list(accumulate(self.counts, initial=0))
+        return [tuple(edges[a:b]) for a, b in zip(offsets, offsets[1:])]
+
+    def sliced(self, start: int, stop: int) -> DepBlock:
+        """Specs start..stop of the run, with their edges."""
+        first, last = sum(self.counts[:start]), sum(self.counts[:stop])
+        return DepBlock(self.counts[start:stop], self.targets[first:last], self.types[first:last],
+                        self.virtuals[first:last], self.table, self.virtual_names)
+
+
+class RawSpec(NamedTuple):
+    """One binary as a document lists it."""
+
+    hash: str
+    version: str
+    compiler: str  # normalised: gcc@=13.2.0 -> gcc@13.2.0
+    platform: str
+    os: str
+    target: str
+    variants: tuple[str, ...]
+    stacks: tuple[str, ...]
+    size: int  # bytes, or UNKNOWN_SIZE
+
+
+@dataclass(slots=True)
+class SpecColumns:
+    """A document's specs field by field: lists of strings pickle and intern far faster than rows."""
+
+    hashes: list[str] = field(default_factory=list)
+    versions: list[str] = field(default_factory=list)
+    compilers: list[str] = field(default_factory=list)
+    platforms: list[str] = field(default_factory=list)
+    oss: list[str] = field(default_factory=list)
+    targets: list[str] = field(default_factory=list)
+    variants: list[tuple[str, ...]] = field(default_factory=list)
+    stacks: list[tuple[str, ...]] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+    deps: DepBlock | None = None  # the specs' dependency edges; None: the source records none
+
+    def __len__(self) -> int:
+        return len(self.hashes)
+
+    @classmethod
+    def from_rows(cls, rows: list[RawSpec]) -> SpecColumns:
+        if not rows:
+            return cls()
+        hashes, versions, compilers, platforms, oss, targets, variants, stacks, sizes = map(list, zip(*rows))
+        return cls(hashes, versions, compilers, platforms, oss, targets, variants, stacks, sizes)
+
+    def rows(self) -> list[RawSpec]:
+        return [RawSpec(*row) for row in zip(self.hashes, self.versions, self.compilers, self.platforms, self.oss,
+                                              self.targets, self.variants, self.stacks, self.sizes)]
+
+
+@dataclass(slots=True)
+class ParsedDocument:
+    """One listing document: a package in one cache tag."""
+
+    path: str
+    package: str
+    tag: str
+    title: str
+    generation: str
+    columns: SpecColumns = field(default_factory=SpecColumns)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def specs(self) -> list[RawSpec]:
+        return self.columns.rows()

@@ -1,0 +1,1 @@
+"""Everything that reads a finished corpus: resolving values, matching specs, answers, diffs, commands."""

@@ -1,0 +1,204 @@
+"""What a typed value stands for in the corpus: the one resolver for every command and the browser.
+
+The CLI's filter options (`--compiler gcc@13`), spec queries (`%gcc@13`) in the CLI and in the
+browser's query line, and `diff` all resolve through here, so one input gets one answer and
+one message everywhere.
+
+A value is resolved in its scope: the package the query names (or the one opened in the
+browser), else the whole corpus. A value that names nothing there is never a silently empty
+answer: it raises `UnknownValue`, whose message names the nearest real values (compared
+case-insensitively; for a variant, the package's own variants first).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import OSA
+
+from cachetui.core.model.corpus import MULTI_FACETS, Corpus
+from cachetui.core.spack.compilers import compiler_spellings
+from cachetui.core.spack.targets import UnknownTarget, in_range, known
+from cachetui.core.spack.variants import atom_name
+from cachetui.core.spack.versions import VersionConstraint, version_key
+
+SUGGESTIONS = 3
+VARIANTS_SHOWN = 12  # a package's own variants, when none is near what was typed: most packages have fewer
+NEAR_SCORE = 75  # rapidfuzz WRatio: `hdf55` -> hdf5 scores 89, unrelated names stay under 60
+
+
+class QueryProblem(ValueError):
+    """A query that cannot be answered as typed: its message says why, in one line (CLI exit 1)."""
+
+
+class UnknownValue(QueryProblem):
+    """A typed name or value that matches nothing in its scope."""
+
+    def __init__(self, what: str, typed: str, known: Iterable[str], detail: str = "",
+                 suggestions: list[str] | None = None, shown: int = SUGGESTIONS) -> None:
+        self.what, self.typed = what, typed
+        choices = sorted(set(known))
+        self.suggestions = nearest(typed, choices) if suggestions is None else suggestions[:SUGGESTIONS]
+        message = detail or f"unknown {what} {typed!r}"
+        if self.suggestions:
+            message += f"; did you mean: {', '.join(self.suggestions)}?"
+        elif choices:  # nothing near: the first `shown` of what there is
+            more = f" (and {len(choices) - shown} more)" if len(choices) > shown else ""
+            message += f"; known: {', '.join(choices[:shown])}{more}"
+        super().__init__(message)
+
+
+class MalformedValue(ValueError):
+    """A typed value that is not valid syntax (a usage error)."""
+
+
+def nearest(typed: str, known: Iterable[str], limit: int = SUGGESTIONS) -> list[str]:
+    """The known values close to `typed`, best first, ignoring case; empty when none is close."""
+    choices = list(known)
+    same = [choice for choice in choices if choice.lower() == typed.lower()]
+    # Edits first: WRatio scores a short transposition (`mip` for mpi) low, an edit distance does not.
+    edits = process.extract(typed, choices, scorer=OSA.distance, processor=str.lower, limit=limit,
+                            score_cutoff=max(1, len(typed) // 4))
+    similar = process.extract(typed, choices, scorer=fuzz.WRatio, processor=str.lower, limit=limit,
+                              score_cutoff=NEAR_SCORE)
+    return list(dict.fromkeys([*same, *(choice for choice, _, _ in [*edits, *similar])]))[:limit]
+
+
+def nearest_versions(typed: str, known: Iterable[str], limit: int = SUGGESTIONS) -> list[str]:
+    """The known versions on either side of where `typed` (a version or range) would sort."""
+    ordered = sorted(set(known), key=version_key)
+    bound = typed.lstrip("=").split(",")[0].split(":")[0] or typed.split(":")[-1]
+    at = bisect_left([version_key(v) for v in ordered], version_key(bound))
+    lo = max(0, min(at - limit // 2 - 1, len(ordered) - limit))
+    return ordered[lo : lo + limit]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a value is looked for: one package's binaries, or the whole corpus."""
+
+    corpus: Corpus
+    package: str | None = None
+
+    @property
+    def slice(self) -> slice:
+        return self.corpus.package_slice(self.package)
+
+    @property
+    def where(self) -> str:
+        return f"{self.package} has" if self.package else "the loaded sources have"
+
+    def values(self, facet: str) -> list[str]:
+        """The values of `facet` that binaries in the scope have."""
+        if self.package is None:
+            return self.corpus.vocab[facet].values
+        return self.corpus.memoised(("scope-values", facet, self.package), lambda: self._values(facet))
+
+    def _values(self, facet: str) -> list[str]:
+        scope, corpus = self.slice, self.corpus
+        if facet in MULTI_FACETS:
+            column = corpus.multi[facet]
+            ids = column.flat[column.offsets[scope.start] : column.offsets[scope.stop]]
+        else:
+            ids = corpus.single[facet][scope]
+        names = corpus.vocab[facet].values
+        return [names[i] for i in np.unique(ids).tolist()]
+
+
+def resolve_package(corpus: Corpus, typed: str) -> str:
+    if typed not in corpus.package_index:
+        raise UnknownValue("package", typed, corpus.packages)
+    return typed
+
+
+def resolve_versions(scope: Scope, versions: VersionConstraint) -> frozenset[str]:
+    """The scope's versions within `versions` (`@1.2` is 1.2 to 1.2.x)."""
+    known_versions = scope.values("version")
+    found = frozenset(v for v in known_versions if versions.contains(v))
+    if not found:
+        raise UnknownValue("version", str(versions), known_versions,
+                           f"{scope.where} no version satisfying @{versions}",
+                           nearest_versions(str(versions), known_versions))
+    return found
+
+
+def resolve_compiler(scope: Scope, name: str, versions: VersionConstraint | None) -> frozenset[str]:
+    """The scope's compilers that are `name` (any of its spellings) within `versions`."""
+    every_name = {value.partition("@")[0] for value in scope.corpus.vocab["compiler"].values}
+    spellings = compiler_spellings(name)
+    if not spellings & every_name:
+        raise UnknownValue("compiler", name, every_name)
+    known_compilers = scope.values("compiler")
+    same_name = [value for value in known_compilers if value.partition("@")[0] in spellings]
+    if not same_name:
+        in_scope = {value.partition("@")[0] for value in known_compilers}
+        raise UnknownValue("compiler", name, in_scope, f"{scope.where} no binary built with %{name}", [])
+    if versions is None:
+        return frozenset(same_name)
+    found = frozenset(v for v in same_name if versions.contains(v.partition("@")[2]))
+    if not found:
+        near = nearest_versions(str(versions), [v.partition("@")[2] for v in same_name])
+        by_version = {v.partition("@")[2]: v for v in same_name}
+        raise UnknownValue("compiler", f"{name}@{versions}", same_name,
+                           f"{scope.where} no {name} compiler satisfying @{versions}", [by_version[v] for v in near])
+    return found
+
+
+def resolve_variant(scope: Scope, name: str, values: tuple[str, ...], boolean: bool) -> list[str]:
+    """The facet atoms a variant constraint needs: `+mpi`, or one `k=v` per value; each must exist in the scope."""
+    atoms_in_scope = scope.values("variant")
+    names_in_scope = dict.fromkeys(map(atom_name, atoms_in_scope))
+    if name not in names_in_scope:
+        # A package's own variants: the near ones, else all of them; another package's are no answer.
+        raise UnknownValue("variant", name, names_in_scope, f"{scope.where} no variant {name!r}",
+                           nearest(name, names_in_scope), shown=VARIANTS_SHOWN if scope.package else SUGGESTIONS)
+    if boolean:
+        atoms = ["+" + name if values == ("true",) else "~" + name]
+    else:
+        atoms = [f"{name}={value}" for value in values]
+    present = set(atoms_in_scope)
+    for atom in atoms:
+        if atom not in present:
+            same = [a for a in atoms_in_scope if atom_name(a) == name]
+            raise UnknownValue("variant value", atom, same, f"{scope.where} no binary with {atom!r}")
+    return atoms
+
+
+def resolve_arch(scope: Scope, key: str, values: tuple[str, ...]) -> Callable[[str], bool]:
+    """Whether a `platform`/`os`/`target` value is one of `values` (a target may be a range `lo:hi`)."""
+    present = scope.values(key)
+    exact = {value for value in values if ":" not in value}
+    ranges = [tuple(value.split(":", 1)) for value in values if ":" in value]
+    for value in sorted(exact - set(present)):
+        raise UnknownValue(key, value, present, f"{scope.where} no binary with {key}={value}")
+    for bounds in ranges:
+        for bound in filter(None, bounds):
+            if not known(bound):
+                raise UnknownValue("target", bound, present, f"{bound!r} is not a microarchitecture archspec knows")
+
+    def satisfies(value: str) -> bool:
+        return value in exact or any(_in_range(value, lo or None, hi or None) for lo, hi in ranges)
+
+    if ranges and not any(map(satisfies, present)):
+        raise UnknownValue(key, ",".join(values), present, f"{scope.where} no binary with {key}={','.join(values)}")
+    return satisfies
+
+
+def _in_range(value: str, lo: str | None, hi: str | None) -> bool:
+    try:
+        return in_range(value, lo, hi)
+    except UnknownTarget:
+        return False
+
+
+def resolve_exact(scope: Scope, facet: str, typed: str) -> str:
+    """A value picked by name (a tag, a stack): it must be one the scope has."""
+    present = scope.values(facet)
+    if typed not in present:
+        detail = f"unknown {facet} {typed!r}" if scope.package is None else f"{scope.where} no {facet} {typed!r}"
+        raise UnknownValue(facet, typed, present, detail)
+    return typed

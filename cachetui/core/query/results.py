@@ -1,0 +1,50 @@
+"""Everything a view of a query shows, computed in one place (the browser runs it off the UI thread).
+
+Raises what the query raises (a QueryProblem): an answer to a typo is an
+error, never an empty table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.query.common import Common, common_to
+from cachetui.core.query.diff import Comparison
+from cachetui.core.query.query import Query, match, select
+from cachetui.core.query.sorting import sort_specs
+from cachetui.core.query.spack_find import FindLayout, find_layout
+
+
+@dataclass(frozen=True, eq=False)
+class Results:
+    query: Query
+    indices: np.ndarray  # in display order
+    in_scope: int  # specs in the package (or the corpus) before filtering
+    facet_counts: dict[str, dict[str, int]]
+    common: Common
+    comparison: Comparison | None = None  # compare mode: rows are marked added, removed or kept
+    find: FindLayout | None = None  # the `spack find -lv` lines of these rows, when asked for
+    why_empty: str | None = None  # an empty answer: which part of the query emptied it
+
+
+def results_for(corpus: Corpus, query: Query, sort: tuple[str | None, bool] = (None, False), *,
+                comparison: Comparison | None = None, find: bool = False) -> Results:
+    """`comparison`: only the rows it shows (a kept binary once); `find`: lay the rows out as `spack find`."""
+    selection = select(corpus, query, comparison.rows if comparison is not None else None)
+    indices = selection.indices()
+    column, descending = sort
+    if column is not None:
+        indices = sort_specs(corpus, indices, column, descending=descending)
+    return Results(query, indices, selection.size, selection.facet_counts(),
+                   common_to(corpus, indices), comparison, find_layout(corpus, indices) if find else None,
+                   None if len(indices) else selection.why_empty())
+
+
+def package_counts_for(corpus: Corpus, query: Query) -> dict[str, int]:
+    """Per package, the specs that satisfy everything in the query but its package choice."""
+    found = np.bincount(corpus.package_of[match(corpus, replace(query, package=None))],
+                        minlength=len(corpus.packages))
+    return {corpus.packages[i]: int(found[i]) for i in np.flatnonzero(found)}

@@ -1,0 +1,67 @@
+"""Sort spec indices by a table column; versions sort the Spack way."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.query.query import sort_values
+
+SORT_COLUMNS = ("package", "hash", "version", "compiler", "platform", "os", "target", "stacks", "variants", "differs",
+                "size", "tag")
+_FACET_COLUMNS = frozenset({"version", "compiler", "platform", "os", "target", "tag"})
+
+
+def _ranks(corpus: Corpus, facet: str) -> np.ndarray:
+    """rank[value_id] = position of that value in ascending reading order (memoised)."""
+    key = ("rank", facet)
+    if key not in corpus.memo:
+        corpus.memo[key] = _compute_ranks(corpus, facet)
+    return corpus.memo[key]  # type: ignore[return-value]
+
+
+def version_ranks(corpus: Corpus) -> np.ndarray:
+    """rank[version id]: ascending as Spack orders versions."""
+    return _ranks(corpus, "version")
+
+
+def _compute_ranks(corpus: Corpus, facet: str) -> np.ndarray:
+    values = corpus.vocab[facet].values
+    ordered = sort_values(facet, list(values))
+    if facet in ("version", "tag"):
+        ordered.reverse()  # sort_values gives newest first; ranks ascend oldest -> newest
+    position = {v: i for i, v in enumerate(ordered)}
+    return np.fromiter((position[v] for v in values), dtype=np.int64, count=len(values))
+
+
+def sort_key(corpus: Corpus, indices: np.ndarray, column: str) -> np.ndarray:
+    """One sortable number (or string) per spec in `indices`."""
+    if column in _FACET_COLUMNS:
+        return _ranks(corpus, column)[corpus.single[column][indices]]
+    if column == "size":
+        return corpus.size[indices]
+    if column == "package":
+        return corpus.package_of[indices]
+    if column == "hash":
+        return np.array([corpus.hashes[i] for i in indices], dtype=object)
+    if column in ("variants", "differs"):  # alike configurations side by side (what differs is in the text)
+        return np.array([" ".join(corpus.raw_variants(int(i))) for i in indices], dtype=object)
+    col = corpus.multi["stack"]
+    return (col.offsets[indices + 1] - col.offsets[indices]).astype(np.int64)
+
+
+def sort_specs(corpus: Corpus, indices: np.ndarray, column: str, *, descending: bool = False) -> np.ndarray:
+    """`indices` reordered by `column`; ties keep corpus order (stable)."""
+    if column not in SORT_COLUMNS:
+        raise ValueError(f"cannot sort by {column!r}")
+    keys = sort_key(corpus, indices, column)
+    # Descending reverses the key order but keeps ties in corpus order.
+    order = np.argsort(_descending(keys) if descending else keys, kind="stable")
+    return indices[order]
+
+
+def _descending(keys: np.ndarray) -> np.ndarray:
+    if keys.dtype == object:
+        uniq = {v: i for i, v in enumerate(sorted(set(keys), reverse=True))}
+        return np.fromiter((uniq[v] for v in keys), dtype=np.int64, count=len(keys))
+    return -keys

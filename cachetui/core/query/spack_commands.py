@@ -1,0 +1,68 @@
+"""The Spack commands users copy: installing one binary, adding a tag's mirror.
+
+Shell-quoted, because the hash and tag come from documents nobody here controls
+and the user pastes the result into a shell.
+"""
+
+from __future__ import annotations
+
+import shlex
+import urllib.parse
+
+from cachetui.core.model.corpus import Document
+from cachetui.core.model.records import MirrorOrigin
+
+PUBLIC_MIRROR = "https://binaries.spack.io"
+
+
+def install_command(hash_: str) -> str:
+    return f"spack install {shlex.quote('/' + hash_)}"
+
+
+def public_mirror_url(tag: str) -> str:
+    """The public cache's mirror of a tag, as its instructions give it for develop, develop-YYYY-MM-DD
+    and vX.Y.Z alike (`spack mirror add v0.22.1 https://binaries.spack.io/v0.22.1`)."""
+    return f"{PUBLIC_MIRROR}/{tag}"
+
+
+def mirror_of(document: Document, origins: dict[str, MirrorOrigin]) -> MirrorOrigin | None:
+    """The mirror a binary was loaded from; None when no one mirror holds it.
+
+    A mirror's load records it (`origins`, by document path: a configured mirror under its
+    name); else a mirror index names its mirror, and a site document lists a tag of the public
+    cache. The location never carries credentials: Spack takes those from its own configuration.
+    """
+    found = origins.get(document.path)
+    if found is not None:
+        return found._replace(url=without_credentials(found.url))
+    if not document.from_mirror:
+        return MirrorOrigin(f"spack-build-cache-{document.tag}", public_mirror_url(document.tag), False)
+    if "#" in document.path:  # read through an index of indexes that has no whole-tag index
+        return None
+    return MirrorOrigin(document.tag, without_credentials(document.path), False)
+
+
+def without_credentials(location: str) -> str:
+    """`https://user:secret@host/x` -> `https://host/x`; anything else unchanged."""
+    parts = urllib.parse.urlsplit(location)
+    if not parts.scheme or "@" not in parts.netloc:
+        return location
+    return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+def mirror_add_command(name: str, location: str) -> str:
+    return f"spack mirror add {shlex.quote(name)} {shlex.quote(location)}"
+
+
+TRUST_KEYS_COMMAND = "spack buildcache keys --install --trust"
+
+
+def origin_commands(hash_: str, origin: MirrorOrigin | None) -> list[tuple[str, str]]:
+    """(what, command) for a binary: from a mirror the user's Spack already knows, it installs as it is;
+    from any other, the mirror is added, under its name, from where it was loaded, then installed."""
+    install = install_command(hash_)
+    if origin is None:
+        return [("install command", install)]
+    if origin.configured:
+        return [(f"install command (Spack knows mirror {origin.name})", install)]
+    return [(f"add mirror {origin.name}", mirror_add_command(origin.name, origin.url)), ("install command", install)]

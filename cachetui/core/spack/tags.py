@@ -1,0 +1,28 @@
+"""Order cache tags: `develop` first, then releases newest first, then dated snapshots newest first."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from cachetui.core.spack.versions import version_key
+
+_RELEASE = re.compile(r"^(?:releases?[/-])?v?(?P<version>\d+(?:\.\d+)+(?:[.-]?[A-Za-z]+\d*)?)$")
+_DATED = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def sort_tags(tags: Iterable[str]) -> list[str]:
+    """Display order: develop, releases (newest first), dated snapshots (newest first), the rest A-Z."""
+    develop, releases, dated, other = [], [], [], []
+    for tag in set(tags):
+        if tag == "develop":
+            develop.append(tag)
+        elif match := _RELEASE.match(tag):
+            releases.append((version_key(match.group("version")), tag))
+        elif match := _DATED.search(tag):
+            dated.append((match.group(0), tag))
+        else:
+            other.append(tag)
+    releases.sort(reverse=True)
+    dated.sort(reverse=True)
+    return develop + [t for _, t in releases] + [t for _, t in dated] + sorted(other, key=str.lower)
