@@ -7,6 +7,7 @@ trees (the sample, one package) stay in-process.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections import deque
@@ -112,6 +113,9 @@ def _load_chunk(chunk: list[Candidate], max_bytes: int, builder: CorpusBuilder) 
 
 def load_part(chunk: list[Candidate], max_bytes: int) -> Part:
     """A worker's job: a chunk's documents built into columns, which are small and quick to send and merge."""
+    # As in the main process (pipeline._no_cyclic_gc): the objects of a load are acyclic and short-lived,
+    # and collecting them cost the workers ~15% of their time.
+    gc.disable()
     builder = CorpusBuilder(_WORKER_VOCAB)
     summaries = _load_chunk(chunk, max_bytes, builder)
     return summaries, builder.part()
