@@ -77,8 +77,31 @@ def _in_workers(pool: ProcessPoolExecutor, chunks: Iterator[list[Candidate]], ma
             return
         while pending and pending[0][1].done():  # merge what is ready while the walk goes on
             yield _merged(builder, *pending.popleft())
+    yield from _sharing(pending, max_bytes, builder)
+
+
+def _sharing(pending: deque[tuple[list[Candidate], Future[Part]]], max_bytes: int, builder: CorpusBuilder
+             ) -> Iterator[Loaded]:
+    """The walk is over: this process parses too, taking chunks no worker has started from the back of the queue.
+
+    Parts are still merged in the order of the walk. Parsing here needs no process started and
+    nothing sent between processes, so on two cores one worker and this process beat two workers.
+    """
+    vocab: dict[str, Vocabulary] = {}  # this load's own: the workers' vocabularies live in the workers
+    taken = 0  # chunks at the back of `pending` parsed here
     while pending:
-        yield _merged(builder, *pending.popleft())
+        while pending and pending[0][1].done():
+            yield _merged(builder, *pending.popleft())
+        taken = min(taken, len(pending))
+        back = len(pending) - 1 - taken
+        if back >= 0 and pending[back][1].cancel():  # no worker has it: cancelled, so none will
+            chunk = pending[back][0]
+            here: Future[Part] = Future()
+            here.set_result(_part(chunk, max_bytes, vocab))
+            pending[back] = (chunk, here)
+            taken += 1
+        elif pending:
+            yield _merged(builder, *pending.popleft())
 
 
 def _in_process(chunks: Iterator[list[Candidate]], max_bytes: int, builder: CorpusBuilder,
@@ -116,7 +139,11 @@ def load_part(chunk: list[Candidate], max_bytes: int) -> Part:
     # As in the main process (pipeline._no_cyclic_gc): the objects of a load are acyclic and short-lived,
     # and collecting them cost the workers ~15% of their time.
     gc.disable()
-    builder = CorpusBuilder(_WORKER_VOCAB)
+    return _part(chunk, max_bytes, _WORKER_VOCAB)
+
+
+def _part(chunk: list[Candidate], max_bytes: int, vocab: dict[str, Vocabulary]) -> Part:
+    builder = CorpusBuilder(vocab)
     summaries = _load_chunk(chunk, max_bytes, builder)
     return summaries, builder.part()
 
@@ -132,6 +159,6 @@ def _start_pool(workers: int) -> ProcessPoolExecutor | None:
     if workers <= 1:
         return None
     try:
-        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        return ProcessPoolExecutor(max_workers=workers - 1, mp_context=multiprocessing.get_context("spawn"))
     except (OSError, ValueError, RuntimeError):
         return None
