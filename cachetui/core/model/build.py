@@ -15,7 +15,7 @@ from itertools import chain
 
 import numpy as np
 
-from cachetui.core.model.arrays import as_numpy, expand_ranges
+from cachetui.core.model.arrays import expand_ranges
 from cachetui.core.model.corpus import (
     MULTI_FACETS,
     RAW_VARIANTS,
@@ -40,7 +40,7 @@ _MULTI = (*MULTI_FACETS, RAW_VARIANTS)
 # (~17 per spec) are still in the CPU cache when they are interned and freed. Measured on the varied L
 # tree: documents decoded and built in 1.9 s at 1,024 specs a batch, 3.9 s at 16,384.
 BATCH_SPECS = 1024
-_STORED = ("stack", RAW_VARIANTS)  # appended per spec; the variant facet is derived from RAW_VARIANTS
+_STORED = _MULTI  # appended per spec; the variant facet's atoms derived from the raw strings as they come
 _PART_VOCABS = (*SINGLE_FACETS, *_STORED)  # what a part of site documents carries (no dependencies)
 
 
@@ -78,6 +78,7 @@ class CorpusBuilder:
         self._pending: list[ParsedDocument] = []  # added, not yet appended to the columns
         self._n_specs = 0
         self._compiler_names: list[int] = []
+        self._atoms = _AtomTable(self.vocab)
         self.dependencies = DependencyBuilder(self.vocab)
 
     def add(self, doc: ParsedDocument) -> None:
@@ -108,6 +109,9 @@ class CorpusBuilder:
         for facet, name in (("version", "versions"), ("platform", "platforms"), ("os", "oss"), ("target", "targets")):
             self.single[facet].append(self.vocab[facet].ids_of(joined(name)))
         self._extend_strings(RAW_VARIANTS, joined("variants"))
+        atoms, atom_lengths = self._atoms.of(self.flat[RAW_VARIANTS][-1], self.lengths[RAW_VARIANTS][-1])
+        self.flat["variant"].append(atoms)
+        self.lengths["variant"].append(atom_lengths)
         self._extend_strings("stack", joined("stacks"))
         without = 0  # specs of sources that record no dependencies, added in one go
         for c in columns:
@@ -120,7 +124,7 @@ class CorpusBuilder:
         self.dependencies.add(None, without)
 
     def _extend_strings(self, name: str, per_spec: list[tuple[str, ...]]) -> None:
-        """Append one CSR row of interned strings per spec (facet atoms are derived in `finish`)."""
+        """Append one CSR row of interned strings per spec."""
         self.flat[name].append(self.vocab[name].ids_of(list(chain.from_iterable(per_spec))))
         self.lengths[name].append(np.fromiter(map(len, per_spec), dtype=np.int64, count=len(per_spec)))
 
@@ -163,25 +167,6 @@ class CorpusBuilder:
 
     # -- the corpus ----------------------------------------------------------------------------------
 
-    def _variant_atoms(self, raw: MultiColumn) -> MultiColumn:
-        """The variant facet from the raw strings (in their final order): each distinct string is parsed once."""
-        intern = self.vocab["variant"].intern
-        table, lengths = array("i"), array("q")
-        for text in self.vocab[RAW_VARIANTS].values:
-            atoms = [intern(atom) for atom in text_atoms(text)]
-            table.extend(atoms)
-            lengths.append(len(atoms))
-        atom_lengths = as_numpy(lengths, np.int64)
-        if (atom_lengths == 1).all():  # each string one atom: the raw rows, each id swapped for its atom's
-            offsets, flat = raw.offsets.copy(), as_numpy(table, np.int32)[raw.flat]
-        else:
-            atom_starts = np.concatenate(([0], np.cumsum(atom_lengths)[:-1])).astype(np.int64)
-            per_entry = atom_lengths[raw.flat]
-            flat = as_numpy(table, np.int32)[expand_ranges(atom_starts[raw.flat], per_entry)]
-            offsets = np.concatenate(([0], np.cumsum(per_entry)))[raw.offsets].astype(np.int64)
-        owner = np.repeat(np.arange(len(offsets) - 1, dtype=np.int32), np.diff(offsets))
-        return MultiColumn(offsets=offsets, flat=flat, owner=owner)
-
     def finish(self, report: LoadReport | None = None) -> Corpus:
         """Reorder by package, tag (display order) and path; build the numpy columns."""
         report = report if report is not None else LoadReport()
@@ -200,7 +185,9 @@ class CorpusBuilder:
             hashes=list(map(self.hashes.__getitem__, perm.tolist())),
             vocab=self.vocab,
             single={f: _joined(self.single[f], np.int32)[perm] for f in SINGLE_FACETS},
-            multi=self._multi_columns(perm),
+            multi={name: _permuted_multi(_offsets(_joined(self.lengths[name], np.int64)),
+                                         _joined(self.flat[name], np.int32), perm, owners=name in MULTI_FACETS)
+                   for name in _MULTI},
             package_of=package_of,
             document_of=document_of,
             size=_joined(self.sizes, np.int64)[perm],
@@ -214,12 +201,42 @@ class CorpusBuilder:
         return corpus
 
 
-    def _multi_columns(self, perm: np.ndarray) -> dict[str, MultiColumn]:
-        """The multi-valued columns in the new spec order; the variant facet derived after, from the raw strings."""
-        stored = {name: _permuted_multi(_offsets(_joined(self.lengths[name], np.int64)),
-                                        _joined(self.flat[name], np.int32), perm, owners=name in MULTI_FACETS)
-                  for name in _STORED}
-        return {name: stored[name] if name in stored else self._variant_atoms(stored[RAW_VARIANTS]) for name in _MULTI}
+
+
+class _AtomTable:
+    """Raw variant id -> the ids of its facet atoms (`cuda_arch:=80,90` -> `cuda_arch=80`, `cuda_arch=90`).
+
+    Each distinct raw string is parsed once, when first seen; the atoms of a batch are then found
+    with numpy alone, and in small pieces: deriving them for a whole site at the end cost ~400 MB of
+    temporaries, and the kernel's time to hand out that much fresh memory was most of the cost.
+    """
+
+    def __init__(self, vocab: dict[str, Vocabulary]) -> None:
+        self.raw, self.atoms = vocab[RAW_VARIANTS], vocab["variant"]
+        self.table, self.counts = array("i"), array("q")
+        self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def of(self, raw_ids: np.ndarray, raw_lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The atoms of a CSR column of raw ids (flat ids, entries per spec): flat atom ids, atoms per spec."""
+        table, counts, starts = self._grown()
+        per_entry = counts[raw_ids]
+        if (per_entry == 1).all():  # one atom each, the common case: the same rows, ids swapped
+            return table[starts[raw_ids]], raw_lengths
+        flat = table[expand_ranges(starts[raw_ids], per_entry)]
+        bounds = np.concatenate(([0], np.cumsum(per_entry)))[np.concatenate(([0], np.cumsum(raw_lengths)))]
+        return flat, np.diff(bounds)
+
+    def _grown(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        new = self.raw.values[len(self.counts):]
+        if new or self._arrays is None:
+            for text in new:
+                ids = [self.atoms.intern(atom) for atom in text_atoms(text)]
+                self.table.extend(ids)
+                self.counts.append(len(ids))
+            counts = np.array(self.counts, dtype=np.int64)
+            starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+            self._arrays = np.array(self.table, dtype=np.int32), counts, starts
+        return self._arrays
 
 
 def _joined(chunks: list[np.ndarray], dtype: type) -> np.ndarray:

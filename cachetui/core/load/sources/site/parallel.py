@@ -24,7 +24,7 @@ PARALLEL_MIN_FILES = 10_000  # measured: at 3,000 files (scale M) spawning costs
 # development machine two workers beat one process at L on both trees (benchmarks/RESULTS.md
 # measures both side by side). `--workers 1` keeps everything in one process.
 PARALLEL_BY_DEFAULT = True
-CHUNK_FILES = 2048  # a part per chunk: few enough to merge cheaply, enough to show progress and share work
+CHUNK_FILES = 1024  # a part per chunk: few enough to merge cheaply, small enough that the last ones end together
 
 
 def default_workers(n_files: int) -> int:
