@@ -48,8 +48,8 @@ _PART_VOCABS = (*SINGLE_FACETS, *_STORED)  # what a part of site documents carri
 class BuilderPart:
     """Documents built into columns elsewhere (a worker process): ids into the part's own vocabularies.
 
-    Compact to send between processes (numpy arrays and short string lists), and merged by
-    remapping each vocabulary once rather than interning every value again.
+    Compact to send between processes (numpy arrays of the narrowest integer type, short string
+    lists), and merged by remapping each vocabulary once rather than interning every value again.
     """
 
     vocab: dict[str, list[str]]
@@ -142,9 +142,9 @@ class CorpusBuilder:
         if self.dependencies.hashes:
             raise ValueError("a part carries no dependency edges")
         return BuilderPart({name: list(self.vocab[name].values) for name in _PART_VOCABS},
-                           {f: _joined(self.single[f], np.int32) for f in SINGLE_FACETS},
-                           {n: _joined(self.flat[n], np.int32) for n in _STORED},
-                           {n: _joined(self.lengths[n], np.int64) for n in _STORED},
+                           {f: _narrow(_joined(self.single[f], np.int32)) for f in SINGLE_FACETS},
+                           {n: _narrow(_joined(self.flat[n], np.int32)) for n in _STORED},
+                           {n: _narrow(_joined(self.lengths[n], np.int64)) for n in _STORED},
                            self.hashes, _joined(self.sizes, np.int64), self.docs)
 
     def merge(self, part: BuilderPart) -> None:
@@ -241,6 +241,12 @@ class _AtomTable:
 
 def _joined(chunks: list[np.ndarray], dtype: type) -> np.ndarray:
     return np.concatenate(chunks).astype(dtype, copy=False) if chunks else np.zeros(0, dtype=dtype)
+
+
+def _narrow(ids: np.ndarray) -> np.ndarray:
+    """Non-negative integers in the smallest type that holds them: a part crosses a pipe, and ids into
+    vocabularies of a few hundred values need one byte, not four."""
+    return ids.astype(np.min_scalar_type(int(ids.max())), copy=False) if len(ids) else ids
 
 
 def _offsets(lengths: np.ndarray) -> np.ndarray:
