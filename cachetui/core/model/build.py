@@ -12,6 +12,7 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import chain
+from operator import attrgetter
 
 import numpy as np
 
@@ -97,7 +98,7 @@ class CorpusBuilder:
         columns = [doc.columns for doc in docs]
 
         def joined(name: str) -> list:
-            return list(chain.from_iterable(getattr(c, name) for c in columns))
+            return list(chain.from_iterable(map(attrgetter(name), columns)))
 
         self.hashes.extend(joined("hashes"))
         self.sizes.append(np.asarray(joined("sizes"), dtype=np.int64))

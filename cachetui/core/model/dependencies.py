@@ -66,7 +66,7 @@ class DependencyBuilder:
 
     def add(self, block: DepBlock | None, n_specs: int) -> None:
         if block is None:  # a source without dependency data: no edges for any of its specs
-            self.offsets.extend([self.offsets[-1]] * n_specs)
+            self.offsets.extend(array("q", self.offsets[-1:]) * n_specs)
             return
         if len(block.counts) != n_specs:
             raise ValueError(f"{len(block.counts)} edge counts for {n_specs} specs")  # would shift every later spec
