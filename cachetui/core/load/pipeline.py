@@ -287,7 +287,7 @@ class _Site:
         self.signatures = {c.path: signature(c.path) for c in self.candidates}  # before reading: never newer
         # Only which files are unchanged: their documents are rebuilt from the cached corpus if, and only
         # if, something else changed (when nothing did, the cached corpus is used as it is).
-        self.reused = {path for path, sig in self.signatures.items() if snapshot.reusable(path, sig)}
+        self.reused = snapshot.reusable_among(self.signatures)
 
     def all_reused(self) -> bool:
         snapshot = self.snapshot

@@ -64,6 +64,10 @@ class Candidate:
     path: str
     explicit: bool  # named on the command line, or a site listing name: must be a document
 
+    def __reduce__(self) -> tuple[type, tuple]:
+        # By position, as FileResult: 50,000 of these are in a warm start's cache and go to the workers.
+        return Candidate, (self.path, self.explicit)
+
 
 DirSignature = tuple[int, int]  # mtime_ns, ctime_ns: an entry added, removed or renamed changes them
 
