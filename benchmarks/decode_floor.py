@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import statistics
 import sys
 import time
@@ -52,6 +53,18 @@ def floor(paths: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def busy_seconds() -> float:
+    """CPU seconds the whole machine has been busy (every process), from /proc/stat."""
+    with open("/proc/stat") as handle:
+        ticks = list(map(int, handle.readline().split()[1:]))
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def own_seconds() -> float:
+    """CPU seconds of this process and its finished children."""
+    return sum(os.times()[:4])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("tree", type=Path)
@@ -61,12 +74,17 @@ def main() -> None:
     details = [_line(Path(p).read_bytes(), _DETAILS) for p in paths]
     decoder = msgspec.json.Decoder(list[SpecEntry])
     times: dict[str, list[float]] = {"floor": [], "cold": [], "msgspec": []}
-    for _ in range(args.rounds):
+    for i in range(args.rounds):
         times["floor"].append(floor(paths))
         gc.collect()
+        busy, own = busy_seconds(), own_seconds()
         start = time.perf_counter()
         load_corpus([args.tree])
         times["cold"].append(time.perf_counter() - start)
+        others = busy_seconds() - busy - (own_seconds() - own)
+        print(f"round {i + 1}: floor {times['floor'][-1]:.2f} s, cold load {times['cold'][-1]:.2f} s "
+              f"({times['cold'][-1] / times['floor'][-1]:.2f}x); other processes busy {others:.2f} CPU s "
+              "during the cold load", flush=True)
         gc.collect()
         start = time.perf_counter()
         for line in details:

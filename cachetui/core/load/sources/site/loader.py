@@ -122,7 +122,8 @@ def _walk(
     stack = [iter(_entries(top, report, visited, directories))]
     while stack:
         for entry in stack[-1]:
-            if entry.name.startswith("."):
+            name = entry.name
+            if name[:1] == ".":
                 continue  # .git, editor droppings: never site content
             try:
                 is_dir = entry.is_dir()
@@ -131,7 +132,7 @@ def _walk(
             if is_dir:
                 stack.append(iter(_entries(entry.path, report, visited, directories)))
                 break
-            yield Candidate(entry.path, explicit=entry.name in LISTING_NAMES)
+            yield Candidate(entry.path, name in LISTING_NAMES)
         else:
             stack.pop()
 

@@ -64,7 +64,7 @@ def load_into(builder: CorpusBuilder, candidates: Iterable[Candidate], max_bytes
     try:
         yield from _in_workers(pool, chunks, max_bytes, builder, before)
     finally:
-        pool.shutdown(cancel_futures=True)
+        pool.shutdown(wait=False, cancel_futures=True)  # the workers' exit is not waited for: nothing is left
 
 
 def _in_workers(pool: ProcessPoolExecutor, chunks: Iterator[list[Candidate]], max_bytes: int, builder: CorpusBuilder,
