@@ -2,7 +2,8 @@
 
 Workers are spawned, not forked: the app loads from a thread, and forking a
 threaded process can deadlock. Spawning costs a fraction of a second, so small
-trees (the sample, one package) stay in-process.
+trees (the sample, one package) stay in-process. This process is one of the N that
+parse: it walks the tree, then parses the chunks no worker has started yet.
 """
 
 from __future__ import annotations
@@ -26,13 +27,15 @@ from cachetui.core.model.corpus import Vocabulary
 
 PARALLEL_MIN_FILES = 10_000  # measured: at 3,000 files (scale M) spawning costs more than it saves
 # On by default since the parse streams in chunks while the walk goes on: on the shared 2-core
-# development machine two workers beat one process at L on both trees (benchmarks/RESULTS.md
-# measures both side by side). `--workers 1` keeps everything in one process.
+# development machine this process and one worker beat one process at L on both trees, and match
+# two workers with ~0.5 s less CPU (benchmarks/RESULTS.md measures the default against one process
+# side by side). `--workers 1` keeps everything in one process.
 PARALLEL_BY_DEFAULT = True
 CHUNK_FILES = 1024  # a part per chunk: few enough to merge cheaply, small enough that the last ones end together
 
 
 def default_workers(n_files: int) -> int:
+    """How many processes parse (this one and the workers): one per core, up to 8, from 10,000 files."""
     if not PARALLEL_BY_DEFAULT or n_files < PARALLEL_MIN_FILES:
         return 1
     return max(1, min(os.cpu_count() or 1, 8))
@@ -49,8 +52,8 @@ def load_into(builder: CorpusBuilder, candidates: Iterable[Candidate], max_bytes
     `candidates` may be a walk still in progress: chunks go to the workers as the walk finds them,
     so walking and parsing overlap. `before` sees each chunk before any of its files is read.
     The results keep each file's problems and inputs, not its document (that is in the builder).
-    With workers (None: decided by how many files there are), chunks are built into columns in
-    other processes and merged here.
+    With `workers` processes (None: decided by how many files there are), chunks are built into
+    columns in `workers - 1` other processes and in this one once the walk is done, and merged here.
     """
     chunks = _chunks(candidates)
     if workers is None:
@@ -90,7 +93,8 @@ def _sharing(pending: deque[tuple[list[Candidate], Future[Part]]], max_bytes: in
     """The walk is over: this process parses too, taking chunks no worker has started from the back of the queue.
 
     Parts are still merged in the order of the walk. Parsing here needs no process started and
-    nothing sent between processes, so on two cores one worker and this process beat two workers.
+    nothing sent between processes: on two cores one worker and this process match two workers'
+    time with ~0.5 s less CPU on the varied L tree, which counts when the cores are shared.
     """
     vocab: dict[str, Vocabulary] = {}  # this load's own: the workers' vocabularies live in the workers
     taken = 0  # chunks at the back of `pending` parsed here
