@@ -54,6 +54,11 @@ class BrowserScreen(BrowserKeys):
         self._detail_shown: tuple[object, ...] = ()  # (corpus, spec, build edges) the detail pane shows
         self._table_wants = 0  # cells the table asked for to show every column that tells rows apart
 
+    @property
+    def applied_query(self) -> Query:
+        """The query the widgets show now (`spec_query` may be a newer one still being answered)."""
+        return self._applied
+
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
         with Vertical(id="loading"):
