@@ -17,11 +17,11 @@ import numpy as np
 from cachetui.core.model.corpus import Corpus, arch_triple
 from cachetui.core.query.sorting import version_ranks
 from cachetui.core.spack.compilers import normalise_compiler
-from cachetui.core.spack.variants import Variant, VariantKind, parse_variants
+from cachetui.core.spack.hashes import short_hash
+from cachetui.core.spack.variants import Variant, VariantKind, parse_variants, variant_text
 from cachetui.core.spack.versions import version_key
 
 HEADER_WIDTH = 65  # hline's 64 columns and the one its suffix adds
-HASH_CHARS = 7
 GROUP_FACETS = ("platform", "os", "target", "compiler")
 
 
@@ -56,16 +56,12 @@ def _flag(variant: Variant) -> str:
 
 
 def _valued(variant: Variant) -> str:
-    """Values sorted, as Spack keeps a multi-valued variant; `patches` cut to 7 characters as Spack prints them."""
-    values = sorted(variant.values)
-    if variant.name == "patches":
-        values = [value[:HASH_CHARS] for value in values]
-    return f"{variant.name}{':=' if variant.exact else '='}{','.join(values)}"
+    return variant_text(variant.name, variant.values, ":=" if variant.exact else "=")
 
 
 def spec_line(corpus: Corpus, i: int) -> str:
     spec = corpus.spec(i)
-    return f"{spec.hash[:HASH_CHARS]} {spec.package}@{spec.version}{variants_text(spec.raw_variants)}"
+    return f"{short_hash(spec.hash)} {spec.package}@{spec.version}{variants_text(spec.raw_variants)}"
 
 
 @dataclass(frozen=True, eq=False)

@@ -249,7 +249,7 @@ def _merge(documents: dict[str, ParsedDocument], new: list[ParsedDocument],
 def _with_rows(into: SpecColumns, source: SpecColumns, rows: list[int],
                merged: dict[tuple[int, int], UnheldRecords]) -> SpecColumns:
     """`into` and then the given rows of `source` (their dependency edges too)."""
-    columns = SpecColumns(*(getattr(into, name) + [getattr(source, name)[row] for row in rows] for name in _LISTS))
+    deps = None
     if into.deps is not None or source.deps is not None:
         kept = into.deps.rows() if into.deps is not None else [()] * len(into)
         added = source.deps.rows() if source.deps is not None else [()] * len(source)
@@ -258,11 +258,8 @@ def _with_rows(into: SpecColumns, source: SpecColumns, rows: list[int],
         if len(found) == 2:
             key = (id(found[0]), id(found[1]))
             unheld = merged.get(key) or merged.setdefault(key, found[0].merged(found[1]))
-        columns.deps = DepBlock.from_rows(kept + [added[row] for row in rows], unheld)
-    return columns
-
-
-_LISTS = ("hashes", "versions", "compilers", "platforms", "oss", "targets", "variants", "stacks", "sizes")
+        deps = DepBlock.from_rows(kept + [added[row] for row in rows], unheld)
+    return into.with_rows(source, rows, deps)
 
 
 def _attach_stacks(documents: list[ParsedDocument], membership: dict[str, set[str]]) -> None:
