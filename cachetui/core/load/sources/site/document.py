@@ -11,7 +11,6 @@ Generations seen on the public build-cache site:
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 from itertools import chain
@@ -22,7 +21,7 @@ from cachetui.core.load.sources.site.specjson import SpecFileReader, spec_from_s
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.records import UNKNOWN_SIZE, ParsedDocument, RawSpec, SpecColumns
 from cachetui.core.spack.compilers import compiler_text, normalise_compiler
-from cachetui.core.spack.hashes import HASH_LENGTH, is_valid_hash
+from cachetui.core.spack.hashes import all_valid_hashes, is_valid_hash
 
 MAX_SIZE = 2**62  # sizes live in an int64 column; anything larger is not a real binary
 
@@ -113,7 +112,6 @@ def _only(items: list[Any], kind: type) -> bool:
 
 
 _FIELDS = ("hash", "versions", "compiler", "platform", "os", "target", "variants", "stacks", "size")
-_BASE32 = re.compile(r"[a-z2-7]*")
 
 
 def _columns_at_once(details: list[Any]) -> SpecColumns | None:
@@ -138,7 +136,7 @@ def _columns_at_once(details: list[Any]) -> SpecColumns | None:
     if numeric and not (_only(numeric, int) and min(numeric) >= 0 and max(numeric) < MAX_SIZE):
         return None
     sizes = [UNKNOWN_SIZE if size == "-" else size for size in sizes]
-    if set(map(len, hashes)) != {HASH_LENGTH} or not _BASE32.fullmatch("".join(hashes)):
+    if not all_valid_hashes(hashes):
         return None
     return SpecColumns(
         hashes, firsts, [normalise_compiler(c) for c in compilers], platforms, oss, targets,
