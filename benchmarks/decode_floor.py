@@ -20,7 +20,7 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cachetui.core.load.sources.site.fast import SpecEntry  # noqa: E402
+from cachetui.core.load.sources.site.listing import SpecEntry  # noqa: E402
 
 
 def _details(blob: bytes) -> bytes:

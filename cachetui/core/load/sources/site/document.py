@@ -17,6 +17,7 @@ from itertools import chain
 from pathlib import PurePath
 from typing import Any
 
+from cachetui.core.load.sources.site.listing import ENTRY_FIELDS, Meta, meta_of, meta_problems
 from cachetui.core.load.sources.site.specjson import SpecFileReader, spec_from_spec_json
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.records import UNKNOWN_SIZE, ParsedDocument, RawSpec, SpecColumns
@@ -53,14 +54,17 @@ def interpret(data: dict[str, Any], path: str, key_lines: dict[str, int], reader
     else:
         raise UnsupportedDocument("no 'spec_details' and no 'spec_files': not a build-cache listing")
     doc.columns = _drop_duplicate_hashes(doc.columns, warn)
-    _check_meta(data.get("meta"), doc.columns, warn)
+    meta = meta_of(data.get("meta"))
+    if meta is not None:
+        check_meta(meta, doc.columns, doc, key_lines)
     warn.flush()
     return doc
 
 
-def check_meta(meta: Any, columns: SpecColumns, doc: ParsedDocument, key_lines: dict[str, int]) -> None:
+def check_meta(meta: Meta, columns: SpecColumns, doc: ParsedDocument, key_lines: dict[str, int]) -> None:
     """Add to `doc.problems` where its `meta` summary disagrees with its spec list."""
-    _check_meta(meta, columns, _Warner(doc, key_lines))
+    doc.problems.extend(Problem(doc.path, reason, Severity.WARNING, key_lines.get("meta"))
+                        for reason in meta_problems(meta, columns))
 
 
 def package_of(title: Any, path: str) -> str:
@@ -111,7 +115,6 @@ def _only(items: list[Any], kind: type) -> bool:
     return set(map(type, items)) <= {kind}
 
 
-_FIELDS = ("hash", "versions", "compiler", "platform", "os", "target", "variants", "stacks", "size")
 
 
 def _columns_at_once(details: list[Any]) -> SpecColumns | None:
@@ -120,7 +123,7 @@ def _columns_at_once(details: list[Any]) -> SpecColumns | None:
         return None
     try:
         hashes, versions, compilers, platforms, oss, targets, variants, stacks, sizes = (
-            [entry[key] for entry in details] for key in _FIELDS
+            [entry[key] for entry in details] for key in ENTRY_FIELDS
         )
     except KeyError:
         return None
@@ -289,36 +292,3 @@ def _drop_duplicate_hashes(columns: SpecColumns, warn: _Warner) -> SpecColumns:
         seen.add(spec.hash)
         kept.append(spec)
     return SpecColumns.from_rows(kept)
-
-
-def _check_meta(meta: Any, columns: SpecColumns, warn: _Warner) -> None:
-    """Warn where a document's summary disagrees with its own spec list."""
-    if not isinstance(meta, dict):
-        return
-    num = meta.get("num_specs")
-    if isinstance(num, int) and num != len(columns):
-        warn.now("meta", f"meta.num_specs says {num}, the document lists {len(columns)} specs")
-    by_stack = meta.get("num_specs_by_stack")
-    if isinstance(by_stack, dict):
-        counted = Counter(chain.from_iterable(columns.stacks))
-        if by_stack != counted:
-            wrong = sorted(str(s) for s in set(by_stack) | set(counted) if by_stack.get(s, 0) != counted.get(s, 0))
-            if wrong:
-                warn.now("meta", f"meta.num_specs_by_stack disagrees with the specs for: {', '.join(wrong[:5])}")
-    _check_listed(meta, "versions", columns.versions, warn)
-    _check_listed(meta, "compilers", columns.compilers, warn)
-
-
-def _check_listed(meta: dict[str, Any], key: str, used: list[str], warn: _Warner) -> None:
-    listed = meta.get(key)
-    if not isinstance(listed, list):
-        return
-    seen = set(used)
-    seen.discard("")
-    listed_set = {normalise_compiler(v) if key == "compilers" else v for v in listed if isinstance(v, str)}
-    if listed_set == seen:
-        return
-    missing, extra = sorted(seen - listed_set), sorted(listed_set - seen)
-    parts = [f"not listed: {', '.join(missing[:5])}" if missing else "",
-             f"listed but unused: {', '.join(extra[:5])}" if extra else ""]
-    warn.now("meta", f"meta.{key} disagrees with the specs ({'; '.join(p for p in parts if p)})")

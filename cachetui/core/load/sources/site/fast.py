@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 
 from cachetui.core.load.sources.site.document import MAX_SIZE, check_meta, package_of
+from cachetui.core.load.sources.site.listing import Meta, SpecEntry
 from cachetui.core.load.sources.site.parse import YAML_WORDS
 from cachetui.core.model.records import UNKNOWN_SIZE, ParsedDocument, SpecColumns
 from cachetui.core.spack.compilers import normalise_compiler
@@ -30,31 +31,8 @@ _HEAD = re.compile(
 _KEY_LINES = {"title": 2, "layout": 3, "categories": 4, "meta": 5, "spec_details": 6}
 
 
-class SpecEntry(msgspec.Struct, gc=False):
-    """One `spec_details` entry as the site writes it; any other shape fails the decode (general reader)."""
-
-    hash: str
-    versions: list[str]
-    compiler: str
-    platform: str
-    os: str
-    target: str
-    variants: tuple[str, ...]
-    stacks: tuple[str, ...]
-    size: int | str
-
-
-class _Meta(msgspec.Struct, gc=False):
-    """What the meta check reads; a field of another type sends the document down the general path."""
-
-    num_specs: int | None = None
-    num_specs_by_stack: dict[str, int] | None = None
-    versions: list[str] | None = None
-    compilers: list[str] | None = None
-
-
 _DETAILS = msgspec.json.Decoder(list[SpecEntry])
-_META = msgspec.json.Decoder(_Meta)
+_META = msgspec.json.Decoder(Meta)
 astuple = msgspec.structs.astuple  # fields in declaration order: hash, versions, compiler, ... size
 
 
@@ -83,7 +61,7 @@ def fast_document(path: str, data: bytes) -> ParsedDocument | None:
     if columns is None:
         return None
     doc = ParsedDocument(path, package_of(title, path), tag, title, "current", columns)
-    check_meta({k: v for k, v in msgspec.structs.asdict(meta).items() if v is not None}, columns, doc, _KEY_LINES)
+    check_meta(meta, columns, doc, _KEY_LINES)
     return doc
 
 
