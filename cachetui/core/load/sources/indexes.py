@@ -11,24 +11,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cachetui.core.load.progress import downloading, reading
+from cachetui.core.load.sources.locator import layout_root
 from cachetui.core.load.sources.mirror import (
-    V2_INDEX,
     IndexRef,
     MirrorError,
     Net,
     OfflineCopy,
     age,
-    blob_ref,
+    locator,
     offline_fallback,
-    probe_manifest,
-    probe_root,
-    probe_v2_index,
     read_index,
 )
 from cachetui.core.load.sources.redact import redact, remember
@@ -38,7 +34,6 @@ from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.records import DepBlock, MirrorOrigin, ParsedDocument, SpecColumns, UnheldRecords
 
 ROOT_LABELS = frozenset({"root", "build_cache"})  # the whole tag, not a stack
-_LAYOUT_TAIL = re.compile(r"/(?:build_cache/index\.json|v3/manifests/index/index\.manifest\.json|blobs/sha256/.*)$")
 
 
 @dataclass(frozen=True)
@@ -90,22 +85,16 @@ def root_location(location: str) -> str:
         location = public_url(location)
     except FetchError:
         pass
-    root = _LAYOUT_TAIL.sub("", location.rstrip("/"))
+    root = layout_root(location)
     path = local_path(root)
     return os.path.realpath(path) if path is not None else root
 
 
 def group_tag(location: str) -> str:
     """A mirror's tag: the last component of its root (`…/develop` -> develop)."""
-    root = _LAYOUT_TAIL.sub("", location.rstrip("/"))
+    root = layout_root(location)
     last = urllib.parse.urlsplit(root).path if is_url(root) else root
     return os.path.basename(last.rstrip("/")) or "mirror"
-
-
-def mirror_root(location: str) -> str | None:
-    """The mirror an index named directly belongs to (what `spack mirror add` takes); None if it says not."""
-    root = _LAYOUT_TAIL.sub("", location.rstrip("/"))
-    return root if root != location.rstrip("/") else None
 
 
 # -- finding each index's checksum -----------------------------------------------------------------------
@@ -327,7 +316,7 @@ def _member(entry: object, location: str, problems: list[Problem]) -> Member | N
     if is_url(location) and local_path(url) is not None:  # a remote file must not point into this machine
         problems.append(Problem(location, f"an entry names a local location ({url[:80]}); not read"))
         return None
-    return Member(label, url, _locator(url))
+    return Member(label, url, locator(url))
 
 
 def _resolve(url: str, base: str) -> str:
@@ -337,14 +326,3 @@ def _resolve(url: str, base: str) -> str:
     if is_url(base):
         return urllib.parse.urljoin(base, url)
     return join(os.path.dirname(base), url)
-
-
-def _locator(url: str) -> Callable[[Net], IndexRef]:
-    bare = url.rstrip("/")
-    if "/blobs/" in bare:
-        return lambda net: blob_ref(bare)
-    if bare.endswith("index.manifest.json"):
-        return lambda net: probe_manifest(bare, net)
-    if bare.endswith(V2_INDEX) or bare.endswith("index.json"):
-        return lambda net: probe_v2_index(bare, net)
-    return lambda net: probe_root(bare, net)
