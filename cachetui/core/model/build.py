@@ -15,7 +15,16 @@ from itertools import chain
 
 import numpy as np
 
-from cachetui.core.model.arrays import as_numpy, expand_ranges
+from cachetui.core.model.arrays import (
+    IdArray,
+    IndexArray,
+    as_numpy,
+    expand_ranges,
+    joined,
+    offsets_of,
+    owners,
+    permuted,
+)
 from cachetui.core.model.corpus import (
     MULTI_FACETS,
     RAW_VARIANTS,
@@ -50,11 +59,11 @@ class BuilderPart:
     """
 
     vocab: dict[str, list[str]]
-    single: dict[str, np.ndarray]
-    flat: dict[str, np.ndarray]
-    lengths: dict[str, np.ndarray]  # entries per spec, for each stored multi-valued column
+    single: dict[str, IdArray]
+    flat: dict[str, IdArray]
+    lengths: dict[str, IndexArray]  # entries per spec, for each stored multi-valued column
     hashes: list[str]
-    sizes: np.ndarray
+    sizes: IndexArray
     docs: list[Document]  # start/stop within the part
 
 
@@ -135,10 +144,10 @@ class CorpusBuilder:
         if self.dependencies.hashes:
             raise ValueError("a part carries no dependency edges")
         return BuilderPart({name: list(self.vocab[name].values) for name in _PART_VOCABS},
-                           {f: _joined(self.single[f], np.int32) for f in SINGLE_FACETS},
-                           {n: _joined(self.flat[n], np.int32) for n in _STORED},
-                           {n: _joined(self.lengths[n], np.int64) for n in _STORED},
-                           self.hashes, _joined(self.sizes, np.int64), self.docs)
+                           {f: joined(self.single[f], np.int32) for f in SINGLE_FACETS},
+                           {n: joined(self.flat[n], np.int32) for n in _STORED},
+                           {n: joined(self.lengths[n], np.int64) for n in _STORED},
+                           self.hashes, joined(self.sizes, np.int64), self.docs)
 
     def merge(self, part: BuilderPart) -> None:
         """Append a part's documents, mapping its vocabularies onto this builder's once."""
@@ -160,7 +169,7 @@ class CorpusBuilder:
 
     # -- the corpus ----------------------------------------------------------------------------------
 
-    def _variant_atoms(self, raw_offsets: np.ndarray, raw_flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _variant_atoms(self, raw_offsets: IndexArray, raw_flat: IdArray) -> tuple[IndexArray, IdArray]:
         """The variant facet in CSR form, from the raw strings: each distinct string is parsed once."""
         intern = self.vocab["variant"].intern
         table, lengths = array("i"), array("q")
@@ -169,17 +178,15 @@ class CorpusBuilder:
             table.extend(atoms)
             lengths.append(len(atoms))
         atom_lengths = as_numpy(lengths, np.int64)
-        atom_starts = np.concatenate(([0], np.cumsum(atom_lengths)[:-1])).astype(np.int64)
         per_entry = atom_lengths[raw_flat]
-        flat = as_numpy(table, np.int32)[expand_ranges(atom_starts[raw_flat], per_entry)]
-        offsets = np.concatenate(([0], np.cumsum(per_entry)))[raw_offsets].astype(np.int64)
-        return offsets, flat
+        flat = as_numpy(table, np.int32)[expand_ranges(offsets_of(atom_lengths)[:-1][raw_flat], per_entry)]
+        return offsets_of(per_entry)[raw_offsets], flat
 
     def finish(self, report: LoadReport | None = None) -> Corpus:
         """Reorder by package, tag (display order) and path; build the numpy columns."""
         report = report if report is not None else LoadReport()
         self._flush()
-        csr = {name: (_offsets(_joined(self.lengths[name], np.int64)), _joined(self.flat[name], np.int32))
+        csr = {name: (offsets_of(joined(self.lengths[name], np.int64)), joined(self.flat[name], np.int32))
                for name in _STORED}
         csr["variant"] = self._variant_atoms(*csr[RAW_VARIANTS])
         tags = sort_tags(self.vocab["tag"].values)
@@ -195,11 +202,11 @@ class CorpusBuilder:
             tags=tags,
             hashes=[self.hashes[i] for i in perm],
             vocab=self.vocab,
-            single={f: _joined(self.single[f], np.int32)[perm] for f in SINGLE_FACETS},
-            multi={name: _permuted_multi(*csr[name], perm, owners=name in MULTI_FACETS) for name in _MULTI},
+            single={f: joined(self.single[f], np.int32)[perm] for f in SINGLE_FACETS},
+            multi={name: _permuted_multi(*csr[name], perm, with_owners=name in MULTI_FACETS) for name in _MULTI},
             package_of=package_of,
             document_of=document_of,
-            size=_joined(self.sizes, np.int64)[perm],
+            size=joined(self.sizes, np.int64)[perm],
             deps=self.dependencies.finish(perm),
             report=report,
         )
@@ -208,14 +215,6 @@ class CorpusBuilder:
             installable.intern(value)  # ids in VALUES order, whatever this load holds
         corpus.single["installable"] = installable_column(corpus)
         return corpus
-
-
-def _joined(chunks: list[np.ndarray], dtype: type) -> np.ndarray:
-    return np.concatenate(chunks).astype(dtype, copy=False) if chunks else np.zeros(0, dtype=dtype)
-
-
-def _offsets(lengths: np.ndarray) -> np.ndarray:
-    return np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
 
 
 def build_corpus(documents: Iterable[ParsedDocument], report: LoadReport | None = None) -> Corpus:
@@ -229,20 +228,18 @@ def _doc_key(doc: Document, tag_rank: dict[str, int]) -> tuple[str, int, str]:
     return (doc.package, tag_rank[doc.tag], doc.path)
 
 
-def _spec_permutation(docs: list[Document], order: list[int]) -> np.ndarray:
+def _spec_permutation(docs: list[Document], order: list[int]) -> IndexArray:
     """New position -> old spec index, document by document in the new order."""
     starts = np.fromiter((docs[d].start for d in order), dtype=np.int64, count=len(order))
     lengths = np.fromiter((docs[d].stop - docs[d].start for d in order), dtype=np.int64, count=len(order))
     return expand_ranges(starts, lengths)
 
 
-def _permuted_multi(old_offsets: np.ndarray, flat: np.ndarray, perm: np.ndarray, *, owners: bool) -> MultiColumn:
-    """The column in the new spec order; `owners` only where masks and counts read them (facets)."""
-    lengths = (old_offsets[1:] - old_offsets[:-1])[perm]
-    new_offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    new_flat = flat[expand_ranges(old_offsets[:-1][perm], lengths)]
-    owner = np.repeat(np.arange(len(perm), dtype=np.int32), lengths) if owners else np.zeros(0, dtype=np.int32)
-    return MultiColumn(offsets=new_offsets, flat=new_flat, owner=owner)
+def _permuted_multi(old_offsets: IndexArray, flat: IdArray, perm: IndexArray, *, with_owners: bool) -> MultiColumn:
+    """The column in the new spec order; its owners only where masks and counts read them (facets)."""
+    offsets, take = permuted(old_offsets, perm)
+    owner = owners(np.diff(offsets)) if with_owners else np.zeros(0, dtype=np.int32)
+    return MultiColumn(offsets=offsets, flat=flat[take], owner=owner)
 
 
 def _lay_out(
@@ -262,10 +259,8 @@ def _lay_out(
         documents.append(Document(old.path, old.package, old.tag, old.title, old.generation, position, position + n))
         position += n
         ranges[-1] = (ranges[-1][0], position)
-    doc_lengths = np.fromiter((d.stop - d.start for d in documents), dtype=np.int64, count=len(documents))
-    document_of = np.repeat(np.arange(len(documents), dtype=np.int32), doc_lengths)
-    package_lengths = np.fromiter((stop - start for start, stop in ranges), dtype=np.int64, count=len(ranges))
-    package_of = np.repeat(np.arange(len(packages), dtype=np.int32), package_lengths)
+    document_of = owners(np.fromiter((d.stop - d.start for d in documents), dtype=np.int64, count=len(documents)))
+    package_of = owners(np.fromiter((stop - start for start, stop in ranges), dtype=np.int64, count=len(ranges)))
     return documents, packages, ranges, package_of, document_of
 
 
