@@ -15,16 +15,8 @@ from itertools import chain
 
 import numpy as np
 
-from cachetui.core.model.arrays import (
-    IdArray,
-    IndexArray,
-    as_numpy,
-    expand_ranges,
-    joined,
-    offsets_of,
-    owners,
-    permuted,
-)
+from cachetui.core.model.arrays import IdArray, IndexArray
+from cachetui.core.model.arrays import as_numpy, expand_ranges, joined, offsets_of, owners, permuted
 from cachetui.core.model.corpus import (
     MULTI_FACETS,
     RAW_VARIANTS,

@@ -16,18 +16,8 @@ from itertools import accumulate
 
 import numpy as np
 
-from cachetui.core.model.arrays import (
-    BitsArray,
-    BoolArray,
-    IdArray,
-    IndexArray,
-    as_numpy,
-    expand_ranges,
-    joined,
-    offsets_of,
-    owners,
-    permuted,
-)
+from cachetui.core.model.arrays import BitsArray, BoolArray, IdArray, IndexArray
+from cachetui.core.model.arrays import as_numpy, expand_ranges, joined, offsets_of, owners, permuted
 from cachetui.core.model.records import DepBlock, Dependency, DepTable, UnheldRecords
 
 if TYPE_CHECKING:  # the corpus imports this module: its type is only named here
