@@ -59,6 +59,19 @@ def test_a_dependency_and_the_compiler_it_provides_are_named_by_its_own_record()
         assert "gcc" in [dep.name for dep in document.columns.deps.rows()[row]]
 
 
+def test_the_edges_of_a_record_without_its_binary_name_dependencies_by_their_records_too() -> None:
+    runtime = "izgzpzeljwairalfjm3k6fntbb64nt6n"  # gcc-runtime, here held without its binary: its edge to gcc
+
+    def unheld_runtime(installs: dict) -> None:
+        installs[runtime]["in_buildcache"] = False
+        installs[runtime]["spec"]["dependencies"][0]["name"] = "a-name-only-this-edge-uses"
+
+    content = read_database(_db8_with(unheld_runtime), "o", "t", "g")
+    (unheld,) = {id(d.columns.deps.table.unheld): d.columns.deps.table.unheld for d in content.documents}.values()
+    edges = dict(zip(unheld.hashes, unheld.edges()))[runtime]
+    assert [(e.name, e.hash, e.version) for e in edges] == [("gcc", GCC, "10.2.1")]
+
+
 @pytest.mark.parametrize(("external", "is_external"), [({"path": "/usr"}, True), ("/usr", True), ([], False),
                                                        (0, False), ("", False), ({}, False), (None, False)])
 def test_a_record_is_external_when_its_external_is_truthy_as_spack_tests_it(

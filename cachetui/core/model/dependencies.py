@@ -8,17 +8,17 @@ them with one sort, done the first time someone asks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from array import array
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cachetui.core.model.arrays import BitsArray, BoolArray, IdArray, IndexArray
 from cachetui.core.model.arrays import as_numpy, expand_ranges, joined, offsets_of, owners, permuted
 from cachetui.core.model.records import DepBlock, Dependency, DepTable, UnheldRecords
+from cachetui.core.spack.deptypes import deptype_bits
 
 if TYPE_CHECKING:  # the corpus imports this module: its type is only named here
     from cachetui.core.model.corpus import Corpus
@@ -219,8 +219,8 @@ def _node_graph(corpus: Corpus) -> NodeGraph:
     return NodeGraph(node_of_spec, source, target, np.concatenate((d.types, d.unheld_types)),
                      np.concatenate((d.virtuals, d.unheld_virtuals)).astype(np.int32), by_target, target_offsets, held)
 
-RUNTIME = 0b0110  # link | run: what a binary needs where it is installed
-WITH_BUILD = 0b0111  # and build edges
+RUNTIME = deptype_bits(("link", "run"))  # what a binary needs where it is installed
+WITH_BUILD = deptype_bits(("build", "link", "run"))
 
 
 @dataclass(frozen=True, slots=True)

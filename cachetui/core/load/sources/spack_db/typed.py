@@ -272,8 +272,10 @@ def _lookup(installs: dict[str, msgspec.Raw], records: dict[str, tuple[str, str]
         if raw is None or hash_ in binaries:
             return None
         node = RECORD_DECODER.decode(raw).spec
-        edges = [Dependency(edge.name or records.get(edge.hash, ("", ""))[0], edge.hash,
-                            records.get(edge.hash, ("", ""))[1], *_edge_info(edge)[:2]) for edge in _edges(node)]
+        edges = []
+        for edge in _edges(node):  # a dependency is what its own record says, else what the edge calls it
+            name, version = records.get(edge.hash, (edge.name, ""))
+            edges.append(Dependency(name, edge.hash, version, *_edge_info(edge)[:2]))
         return node.name, node.version, is_set(node.external), edges
 
     return lookup
