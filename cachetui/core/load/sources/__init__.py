@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from cachetui.core.load.sources.indexes import IndexGroup, Member, group_tag, root_location
 from cachetui.core.load.sources.locator import INDEX_OF_INDEXES, V2_INDEX, V3_MANIFEST, Named, mirror_root, named
-from cachetui.core.load.sources.mirror import locator
+from cachetui.core.load.sources.mirror import finder
 from cachetui.core.load.sources.oci import is_oci, oci_group
 from cachetui.core.load.sources.redact import remember
 from cachetui.core.load.sources.spack_config import SPACK_MIRRORS, SpackMirrors, configured_mirrors
@@ -78,7 +78,7 @@ def recognise(typed: str) -> Source:
     if path is None or _is_mirror_directory(path):
         root = location.rstrip("/")
         tag = name or group_tag(root)
-        return IndexGroup(root, tag, [Member(None, root, locator(root))], MirrorOrigin(tag, root, False))
+        return IndexGroup(root, tag, [Member(None, root, finder(root))], MirrorOrigin(tag, root, False))
     return SiteDocuments(location)
 
 
@@ -123,7 +123,7 @@ def _index_named(location: str, name: str | None) -> IndexGroup:
     tag = name or group_tag(bare)
     root = mirror_root(bare)  # what `spack mirror add` takes: the mirror, not its index
     origin = MirrorOrigin(tag, root, False) if root is not None else None
-    return IndexGroup(bare, tag, [Member(None, bare, locator(bare))], origin)
+    return IndexGroup(bare, tag, [Member(None, bare, finder(bare))], origin)
 
 
 def _is_site_documents(path: str) -> bool:

@@ -23,7 +23,7 @@ from cachetui.core.load.sources.mirror import (
     Net,
     OfflineCopy,
     age,
-    locator,
+    finder,
     offline_fallback,
     read_index,
 )
@@ -316,7 +316,7 @@ def _member(entry: object, location: str, problems: list[Problem]) -> Member | N
     if is_url(location) and local_path(url) is not None:  # a remote file must not point into this machine
         problems.append(Problem(location, f"an entry names a local location ({url[:80]}); not read"))
         return None
-    return Member(label, url, locator(url))
+    return Member(label, url, finder(url))
 
 
 def _resolve(url: str, base: str) -> str:

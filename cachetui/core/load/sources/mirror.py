@@ -114,7 +114,7 @@ def probe_root(root: str, net: Net) -> IndexRef:
         raise
 
 
-def locator(location: str) -> Callable[[Net], IndexRef]:
+def finder(location: str) -> Callable[[Net], IndexRef]:
     """How to find the index a location names (see `locator.named`): a manifest's blob, a v2 index.json, a blob
     named directly, else the index of the mirror whose root it is."""
     bare = location.rstrip("/")

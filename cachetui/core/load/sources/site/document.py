@@ -115,8 +115,6 @@ def _only(items: list[Any], kind: type) -> bool:
     return set(map(type, items)) <= {kind}
 
 
-
-
 def _columns_at_once(details: list[Any]) -> SpecColumns | None:
     """The common case checked a column at a time (C-speed set/join/len); None if anything is irregular."""
     if not details or not _only(details, dict):
