@@ -249,7 +249,7 @@ class ScopeReader:
             if "*" in text and any(isinstance(e, yaml.AliasEvent) for e in yaml.parse(text, Loader=_Loader)):
                 self.problem(path, "YAML aliases are not allowed (refused, not expanded)")
                 return None
-            loaded = yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+            loaded = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is CSafeLoader or SafeLoader
         except UnicodeDecodeError:
             self.problem(path, "not UTF-8 text")
             return None

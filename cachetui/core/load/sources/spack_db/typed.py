@@ -1,5 +1,5 @@
 """The typed reading: every record decoded to the typed shape, column by column, each distinct value worked
-out once. A record the typed decode refuses is read on its own and mended to that shape (`recovered`)."""
+out once. A record the typed decode refuses is read on its own and mended to that shape (`_recovered`)."""
 
 from __future__ import annotations
 
@@ -67,6 +67,7 @@ class Rows(NamedTuple):
 
 
 def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults) -> Rows:
+    """The binaries of these records (hash -> JSON bytes); a record that cannot be used is a fault, not an end."""
     decode = RECORD_DECODER.decode
     records: dict[str, tuple[str, str]] = {}  # hash -> (name, version) of every record
     binaries: list[_Binary] = []
@@ -79,7 +80,7 @@ def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults) -> Rows:
                 raise NotTyped(hash_)
             binary = _binary(hash_, node, variants) if record.in_buildcache else None
         except DECODE_FAULTS:  # this record alone is read the slow way; the others stay on the fast one
-            mended[hash_], recovered_record = recovered(hash_, raw, faults)
+            mended[hash_], recovered_record = _recovered(hash_, raw, faults)
             if recovered_record is None:
                 continue
             node = (record := recovered_record).spec
@@ -108,7 +109,7 @@ def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults) -> Rows:
     return Rows([b.name for b in binaries], columns, deps)
 
 
-def recovered(hash_: str, raw: msgspec.Raw, faults: Faults) -> tuple[msgspec.Raw | None, Record | None]:
+def _recovered(hash_: str, raw: msgspec.Raw, faults: Faults) -> tuple[msgspec.Raw | None, Record | None]:
     """One record the typed decode refused, read as Spack's reader would: the fields of Spack's shape kept
     (the wrong types left out), or a problem naming the record. Returns its mended bytes and record."""
     try:
