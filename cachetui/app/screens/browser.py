@@ -73,6 +73,9 @@ class BrowserScreen(BrowserKeys):
             self.query_one(selector).border_title = title
         # Start on the list, not in the search box: a first `q` or `?` must act, `/` searches.
         self.set_focus(self.query_one(PackageList).options)
+        # The details follow the cursor within the key's own frame: a watcher runs as the cursor
+        # moves, where the Highlighted message arrives once the table's frame is drawn.
+        self.watch(self.query_one(SpecTable), "cursor", self._follow_cursor, init=False)
 
     # -- state flowing down ----------------------------------------------------------
 
@@ -201,9 +204,12 @@ class BrowserScreen(BrowserKeys):
         self.spec_query = replace(self.spec_query, package=package)
         self.set_focus(self.query_one(SpecTable))
 
+    def _follow_cursor(self) -> None:
+        self._show_detail(self.query_one(SpecTable).current_spec)
+
     @on(SpecTable.Highlighted)
-    def _spec_highlighted(self, event: SpecTable.Highlighted) -> None:
-        self._show_detail(event.spec)
+    def _spec_highlighted(self) -> None:
+        self._follow_cursor()  # where the cursor is now: keys held down queue older messages
         self._refresh_keys()
 
     def _show_detail(self, spec_index: int | None) -> None:

@@ -70,7 +70,7 @@ class LineView(ScrollView, can_focus=True):
     def rows_changed(self, cursor: int | None = None) -> None:
         """Call after the rows change: resize, clamp or place the cursor, repaint."""
         self._lines.clear()
-        self.virtual_size = Size(self.content_width, self.row_count + self.HEADER_LINES)
+        self._set_virtual_size(Size(self.content_width, self.row_count + self.HEADER_LINES))
         wanted = self.cursor if cursor is None else cursor
         wanted = self._nearest_selectable(max(0, min(wanted, self.row_count - 1)), 1)
         if wanted == self.cursor:
@@ -82,8 +82,22 @@ class LineView(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._lines.clear()
-        self.virtual_size = Size(self.content_width, self.row_count + self.HEADER_LINES)
+        self._set_virtual_size(Size(self.content_width, self.row_count + self.HEADER_LINES))
         self._scroll_to_cursor()
+
+    def _set_virtual_size(self, size: Size) -> None:
+        """Rows changed: a view sized by CSS needs no screen layout, only its scrollbar updated.
+
+        Setting `virtual_size` lays out the whole screen (5-20 ms at 120x40, and a frame later) on
+        every change, so each cursor move that changes the details' length would pay it. A layout
+        is still asked for when a scrollbar appears or goes (`show_vertical_scrollbar` does so).
+        """
+        height = self.styles.height
+        if height is None or height.is_auto or not self.container_size:
+            self.virtual_size = size  # sized by its rows, or not laid out yet: the screen must know
+        elif size != self.virtual_size:
+            self.set_reactive(LineView.virtual_size, size)
+            self._scroll_update(size)  # Textual 8.2.8's own no-layout path (as when scrolling)
 
     # -- painting ----------------------------------------------------------------------
 
