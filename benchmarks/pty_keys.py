@@ -183,7 +183,8 @@ def measure_app(tree: str, columns: int, rows: int, presses: int) -> Measured:
         # d, Enter (the older tag), Enter (the newer): timed from the last Enter; then d again stops it
         run("d (compare)", 4, lambda i: [b"d", KEYS["enter"], KEYS["enter"]] if i % 2 == 0 else [b"d"],
             WORKER_QUIET_S)
-        session.press(b"/")
+        session.press(KEYS["escape"], READY_QUIET_S)  # back to the package list (Escape waits for more keys)
+        session.press(b"/")  # there, `/` searches packages
         run("typing", presses, lambda i: ["hdf5"[i % 4].encode()])  # a package search
         return found
     finally:

@@ -77,6 +77,7 @@ class BrowserScreen(BrowserKeys):
         # The details follow the cursor within the key's own frame: a watcher runs as the cursor
         # moves, where the Highlighted message arrives once the table's frame is drawn.
         self.watch(self.query_one(SpecTable), "cursor", self._follow_cursor, init=False)
+        self.watch(self.query_one(QueryBar).input, "value", self._search_now, init=False)  # the same for typing
 
     # -- state flowing down ----------------------------------------------------------
 
@@ -282,6 +283,11 @@ class BrowserScreen(BrowserKeys):
         """Sort by `column`; asking again for the same column reverses it."""
         current, descending = self.sort
         self.sort = (column, not descending if current == column else False)
+
+    def _search_now(self, text: str) -> None:
+        """A package search follows each key within its frame (QueryBar.Typed does again, a no-op)."""
+        if not self.query_one(QueryBar).showing and not looks_like_spec(text):
+            self._use_text(text)
 
     @on(QueryBar.Typed)
     def _query_typed(self, event: QueryBar.Typed) -> None:

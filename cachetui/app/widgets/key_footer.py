@@ -99,7 +99,8 @@ class KeyFooter(Widget, can_focus=False):
         width = self.size.width
         key_style = self.get_component_rich_style("key-footer--key")
         description_style = self.get_component_rich_style("key-footer--description")
-        palette = self._label(self.palette) if self.palette is not None else None
+        # the palette's key is drawn compact at the right end, as Textual's footer draws it
+        palette = (self.palette.display, f" {self.palette.description} ") if self.palette is not None else None
         room = width - (cell_len(palette[0]) + cell_len(palette[1]) + 1 if palette else 0)
         text = Text(no_wrap=True, overflow="crop")
         self._spans = []

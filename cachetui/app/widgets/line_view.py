@@ -96,6 +96,7 @@ class LineView(ScrollView, can_focus=True):
         self._lines.clear()
         self._set_virtual_size(Size(self.content_width, self.row_count + self.HEADER_LINES))
         self._scroll_to_cursor()
+        self.refresh()  # a frame may have been painted at the new size before this event came
 
     def _set_virtual_size(self, size: Size) -> None:
         """Rows changed: a view sized by CSS needs no screen layout, only its scrollbar updated.
@@ -110,6 +111,12 @@ class LineView(ScrollView, can_focus=True):
         elif size != self.virtual_size:
             self.set_reactive(LineView.virtual_size, size)
             self._scroll_update(size)  # Textual 8.2.8's own no-layout path (as when scrolling)
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        # Textual 8.2.8 passes a scroll view's region as its virtual size at every screen layout, so
+        # ScrollView updates (repaints) its scrollbars each time, a frame after the layout's own: the
+        # rows are the virtual size here, and only a change of size needs the scrollbars updated.
+        return super()._size_updated(size, self.virtual_size, container_size, layout)
 
     # -- painting ----------------------------------------------------------------------
 
