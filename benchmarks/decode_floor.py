@@ -25,7 +25,7 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cachetui.core.load.pipeline import load_corpus
-from cachetui.core.load.sources.site.fast import SpecEntry
+from cachetui.core.load.sources.site.listing import SpecEntry
 
 FLOOR_TARGET = 1.5  # issue 22: the cold load of the varied L tree within 1.5x the floor, in the same run
 _META, _DETAILS = b"\nmeta: ", b"\nspec_details: "

@@ -7,6 +7,8 @@ wrong with the text (pushed down as `problem`) shows beside it, never as an empt
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -31,30 +33,28 @@ class QueryBar(Horizontal):
     problem: reactive[str | None] = reactive(None)  # the query cannot be answered: the table keeps the last answer
     note: reactive[str | None] = reactive(None)  # an empty answer: which part of the query emptied it
 
+    @dataclass
     class Typed(Message):
         """The text changed (a spec query: typing paused)."""
 
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
+        text: str
 
+    @dataclass
     class Submitted(Message):
         """Enter: open the best package, or apply the spec query now and go to the results."""
 
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
+        text: str
 
+    @dataclass
     class Left(Message):
         """Down arrow: to the package list (a package search) or the table (a spec query)."""
 
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
+        text: str
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._pending: Timer | None = None
+        self.showing = False  # the line is being set by `show`, not typed
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=PLACEHOLDER, id="query-line")
@@ -71,8 +71,12 @@ class QueryBar(Horizontal):
     def show(self, text: str) -> None:
         """Put `text` on the line without posting anything (the screen already applies its query)."""
         self._cancel_pending()
-        with self.input.prevent(Input.Changed):
-            self.input.value = text
+        self.showing = True
+        try:
+            with self.input.prevent(Input.Changed):
+                self.input.value = text
+        finally:
+            self.showing = False
         self.problem = self.note = None
 
     def clear(self) -> None:

@@ -294,10 +294,16 @@ class _Site:
         return (snapshot is not None and self.directories is snapshot.directories
                 and len(self.reused) == len(self.candidates))
 
+    def _reused_results(self) -> Iterator[tuple[str, FileResult]]:
+        """Each unchanged file's result, one at a time (files are reused only from a snapshot)."""
+        snapshot = self.snapshot
+        if snapshot is not None:
+            for path in self.reused:
+                yield path, _reused_result(snapshot, path)
+
     def load_into(self, builder: CorpusBuilder, load: _Load) -> None:
         """Unchanged files from the cached corpus, the rest parsed (in parts); problems reported in file order."""
-        for path in self.reused:
-            result = _reused_result(self.snapshot, path)  # type: ignore[arg-type]
+        for path, result in self._reused_results():
             if result.document is not None:
                 builder.add(result.document)
             self.results[path] = _summary(result)

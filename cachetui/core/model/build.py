@@ -16,7 +16,7 @@ from operator import attrgetter, itemgetter
 
 import numpy as np
 
-from cachetui.core.model.arrays import expand_ranges
+from cachetui.core.model.arrays import IdArray, IndexArray, expand_ranges, joined, offsets_of, owners
 from cachetui.core.model.corpus import (
     MULTI_FACETS,
     RAW_VARIANTS,
@@ -60,11 +60,11 @@ class BuilderPart:
     """
 
     vocab: dict[str, list[str]]
-    single: dict[str, np.ndarray]
+    single: dict[str, np.ndarray]  # ids, in the narrowest integer type (see _narrow)
     flat: dict[str, np.ndarray]
     lengths: dict[str, np.ndarray]  # entries per spec, for each stored multi-valued column
     hashes: list[str]
-    sizes: np.ndarray
+    sizes: IndexArray
     docs: list[DocRow]  # start/stop within the part
 
 
@@ -149,10 +149,10 @@ class CorpusBuilder:
         if self.dependencies.hashes:
             raise ValueError("a part carries no dependency edges")
         return BuilderPart({name: list(self.vocab[name].values) for name in _PART_VOCABS},
-                           {f: _narrow(_joined(self.single[f], np.int32)) for f in SINGLE_FACETS},
-                           {n: _narrow(_joined(self.flat[n], np.int32)) for n in _STORED},
-                           {n: _narrow(_joined(self.lengths[n], np.int64)) for n in _STORED},
-                           self.hashes, _joined(self.sizes, np.int64), self.docs)
+                           {f: _narrow(joined(self.single[f], np.int32)) for f in SINGLE_FACETS},
+                           {n: _narrow(joined(self.flat[n], np.int32)) for n in _STORED},
+                           {n: _narrow(joined(self.lengths[n], np.int64)) for n in _STORED},
+                           self.hashes, joined(self.sizes, np.int64), self.docs)
 
     def merge(self, part: BuilderPart) -> None:
         """Append a part's documents, mapping its vocabularies onto this builder's once."""
@@ -192,14 +192,14 @@ class CorpusBuilder:
             tags=tags,
             hashes=_permuted_strings(self.hashes, perm),
             vocab=self.vocab,
-            single={f: _joined(self.single[f], np.int32)[perm] for f in SINGLE_FACETS},
-            multi={name: _permuted_multi(_offsets(_joined(self.lengths[name], np.int64)),
-                                         _joined(self.flat[name], np.int32), perm, spans,
-                                         owners=name in MULTI_FACETS)
+            single={f: joined(self.single[f], np.int32)[perm] for f in SINGLE_FACETS},
+            multi={name: _permuted_multi(offsets_of(joined(self.lengths[name], np.int64)),
+                                         joined(self.flat[name], np.int32), perm, spans,
+                                         with_owners=name in MULTI_FACETS)
                    for name in _MULTI},
             package_of=package_of,
             document_of=document_of,
-            size=_joined(self.sizes, np.int64)[perm],
+            size=joined(self.sizes, np.int64)[perm],
             deps=self.dependencies.finish(perm),
             report=report,
         )
@@ -223,9 +223,9 @@ class _AtomTable:
     def __init__(self, vocab: dict[str, Vocabulary]) -> None:
         self.raw, self.atoms = vocab[RAW_VARIANTS], vocab["variant"]
         self.table, self.counts = array("i"), array("q")
-        self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._arrays: tuple[IdArray, IndexArray, IndexArray] | None = None
 
-    def of(self, raw_ids: np.ndarray, raw_lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def of(self, raw_ids: IdArray, raw_lengths: IndexArray) -> tuple[IdArray, IndexArray]:
         """The atoms of a CSR column of raw ids (flat ids, entries per spec): flat atom ids, atoms per spec."""
         table, counts, starts = self._grown()
         per_entry = counts[raw_ids]
@@ -235,7 +235,7 @@ class _AtomTable:
         bounds = np.concatenate(([0], np.cumsum(per_entry)))[np.concatenate(([0], np.cumsum(raw_lengths)))]
         return flat, np.diff(bounds)
 
-    def _grown(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _grown(self) -> tuple[IdArray, IndexArray, IndexArray]:
         new = self.raw.values[len(self.counts):]
         if new or self._arrays is None:
             for text in new:
@@ -248,18 +248,10 @@ class _AtomTable:
         return self._arrays
 
 
-def _joined(chunks: list[np.ndarray], dtype: type) -> np.ndarray:
-    return np.concatenate(chunks).astype(dtype, copy=False) if chunks else np.zeros(0, dtype=dtype)
-
-
 def _narrow(ids: np.ndarray) -> np.ndarray:
     """Non-negative integers in the smallest type that holds them: a part crosses a pipe, and ids into
     vocabularies of a few hundred values need one byte, not four."""
     return ids.astype(np.min_scalar_type(int(ids.max())), copy=False) if len(ids) else ids
-
-
-def _offsets(lengths: np.ndarray) -> np.ndarray:
-    return np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
 
 
 def build_corpus(documents: Iterable[ParsedDocument], report: LoadReport | None = None) -> Corpus:
@@ -269,33 +261,32 @@ def build_corpus(documents: Iterable[ParsedDocument], report: LoadReport | None 
     return builder.finish(report)
 
 
-def _permuted_strings(strings: list[str], perm: np.ndarray) -> list[str]:
+def _permuted_strings(strings: list[str], perm: IndexArray) -> list[str]:
     """`[strings[i] for i in perm]`, gathered by numpy: half the time of indexing a list 500,000 times."""
     held = np.empty(len(strings), dtype=object)
     held[:] = strings
     return held[perm].tolist()
 
 
-def _spans(docs: list[DocRow]) -> tuple[np.ndarray, np.ndarray]:
+def _spans(docs: list[DocRow]) -> tuple[IndexArray, IndexArray]:
     """Each document's first spec and the one after its last, in the order specs were added."""
     starts = np.fromiter(map(itemgetter(5), docs), dtype=np.int64, count=len(docs))
     return starts, np.fromiter(map(itemgetter(6), docs), dtype=np.int64, count=len(docs))
 
 
-def _permuted_multi(old_offsets: np.ndarray, flat: np.ndarray, perm: np.ndarray,
-                    spans: tuple[np.ndarray, np.ndarray], *, owners: bool) -> MultiColumn:
-    """The column in the new spec order; `owners` only where masks and counts read them (facets).
+def _permuted_multi(old_offsets: IndexArray, flat: IdArray, perm: IndexArray,
+                    spans: tuple[IndexArray, IndexArray], *, with_owners: bool) -> MultiColumn:
+    """The column in the new spec order; its owners only where masks and counts read them (facets).
 
     A document's entries are contiguous, so the column is copied a document at a time (`spans`, in
     the new order): slices, not an index of every entry, which at 5 million entries was 80 MB of
     fresh memory for the kernel to fault in.
     """
-    lengths = (old_offsets[1:] - old_offsets[:-1])[perm]
-    new_offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    lengths = np.diff(old_offsets)[perm]
     bounds = zip(old_offsets[spans[0]].tolist(), old_offsets[spans[1]].tolist())
     new_flat = np.concatenate([flat[lo:hi] for lo, hi in bounds]) if len(perm) else flat[:0]
-    owner = np.repeat(np.arange(len(perm), dtype=np.int32), lengths) if owners else np.zeros(0, dtype=np.int32)
-    return MultiColumn(offsets=new_offsets, flat=new_flat, owner=owner)
+    owner = owners(lengths) if with_owners else np.zeros(0, dtype=np.int32)
+    return MultiColumn(offsets=offsets_of(lengths), flat=new_flat, owner=owner)
 
 
 def _lay_out(ordered: list[DocRow]) -> tuple[list[Document], list[str], list[tuple[int, int]], np.ndarray, np.ndarray]:
@@ -312,10 +303,8 @@ def _lay_out(ordered: list[DocRow]) -> tuple[list[Document], list[str], list[tup
         documents.append(Document(path, package, tag, title, generation, position, position + n))
         position += n
         ranges[-1] = (ranges[-1][0], position)
-    doc_lengths = np.fromiter((d.stop - d.start for d in documents), dtype=np.int64, count=len(documents))
-    document_of = np.repeat(np.arange(len(documents), dtype=np.int32), doc_lengths)
-    package_lengths = np.fromiter((stop - start for start, stop in ranges), dtype=np.int64, count=len(ranges))
-    package_of = np.repeat(np.arange(len(packages), dtype=np.int32), package_lengths)
+    document_of = owners(np.fromiter((d.stop - d.start for d in documents), dtype=np.int64, count=len(documents)))
+    package_of = owners(np.fromiter((stop - start for start, stop in ranges), dtype=np.int64, count=len(ranges)))
     return documents, packages, ranges, package_of, document_of
 
 
