@@ -71,11 +71,15 @@ class BuilderPart:
 class CorpusBuilder:
     """Add documents (or merge parts), then `finish()` into a Corpus."""
 
-    def __init__(self, vocab: dict[str, Vocabulary] | None = None) -> None:
-        """`vocab`: vocabularies to intern into, shared with earlier builders (a worker's, across its parts)."""
-        self.vocab = vocab if vocab is not None else {}
-        for name in (*SINGLE_FACETS, *_MULTI, *DEPENDENCY_VOCABS):
-            self.vocab.setdefault(name, Vocabulary())
+    def __init__(self) -> None:
+        names = (*SINGLE_FACETS, *_MULTI, *DEPENDENCY_VOCABS)
+        self.vocab: dict[str, Vocabulary] = {name: Vocabulary() for name in names}
+        self._compiler_names: list[int] = []
+        self._atoms = _AtomTable(self.vocab)
+        self._start()
+
+    def _start(self) -> None:
+        """No specs yet (the vocabularies, and what is derived from them, are kept)."""
         self.single: dict[str, list[np.ndarray]] = {facet: [] for facet in SINGLE_FACETS}
         self.flat: dict[str, list[np.ndarray]] = {name: [] for name in _STORED}
         self.lengths: dict[str, list[np.ndarray]] = {name: [] for name in _STORED}
@@ -84,8 +88,6 @@ class CorpusBuilder:
         self.docs: list[DocRow] = []
         self._pending: list[ParsedDocument] = []  # added, not yet appended to the columns
         self._n_specs = 0
-        self._compiler_names: list[int] = []
-        self._atoms = _AtomTable(self.vocab)
         self.dependencies = DependencyBuilder(self.vocab)
 
     def add(self, doc: ParsedDocument) -> None:
@@ -144,15 +146,22 @@ class CorpusBuilder:
     # -- parts built in other processes --------------------------------------------------------
 
     def part(self) -> BuilderPart:
-        """Everything added so far, as a part to merge into another builder (site documents only)."""
+        """Everything added since the last part, as a part to merge into another builder (site documents only).
+
+        The builder then starts again with its vocabularies: a worker's live across its parts, so after
+        the first nearly every value is known and interning it is one lookup. A part carries the whole
+        (short) vocabulary lists, merged by remapping.
+        """
         self._flush()
         if self.dependencies.hashes:
             raise ValueError("a part carries no dependency edges")
-        return BuilderPart({name: list(self.vocab[name].values) for name in _PART_VOCABS},
+        part = BuilderPart({name: list(self.vocab[name].values) for name in _PART_VOCABS},
                            {f: _narrow(joined(self.single[f], np.int32)) for f in SINGLE_FACETS},
                            {n: _narrow(joined(self.flat[n], np.int32)) for n in _STORED},
                            {n: _narrow(joined(self.lengths[n], np.int64)) for n in _STORED},
                            self.hashes, joined(self.sizes, np.int64), self.docs)
+        self._start()
+        return part
 
     def merge(self, part: BuilderPart) -> None:
         """Append a part's documents, mapping its vocabularies onto this builder's once."""

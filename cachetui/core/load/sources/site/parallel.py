@@ -23,7 +23,6 @@ except ImportError:  # not on Windows
 
 from cachetui.core.load.sources.site.loader import Candidate, FileResult, load_file
 from cachetui.core.model.build import BuilderPart, CorpusBuilder
-from cachetui.core.model.corpus import Vocabulary
 
 PARALLEL_MIN_FILES = 10_000  # measured: at 3,000 files (scale M) spawning costs more than it saves
 # On by default since the parse streams in chunks while the walk goes on: on the shared 2-core
@@ -98,7 +97,7 @@ def _sharing(pool: ProcessPoolExecutor, pending: deque[tuple[list[Candidate], Fu
     The last few chunks are cut small first, so that this process and the workers end together:
     a worker holds two chunks at a time, and at the end this process waited ~0.15 s for them.
     """
-    vocab: dict[str, Vocabulary] = {}  # this load's own: the workers' vocabularies live in the workers
+    here = CorpusBuilder()  # its parts' vocabularies: this load's own, as each worker's are its own
     taken = 0  # chunks at the back of `pending` parsed here
     cut = False
     while pending:
@@ -111,7 +110,7 @@ def _sharing(pool: ProcessPoolExecutor, pending: deque[tuple[list[Candidate], Fu
         back = len(pending) - 1 - taken
         if back >= 0 and pending[back][1].cancel():  # no worker has it: cancelled, so none will
             chunk = pending[back][0]
-            pending[back] = (chunk, _done(_part(chunk, max_bytes, vocab)))
+            pending[back] = (chunk, _done(_part(chunk, max_bytes, here)))
             taken += 1
         elif pending:
             yield _merged(builder, *pending.popleft())
@@ -134,7 +133,7 @@ def _cut_small(pool: ProcessPoolExecutor, pending: deque[tuple[list[Candidate], 
             try:
                 cut.append((piece, pool.submit(load_part, piece, max_bytes)))
             except (OSError, ValueError, RuntimeError):  # the pool broke: this process takes the piece
-                cut.append((piece, _done(_part(piece, max_bytes, {}))))
+                cut.append((piece, _done(_part(piece, max_bytes, CorpusBuilder()))))
     return cut
 
 
@@ -179,18 +178,18 @@ def load_part(chunk: list[Candidate], max_bytes: int) -> Part:
     # As in the main process (pipeline._no_cyclic_gc): the objects of a load are acyclic and short-lived,
     # and collecting them cost the workers ~15% of their time.
     gc.disable()
-    return _part(chunk, max_bytes, _WORKER_VOCAB)
+    if not _WORKER:
+        _WORKER.append(CorpusBuilder())
+    return _part(chunk, max_bytes, _WORKER[0])
 
 
-def _part(chunk: list[Candidate], max_bytes: int, vocab: dict[str, Vocabulary]) -> Part:
-    builder = CorpusBuilder(vocab)
+def _part(chunk: list[Candidate], max_bytes: int, builder: CorpusBuilder) -> Part:
     summaries = _load_chunk(chunk, max_bytes, builder)
     return summaries, builder.part()
 
 
-# A worker's vocabularies live across its parts: after the first, nearly every value is known, and
-# interning it is one lookup. A part then carries the whole (short) vocabulary lists, merged by remapping.
-_WORKER_VOCAB: dict[str, Vocabulary] = {}
+# A worker's builder lives across its parts, and so do its vocabularies (see CorpusBuilder.part).
+_WORKER: list[CorpusBuilder] = []
 
 
 def _start_pool(workers: int) -> ProcessPoolExecutor | None:
