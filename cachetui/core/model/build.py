@@ -190,10 +190,10 @@ class CorpusBuilder:
         tags = sort_tags(self.vocab["tag"].values)
         tag_rank = {tag: i for i, tag in enumerate(tags)}
         ordered = sorted(self.docs, key=lambda row: (row[1], tag_rank[row[2]], row[0]))  # package, tag, path
-        _warn_duplicate_documents(ordered, report)
         spans = _spans(ordered)
-        perm = expand_ranges(spans[0], spans[1] - spans[0])  # new position -> old spec index
-        documents, packages, ranges, package_of, document_of = _lay_out(ordered)
+        doc_lengths = spans[1] - spans[0]
+        perm = expand_ranges(spans[0], doc_lengths)  # new position -> old spec index
+        documents, packages, ranges = _lay_out(ordered, report)
         corpus = Corpus(
             packages=packages,
             package_ranges=ranges,
@@ -206,8 +206,8 @@ class CorpusBuilder:
                                          joined(self.flat[name], np.int32), perm, spans,
                                          with_owners=name in MULTI_FACETS)
                    for name in _MULTI},
-            package_of=package_of,
-            document_of=document_of,
+            package_of=owners(np.fromiter((stop - start for start, stop in ranges), dtype=np.int64, count=len(ranges))),
+            document_of=owners(doc_lengths),
             size=joined(self.sizes, np.int64)[perm],
             deps=self.dependencies.finish(perm),
             report=report,
@@ -298,31 +298,27 @@ def _permuted_multi(old_offsets: IndexArray, flat: IdArray, perm: IndexArray,
     return MultiColumn(offsets=offsets_of(lengths), flat=new_flat, owner=owner)
 
 
-def _lay_out(ordered: list[DocRow]) -> tuple[list[Document], list[str], list[tuple[int, int]], np.ndarray, np.ndarray]:
-    """Documents (in their final order) with their new spec slices, packages with theirs, and per-spec owners."""
+def _lay_out(ordered: list[DocRow], report: LoadReport) -> tuple[list[Document], list[str], list[tuple[int, int]]]:
+    """Documents (in their final order) with their new spec slices, and packages with theirs.
+
+    The same package in the same tag from two files is said once per later file: sorted by package,
+    tag and path, such documents are neighbours, so one pass finds them.
+    """
     documents: list[Document] = []
     packages: list[str] = []
     ranges: list[tuple[int, int]] = []
     position = 0
+    first = ("", "", "")  # package, tag and path of the first document of the current (package, tag)
     for path, package, tag, title, generation, start, stop in ordered:
         n = stop - start
         if not packages or packages[-1] != package:
             packages.append(package)
             ranges.append((position, position))
+        if package == first[0] and tag == first[1] and documents:
+            report.add(Problem(path, f"{package} in tag {tag} also comes from {first[2]}", Severity.WARNING))
+        else:
+            first = (package, tag, path)
         documents.append(Document(path, package, tag, title, generation, position, position + n))
         position += n
         ranges[-1] = (ranges[-1][0], position)
-    document_of = owners(np.fromiter((d.stop - d.start for d in documents), dtype=np.int64, count=len(documents)))
-    package_of = owners(np.fromiter((stop - start for start, stop in ranges), dtype=np.int64, count=len(ranges)))
-    return documents, packages, ranges, package_of, document_of
-
-
-def _warn_duplicate_documents(docs: list[DocRow], report: LoadReport) -> None:
-    first: dict[tuple[str, str], str] = {}
-    for path, package, tag, *_ in docs:
-        key = (package, tag)
-        if key in first:
-            reason = f"{package} in tag {tag} also comes from {first[key]}"
-            report.add(Problem(path, reason, Severity.WARNING))
-        else:
-            first[key] = path
+    return documents, packages, ranges
