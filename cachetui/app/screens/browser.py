@@ -33,7 +33,7 @@ from cachetui.app.widgets.facet_panel import FacetPanel, FacetsPane, FacetState
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_detail import spec_detail
-from cachetui.app.widgets.spec_table import HIDDEN_AT_FIRST, SpecRows, SpecTable
+from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import Status, StatusLine
 from cachetui.app.worker_failure import report_failure
 from cachetui.core.load.sources import local_input
@@ -48,6 +48,8 @@ from cachetui.core.spack.targets import host
 from cachetui.present.export import ExportExists, ExportRefused, export_specs
 from cachetui.present.format import loading_text
 from cachetui.present.inert import inert
+from cachetui.present.table_cells import SpecRows
+from cachetui.present.table_layout import HIDDEN_AT_FIRST
 
 # Pane -> the title on its top border; the focused pane's title and border light up.
 PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details", "#facets": "Facets"}

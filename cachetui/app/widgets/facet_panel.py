@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input
 
-from cachetui.app.widgets.fit import fit
+from cachetui.present.fit import fit
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.model.corpus import FACETS
 from cachetui.core.query.query import sort_values
