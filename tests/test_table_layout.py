@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from rich.console import Console
+from rich.text import Text
 
 from cachetui.core.load.pipeline import load_corpus
 from cachetui.core.model.corpus import Corpus
@@ -14,7 +16,7 @@ from cachetui.core.query.interpret import interpret
 from cachetui.core.query.query import Query
 from cachetui.core.query.results import results_for
 from cachetui.core.spack.specquery import parse_spec_query
-from cachetui.present.fit import fit
+from cachetui.present.fit import fit, wrapped
 from cachetui.present.separate import alike_pairs, evenness, separating
 from cachetui.present.table_cells import SpecRows, cell_getters, differs_text
 from cachetui.present.table_layout import COLUMN, GAP, Column, Fill, lay_out
@@ -206,3 +208,10 @@ def test_a_pair_the_sample_misses_is_still_told_apart(tmp_path: Path) -> None:
 
 def test_the_columns_known_to_the_layout_are_the_tables() -> None:
     assert COLUMN["differs"].flexible and COLUMN["package"].flexible
+
+
+def test_wrapped_text_is_cut_and_marked_only_past_its_lines() -> None:
+    console, text = Console(width=80), Text("one two three four five six seven eight nine ten")
+    assert wrapped(text, 10, 3, console).plain.split("\n") == ["one two ", "three four", "five six…"]
+    assert wrapped(text, 10, 6, console).plain.split() == text.plain.split()  # room enough: whole, unmarked
+    assert wrapped(Text("abcdefghijklmnop"), 5, 2, console).plain.split("\n") == ["abcde", "fghi…"]

@@ -14,6 +14,8 @@ from textual.widgets import Footer
 
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.screens.columns_dialog import ColumnsDialog
+from cachetui.app.screens.problems import ProblemsScreen
+from cachetui.app.widgets.query_bar import ProblemNote, QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
 from tests.app.helpers import type_query, wait_loaded
 from tests.app.width_tree import write_width_tree
@@ -176,3 +178,35 @@ async def test_footer_keeps_help_and_quit(tmp_path: Path, size: tuple[int, int])
         footer = pilot.app.screen.query_one(Footer)
         visible = {key.key for key in footer.children if key.region.right <= size[0] and key.region.width}
         assert {"question_mark", "q"} <= visible
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 15)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_long_query_problem_wraps_marks_its_cut_and_is_whole_on_the_problems_screen(
+        varied_tree: Path, size: tuple[int, int]) -> None:
+    app = CacheTuiApp([str(varied_tree)], system_clipboard=False, use_cache=False)
+    async with app.run_test(size=size) as pilot:
+        await wait_loaded(pilot)
+        await type_query(pilot, "hdf5 +xyzzy")  # no variant near it: the note lists those hdf5 has
+        problem = app.screen.query_one(QueryBar).problem
+        note = app.screen.query_one(ProblemNote)
+        assert problem is not None and "known:" in problem
+        lines = [line.rstrip() for line in note.render().plain.split("\n")]
+        assert note.region.height == len(lines) == ProblemNote.LINES and note.region.right <= size[0]
+        assert lines[-1].endswith("…")  # more than three lines' worth: the cut is marked
+        shown = " ".join(" ".join(lines)[:-1].split())
+        assert " ".join(("✗ " + problem).split()).startswith(shown)  # the start of the whole text, in order
+        assert note.tooltip == "✗ " + problem
+        await pilot.press("escape", "p")
+        await pilot.pause()
+        assert isinstance(app.screen, ProblemsScreen)
+        assert app.screen.query_one("#problems-query").render().plain.endswith(problem)  # whole
+
+
+async def test_a_short_query_problem_shows_whole(tmp_path: Path) -> None:
+    async with width_app(tmp_path).run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        await type_query(pilot, "hdf5 +frotran")
+        problem = pilot.app.screen.query_one(QueryBar).problem
+        shown = pilot.app.screen.query_one(ProblemNote).render().plain
+        assert problem is not None and "fortran" in problem and "…" not in shown
+        assert " ".join(shown.split()) == " ".join(("✗ " + problem).split())

@@ -664,7 +664,7 @@ class BrowserScreen(Screen[None]):
 
     def action_problems(self) -> None:
         if self.corpus is not None:
-            self.app.push_screen(ProblemsScreen(self.corpus.report))
+            self.app.push_screen(ProblemsScreen(self.corpus.report, self.query_one(QueryBar).problem))
 
     def action_help(self) -> None:
         panes = [self.query_one(selector) for selector in PANE_TITLES]
