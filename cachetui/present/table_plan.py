@@ -71,6 +71,7 @@ class Measured:
     values: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))  # rows x names, 0: none
     differs_longest: int = 0  # the widest differs cell
     wanted: int = 0  # cells that show every column that tells rows apart (and the scrollbar)
+    need: int = 0  # what the differs cells' leading variants need when every column that tells rows apart shows
     keys: Keys = field(default_factory=dict)  # per column, a number per row of the whole answer
 
     @property
@@ -112,39 +113,41 @@ def measure(rows: SpecRows, hidden: frozenset[str], getters: dict[str, Getter] |
     trial = _Trial(measured, 0)
     everything = {key: fill.width for key, fill in fills.items() if not fill.alike}
     need = max(trial.need(trial.lead(everything)[0], ()), min(measured.differs_longest, DIFFERS_AT_LEAST))
-    return replace(measured, wanted=_wanted(fills.values(), need), keys=row_keys(rows))
+    return replace(measured, wanted=_wanted(fills.values(), need), need=need, keys=row_keys(rows))
 
 
 def plan(measured: Measured, room: int) -> Plan:
-    """The layout for `room` cells that leaves the fewest sampled rows looking alike (the first, on a tie).
+    """The columns for `room` cells, and what the differs column leads with.
 
-    Rows that look alike with no cut where they differ count first, then rows that look alike at all.
-    First the columns by priority, differs asking for the room its leading variants need; while rows
-    still look alike, flexible columns cut to their minimum, then each column that may give way left
-    out in turn (its value then said in the differs cell, when it tells rows apart). The hash, the
-    package and a varying tag never give way; the version only to rows that would show no mark.
+    Columns by priority, each while it fits: differs in its turn asks for what its leading variants
+    would need were every column shown (up to its usual width), and grows into room the columns that
+    tell rows apart leave, before a column alike in every row has any. Only when rows would then
+    look alike with no cut to say so does a layout give up more: differs asking for all it needs,
+    flexible columns cut to their least, a column left out (its value then said in the differs
+    cell); the one that leaves the fewest such rows, then the fewest rows alike at all, wins. The
+    hash, the package and a varying tag never give way; the version only to rows with no mark.
     """
     trial = _Trial(measured, room)
     others = [measured.fills[c.key] for c in measured.columns if c.key in measured.fills]
     if "differs" not in (c.key for c in measured.columns):
-        layout = lay_out(others, room)
-        return trial.judged(layout)
+        return trial.judged(lay_out(others, room))
+    chosen = trial.settle(others, 1)
+    if not chosen.silent:
+        return _whole(measured, chosen)
     best = trial.settle(others, TRIES)
-    if best.alike:
-        cut = [replace(f, width=f.column.min_width, longest=max(f.longest, f.width)) if f.column.flexible else f
-               for f in others]
-        squeezed = trial.settle(cut, TRIES)
-        if squeezed.score < best.score:
-            best, others = squeezed, cut
+    cut = [replace(f, width=f.column.min_width, longest=max(f.longest, f.width)) if f.column.flexible else f
+           for f in others]
+    squeezed = trial.settle(cut, TRIES)
+    if squeezed.score < best.score:
+        best, others = squeezed, cut
     for fill in sorted(others, key=lambda f: -f.turn):
-        if not best.alike:
+        if not best.silent:
             break
         if fill.column.key in best.widths and fill.turn > 0:  # what names a binary stays (a varying tag too)
             without = trial.settle([f for f in others if f is not fill], 2)
-            # The version gives way only when rows would otherwise look alike with no mark at all.
             if without.score < best.score if fill.turn > 1 else without.silent < best.silent:
                 best = without
-    return _whole(measured, best)
+    return _whole(measured, best if best.silent < chosen.silent else chosen)
 
 
 def _whole(measured: Measured, chosen: Plan) -> Plan:
@@ -241,7 +244,7 @@ class _Trial:
         measured = self.measured
         best: Plan | None = None
         least = min(measured.differs_longest, DIFFERS_AT_LEAST)
-        need = 0
+        need = min(measured.need, COLUMN["differs"].max_width)  # first as much as it usually takes
         for _ in range(tries):
             differs = Fill(COLUMN["differs"], max(need, least), longest=max(need, measured.differs_longest))
             layout = lay_out(sorted([*others, differs], key=lambda f: measured.columns.index(f.column)), self.room)
