@@ -110,3 +110,22 @@ def mirror_server(tmp_path: Path):  # noqa: ANN201 - Iterator[MirrorServer]
     root = tmp_path / "www"
     root.mkdir()
     yield from serve(root)
+
+
+# -- shared trees: site documents (tests/spec_tree.py) and a mirror with an unheld DAG (tests/dag_mirror.py)
+
+
+@pytest.fixture(scope="module")
+def spec_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Site documents with hdf5, kokkos, zlib and friends (tests/spec_tree.py)."""
+    from tests.spec_tree import write_tree  # it builds its documents with this module's helpers
+
+    return write_tree(tmp_path_factory.mktemp("spec-tree"))
+
+
+@pytest.fixture(scope="module")
+def dag_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A mirror whose DAG passes through records the cache does not hold (tests/dag_mirror.py)."""
+    from tests import dag_mirror
+
+    return dag_mirror.write_mirror(tmp_path_factory.mktemp("dag") / "develop")

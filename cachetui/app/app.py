@@ -12,19 +12,24 @@ from textual.worker import Worker, WorkerState
 
 from cachetui.app.clipboard import copy_to_local_clipboard
 from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
+from cachetui.app.export_flow import export_flow
+from cachetui.app.requests import CopyMenuRequested, CopyRequested, ExportRequested
 from cachetui.app.screens.browser import BrowserScreen
+from cachetui.app.screens.copy_menu import CopyMenu
 from cachetui.app.styles import stylesheet
 from cachetui.app.worker_failure import report_failure
 from cachetui.core.load.cache import CorpusCache
 from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.load.sources import local_input
 from cachetui.core.load.sources.site.loader import DEFAULT_MAX_BYTES
 from cachetui.core.load.sources.transport import DEFAULT_TIMEOUT_S
 from cachetui.core.model.build import build_corpus
-from cachetui.core.model.corpus import Corpus, Document
+from cachetui.core.model.corpus import Corpus, Document, SpecView
 from cachetui.core.model.problems import LoadReport, Problem
 from cachetui.core.model.records import MirrorOrigin
 from cachetui.core.query.spack_commands import mirror_of
 from cachetui.present.inert import inert
+from cachetui.present.table_cells import SpecRows
 
 
 class CacheTuiApp(App[None]):
@@ -80,6 +85,28 @@ class CacheTuiApp(App[None]):
             report = LoadReport(problems=[Problem("(loading)", message)])
             self.browser.corpus = self.presented(build_corpus([], report))
 
+    # -- what screens ask for -----------------------------------------------------------------------------
+
+    @on(CopyRequested)
+    def _copy_requested(self, event: CopyRequested) -> None:
+        self.copy_text(event.text, event.what)
+
+    @on(CopyMenuRequested)
+    def _copy_menu_requested(self, event: CopyMenuRequested) -> None:
+        self._copy_menu(event.spec, event.corpus)
+
+    @work(group="copy-menu", exclusive=True, exit_on_error=False)
+    async def _copy_menu(self, spec: SpecView, corpus: Corpus) -> None:
+        document = corpus.documents[corpus.document_of[spec.index]]
+        choice = await self.push_screen_wait(CopyMenu(spec, self.mirror_origin(document, corpus)))
+        if choice is not None:
+            what, text = choice
+            self.copy_text(text, what)
+
+    @on(ExportRequested)
+    def _export_requested(self, event: ExportRequested) -> None:
+        self.export_rows(event.suggested, event.rows)
+
     # -- hooks a served session (`cachetui.app.served`) overrides ------------------------------------------
 
     served = False  # True: a web visitor's session; export downloads in the browser, nothing is written here
@@ -91,6 +118,15 @@ class CacheTuiApp(App[None]):
     def mirror_origin(self, document: Document, corpus: Corpus) -> MirrorOrigin | None:
         """The mirror the copy menu names for a binary of `document`."""
         return mirror_of(document, corpus.origins)
+
+    def export_rows(self, suggested: str, rows: SpecRows) -> None:
+        """`e`: ask for a path beside the inputs (never into them) and write the rows there."""
+        self._export(suggested, rows)
+
+    @work(group="export-dialog", exclusive=True, exit_on_error=False)
+    async def _export(self, suggested: str, rows: SpecRows) -> None:
+        roots = [root for root in (local_input(os.fspath(path)) for path in self.paths) if root is not None]
+        await export_flow(self, suggested, rows, roots)
 
     def copy_text(self, text: str, what: str) -> None:
         """Copy through OSC 52 at once (and the local clipboard, off the UI thread); say what was copied."""

@@ -9,6 +9,7 @@ from rapidfuzz import fuzz
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.widgets.facet_panel import FACET_TITLES
 from cachetui.core.query.search import search_packages
 from cachetui.core.query.sorting import SORT_COLUMNS
@@ -31,9 +32,7 @@ def _relevance(typed: str, text: str) -> float:
     return fuzz.WRatio(typed.strip().lower(), text.lower())
 
 
-def _browser(provider: Provider):  # noqa: ANN202 - BrowserScreen | None, imported lazily to avoid a cycle
-    from cachetui.app.screens.browser import BrowserScreen
-
+def _browser(provider: Provider) -> BrowserScreen | None:
     screens = [s for s in provider.app.screen_stack if isinstance(s, BrowserScreen)]
     return screens[0] if screens else None
 
@@ -74,8 +73,8 @@ class FacetCommands(Provider):
                 yield Hit(score, display, toggle, text=f"{facet}={value}", help=f"{count} specs")
 
 
-def _actions(browser) -> list[tuple[str, str, Callable[[], object]]]:  # noqa: ANN001
-    actions = [
+def _actions(browser: BrowserScreen) -> list[tuple[str, str, Callable[[], object]]]:
+    actions: list[tuple[str, str, Callable[[], object]]] = [
         ("Show all packages", "every spec of the corpus in the table", partial(browser.open_package, None)),
         ("Clear all filters", "remove every facet filter (x)", browser.action_clear_filters),
         ("Choose tag", "show one cache tag, or all (t)", browser.action_choose_tag),

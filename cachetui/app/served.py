@@ -63,16 +63,18 @@ class ServedApp(CacheTuiApp):
                     "select the text with Shift+drag and copy it.",
                     title=inert(f"Select the {what} to copy it"), markup=False, timeout=20)
 
-    def download_rows(self, suggested: str, data: SpecRows) -> None:
+    def export_rows(self, suggested: str, rows: SpecRows) -> None:
         """`e`: ask only for a file name, then the visitor's browser downloads the rows."""
         if not self.is_web:  # any other driver would save into the server's Downloads folder
             self.notify("Export downloads in a web browser; this session has none.", severity="error", markup=False)
             return
-        self.push_screen(DownloadDialog(suggested, len(data.indices)), lambda name: self._download_named(name, data))
+        self._download_flow(suggested, rows)
 
-    def _download_named(self, name: str | None, data: SpecRows) -> None:
+    @work(group="export-dialog", exclusive=True, exit_on_error=False)
+    async def _download_flow(self, suggested: str, rows: SpecRows) -> None:
+        name = await self.push_screen_wait(DownloadDialog(suggested, len(rows.indices)))
         if name:
-            self._download(name, data)
+            self._download(name, rows)
 
     @work(thread=True, group="export", name="export", description="export", exit_on_error=False)
     def _download(self, name: str, data: SpecRows) -> None:

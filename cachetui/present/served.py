@@ -113,9 +113,10 @@ class Labels:
 
     def path(self, location: str) -> str:
         """A location as a visitor sees it: a local path under its source's label, a URL without credentials."""
-        if not self.is_local(location):
+        local = None if is_oci(location) else local_path(location)
+        if local is None:
             return without_credentials(location)
-        path, hash_mark, fragment = local_path(location).partition("#")  # type: ignore[union-attr]
+        path, hash_mark, fragment = local.partition("#")
         absolute = os.path.abspath(path)
         for root, label in self._roots:
             if absolute == root or absolute.startswith(root.rstrip(os.sep) + os.sep):

@@ -111,7 +111,7 @@ async def test_tag_picker_chooses_one_tag_or_all() -> None:
         await pilot.pause()
         assert app.browser.spec_query.filters["tag"] == frozenset({"develop-2025-04-20"})
         assert len(table_specs(app)) == 12
-        counts = app.screen.query_one(PackageList).counts
+        counts = app.screen.query_one(PackageList).state.counts
         assert counts["py-ml-dtypes"] == 12 and counts.get("py-mpi4py", 0) == 0
         await pilot.press("t", "home", "enter")
         await pilot.pause()

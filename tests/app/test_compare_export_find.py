@@ -37,7 +37,7 @@ async def _choose(pilot, value: str) -> None:  # noqa: ANN001 - a Pilot
     """Pick `value` in the open choice dialog, with the keys a user would press."""
     dialog = pilot.app.screen
     assert isinstance(dialog, ChoiceDialog)
-    position = [choice for _, choice in dialog._choices].index(value)
+    position = dialog.values.index(value)
     await pilot.press(*["down"] * position, "enter")
     await pilot.pause()
 

@@ -25,7 +25,7 @@ async def _copy_menu(pilot) -> list[str]:  # noqa: ANN001
     await pilot.press("c")
     await pilot.pause()
     assert isinstance(pilot.app.screen, CopyMenu)
-    return [value[1] for _, value in pilot.app.screen._choices]
+    return [value[1] for value in pilot.app.screen.values]
 
 
 async def test_a_registry_opens_in_the_browser_and_offers_adding_it() -> None:

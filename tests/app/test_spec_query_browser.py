@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import cachetui.app.screens.browser as browser_module
+import cachetui.app.screens.browser_keys as browser_keys_module
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.screens.columns_dialog import ColumnsDialog
 from cachetui.app.widgets.package_list import PackageList
@@ -74,7 +75,7 @@ async def test_the_package_list_holds_the_packages_with_matches(tree: Path) -> N
         await type_query(pilot, "+cuda")
         packages = app.screen.query_one(PackageList)
         listed = [packages.rows.package(row) for row in range(1, len(packages.rows))]
-        assert listed == ["hdf5", "kokkos"] and packages.counts == {"hdf5": 1, "kokkos": 3}
+        assert listed == ["hdf5", "kokkos"] and packages.state.counts == {"hdf5": 1, "kokkos": 3}
         await type_query(pilot, "")  # back to a package search: every package again
         assert len(packages.rows) == 1 + len({b[0] for b in BINARIES.values()})
 
@@ -142,7 +143,7 @@ async def test_the_query_follows_typing_once_it_pauses(tree: Path, monkeypatch: 
 
 
 async def test_runs_on_this_machine_toggles_and_names_it(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(browser_module, "host", lambda: Host("linux", "neoverse_v2"))
+    monkeypatch.setattr(browser_keys_module, "host", lambda: Host("linux", "neoverse_v2"))
     app = _app(tree)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)

@@ -1,33 +1,24 @@
 """The main screen: package list, spec table, facets and detail pane.
 
-The screen owns the state (corpus, query, sort, facet filter) as reactive attributes;
-widgets get data pushed down and send messages up.
+The state (corpus, query, sort, facet filter) is reactive attributes declared with the keys that
+change them (browser_keys.py); here it flows down: each change asks `present.answer` and pushes one
+frozen state to each widget. Widgets send messages up.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 
 import numpy as np
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.reactive import reactive
-from textual.screen import Screen
-from textual.widget import Widget
-from textual.widgets import Footer, Input, Label, ProgressBar
+from textual.widgets import Footer, Label, ProgressBar
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from cachetui.app.screens.choice_dialog import ChoiceDialog
-from cachetui.app.screens.columns_dialog import ColumnsDialog
-from cachetui.app.screens.copy_menu import CopyMenu, copy_choices
-from cachetui.app.screens.export_dialog import ExportDialog
-from cachetui.app.screens.help import HelpScreen, help_sections
-from cachetui.app.screens.problems import ProblemsScreen
-from cachetui.app.screens.tag_picker import ALL_TAGS, TagPicker
+from cachetui.app.screens.browser_keys import PANE_TITLES, BrowserKeys
+from cachetui.app.screens.panes import displayed, pane_widths
 from cachetui.app.widgets.detail_pane import DetailPane
 from cachetui.app.widgets.facet_panel import FacetPanel, FacetsPane, FacetState
 from cachetui.app.widgets.package_list import PackageList
@@ -36,102 +27,22 @@ from cachetui.app.widgets.spec_detail import spec_detail
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import Status, StatusLine
 from cachetui.app.worker_failure import report_failure
-from cachetui.core.load.sources import local_input
-from cachetui.core.model.corpus import Corpus, SpecView
-from cachetui.core.query.diff import compare_tags
+from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.interpret import interpret
-from cachetui.core.query.query import Query, RunsOn, facet_counts, match
+from cachetui.core.query.query import Query, match
 from cachetui.core.query.resolve import QueryProblem
-from cachetui.core.query.results import Results, package_counts_for, results_for
+from cachetui.core.query.results import Results
 from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query
-from cachetui.core.spack.targets import host
-from cachetui.present.export import ExportExists, ExportRefused, export_specs
+from cachetui.present.answer import Answer, View, answer, compare_text, runs_on_text
 from cachetui.present.format import loading_text
-from cachetui.present.inert import inert
 from cachetui.present.table_cells import SpecRows
-from cachetui.present.table_layout import HIDDEN_AT_FIRST
 
-# Pane -> the title on its top border; the focused pane's title and border light up.
-PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details", "#facets": "Facets"}
 # Up to this many specs, an answer takes a few milliseconds and is computed on the spot; above,
 # in a worker, so keys and paints never wait for it (a newer question cancels an older one).
 INLINE_SPECS = 50_000
-PACKAGE_COUNTS_KEPT = 32
-# Pane widths (wide, narrow) and how far each gives way when the table needs the room.
-PACKAGES_WIDTH, PACKAGES_NARROW = 28, 24
-PACKAGES_LEAST, PACKAGES_LEAST_BROWSING = 16, 20  # a package or query open (the list shows its name), or not
-FACETS_WIDTH, FACETS_LEAST = 30, 22
-WIDE_FROM = 110  # the -wide breakpoint below
 
 
-@dataclass(frozen=True, eq=False)
-class Answer:
-    """A query's results and per-package counts, or what is wrong with the query."""
-
-    results: Results | None = None
-    package_counts: dict[str, int] | None = None
-    problem: str | None = None
-
-
-@dataclass(frozen=True)
-class View:
-    """How the rows are shown: two tags compared (old, new), and/or laid out as `spack find -lv`."""
-
-    compare: tuple[str, str] | None = None
-    find: bool = False
-
-
-def answer(corpus: Corpus, query: Query, sort: tuple[str | None, bool], memo: dict[Query, dict[str, int]],
-           view: View = View()) -> Answer:
-    comparison = None
-    if view.compare is not None:  # both tags' rows; the comparison keeps a kept binary once
-        comparison = compare_tags(corpus, *view.compare)
-        query = query.with_facet("tag", frozenset(view.compare))
-    try:
-        results = results_for(corpus, query, sort, comparison=comparison, find=view.find)
-        everywhere = replace(query, package=None)  # package counts do not change as you move between packages
-        counts = memo.get(everywhere)
-        if counts is None:
-            counts = memo[everywhere] = package_counts_for(corpus, everywhere)
-            while len(memo) > PACKAGE_COUNTS_KEPT:
-                memo.pop(next(iter(memo)))
-    except QueryProblem as exc:
-        return Answer(problem=str(exc))
-    return Answer(results, counts)
-
-
-class BrowserScreen(Screen[None]):
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE_FROM, "-wide")]
-    # `/` and `f` move the focus, so they are priority bindings: Textual then acts on them as they
-    # arrive, and the keys typed right after reach the new focus (see check_action for text boxes).
-    BINDINGS = [  # in the footer's order: what is used most first, so a narrow footer cuts the rest
-        Binding("slash", "focus_search", "Search", priority=True, id="browser.search"),
-        Binding("f", "toggle_facets", "Facets", priority=True, id="browser.facets"),
-        # Help and quit early, so a footer cut at 80 columns still offers them.
-        Binding("question_mark", "help", "Help", id="browser.help"),
-        Binding("q", "app.quit", "Quit", id="browser.quit"),
-        Binding("y", "copy_hash", "Copy hash", id="browser.copy-hash"),
-        Binding("c", "copy_menu", "Copy…", id="browser.copy-menu"),
-        Binding("x", "clear_filters", "Clear", id="browser.clear"),
-        Binding("t", "choose_tag", "Tag", id="browser.tag"),
-        Binding("r", "toggle_runs_on", "Runs here", id="browser.runs-on"),
-        Binding("v", "choose_columns", "Columns", id="browser.columns"),
-        Binding("l", "toggle_find_view", "spack find", id="browser.find-view"),
-        Binding("d", "compare", "Compare", id="browser.compare"),
-        Binding("e", "export", "Export", id="browser.export"),
-        Binding("p", "problems", "Problems", id="browser.problems"),
-        Binding("escape", "back", "Back", show=False, id="browser.back"),
-    ]
-
-    corpus: reactive[Corpus | None] = reactive(None)
-    spec_query: reactive[Query] = reactive(Query)
-    sort: reactive[tuple[str | None, bool]] = reactive((None, False))
-    facet_filter: reactive[str] = reactive("")
-    expanded_facets: reactive[frozenset[str]] = reactive(frozenset())
-    with_build_deps: reactive[bool] = reactive(False)
-    hidden_columns: reactive[frozenset[str]] = reactive(HIDDEN_AT_FIRST)
-    view: reactive[View] = reactive(View)
-
+class BrowserScreen(BrowserKeys):
     def __init__(self) -> None:
         super().__init__()
         self.facet_counts: dict[str, dict[str, int]] = {}  # for the current query; the palette reads it too
@@ -141,9 +52,13 @@ class BrowserScreen(Screen[None]):
         self._opened: str | None = None  # the package opened from the list: where a query without a name looks
         self._wanted_spec: SpecQuery | None = None  # the last spec query parsed from the query line
         self._package_counts: dict[Query, dict[str, int]] = {}
-        self._keys_state: tuple[bool, ...] = ()
-        self._table_wants = 0  # cells the table asked for to show every column that tells rows apart
         self._detail_shown: tuple[object, ...] = ()  # (corpus, spec, build edges) the detail pane shows
+        self._table_wants = 0  # cells the table asked for to show every column that tells rows apart
+
+    @property
+    def applied_query(self) -> Query:
+        """The query the widgets show now (`spec_query` may be a newer one still being answered)."""
+        return self._applied
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -177,7 +92,8 @@ class BrowserScreen(Screen[None]):
             return
         self.add_class("-loaded")
         self._package_counts.clear()
-        self.query_one(PackageList).names = tuple(corpus.packages)
+        packages = self.query_one(PackageList)
+        packages.state = replace(packages.state, names=tuple(corpus.packages))
         self.spec_query = Query()
         self._refresh_results()
         if self.query_one(QueryBar).text:  # typed while loading
@@ -248,9 +164,8 @@ class BrowserScreen(Screen[None]):
         self.facet_counts = results.facet_counts
         self._push_facets()
         packages = self.query_one(PackageList)
-        packages.counts = package_counts
-        packages.changes = results.comparison.changes if results.comparison is not None else None
-        packages.current = query.package
+        changes = results.comparison.changes if results.comparison is not None else None
+        packages.state = replace(packages.state, counts=package_counts, changes=changes, current=query.package)
         self._push_status(corpus, query, len(results.indices))
         self._fit_panes()
 
@@ -268,9 +183,9 @@ class BrowserScreen(Screen[None]):
             errors=len(corpus.report.errors),
             loading=False,
             spec=str(query.spec) if query.spec is not None else None,
-            runs_on=_runs_on_text(query.runs_on),
+            runs_on=runs_on_text(query.runs_on),
             spec_names_package=query.spec is not None and query.spec.root.name == query.package,
-            compare=_compare_text(corpus, self.view.compare),
+            compare=compare_text(corpus, self.view.compare),
         )
 
     def _push_facets(self) -> None:
@@ -383,9 +298,9 @@ class BrowserScreen(Screen[None]):
         """The query line changed: a package search, or a spec query (False when it cannot be used)."""
         packages, bar = self.query_one(PackageList), self.query_one(QueryBar)
         spec_mode = looks_like_spec(text)
-        packages.only_matching = spec_mode
+        packages.state = replace(packages.state, only_matching=spec_mode,
+                                 search=packages.state.search if spec_mode else text)
         if not spec_mode:
-            packages.search = text
             bar.problem = None
             self._wanted_spec = None
             if self.spec_query.spec is not None:
@@ -433,33 +348,7 @@ class BrowserScreen(Screen[None]):
             return
         self.spec_query = self.spec_query.toggled(facet, value)
 
-    # -- actions -----------------------------------------------------------------------
-
-    def _refresh_keys(self) -> None:
-        """Refresh the footer when what y, c, x, t, d or e can do has changed: it recomposes every key."""
-        state = tuple(bool(self.check_action(a, ())) for a in ("copy_hash", "clear_filters", "choose_tag", "compare",
-                                                               "export")) + (self.view.find,)  # s sorts or not
-        if state != self._keys_state:
-            self._keys_state = state
-            self.refresh_bindings()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide keys that cannot act now, so the footer only offers what works."""
-        if action in ("focus_search", "toggle_facets") and isinstance(self.focused, Input):
-            return False  # typing `/` or `f` into a search box types it
-        if action in ("copy_hash", "copy_menu"):
-            return self.query_one(SpecTable).current_spec is not None
-        if action == "clear_filters":
-            return bool(self.spec_query.filters) or self.spec_query.runs_on is not None
-        if action == "choose_tag":  # comparing, the two tags compared are the scope
-            return self.corpus is not None and self.view.compare is None
-        if action == "compare":
-            return self.corpus is not None and len(self.corpus.tags) > 1
-        if action == "export":
-            return self.query_one(SpecTable).row_count > 0
-        if action in ("problems", "toggle_runs_on", "toggle_find_view"):
-            return self.corpus is not None
-        return True
+    # -- focus and panes ------------------------------------------------------------------
 
     def action_focus_search(self) -> None:
         """`/` searches where you are: the facets pane filters facets, anywhere else searches packages."""
@@ -490,27 +379,14 @@ class BrowserScreen(Screen[None]):
     def _fit_panes(self) -> None:
         """Narrow the package list, then the facets, as far as the table needs to tell its rows apart.
 
-        Inline widths on the two panes (no class on a container); both stay on screen, so Tab,
-        `/` and `f` reach them as before.
+        Both stay on screen, so Tab, `/` and `f` reach them as before.
         """
-        width = self.size.width
-        if not width:
+        if not self.size.width:
             return
-        narrow = width < WIDE_FROM
-        toggled = self.has_class("-facets-toggled")
-        packages_shown, facets_shown = not (narrow and toggled), toggled if narrow else not toggled
-        packages = PACKAGES_NARROW if narrow else PACKAGES_WIDTH
-        facets = FACETS_WIDTH
-        borders = 1 if narrow else 2 - toggled
-        short = self._table_wants - (width - borders - packages * packages_shown - facets * facets_shown)
         query = self.spec_query
-        least = PACKAGES_LEAST if query.package is not None or query.spec is not None else PACKAGES_LEAST_BROWSING
-        if short > 0 and packages_shown:
-            given = max(0, min(short, packages - least))
-            packages, short = packages - given, short - given
-        if short > 0 and facets_shown:
-            facets -= min(short, facets - FACETS_LEAST)
-        for selector, cells in (("#packages", packages), ("#facets", facets)):
+        widths = pane_widths(self.size.width, facets_toggled=self.has_class("-facets-toggled"),
+                             table_wants=self._table_wants, opened=query.package is not None or query.spec is not None)
+        for selector, cells in zip(("#packages", "#facets"), widths):
             pane = self.query_one(selector)
             if pane.styles.width is None or pane.styles.width.value != cells:
                 pane.styles.width = cells
@@ -518,91 +394,13 @@ class BrowserScreen(Screen[None]):
     def _keep_focus_visible(self) -> None:
         """Nothing hidden may keep the focus: move it to the pane that took the hidden one's place."""
         focused = self.focused
-        if focused is None or _displayed(focused):
+        if focused is None or displayed(focused):
             return
         facets = self.query_one(FacetsPane)
-        self.set_focus(facets.panel if _displayed(facets) else self.query_one(SpecTable))
-
-    def action_clear_filters(self) -> None:
-        self.spec_query = self.spec_query.cleared()
-
-    def action_toggle_runs_on(self) -> None:
-        """Only binaries that run on this machine: its platform, and its microarchitecture or an ancestor."""
-        if self.spec_query.runs_on is not None:
-            self.spec_query = replace(self.spec_query, runs_on=None)
-            return
-        try:
-            machine = host()
-        except Exception as exc:  # noqa: BLE001 - archspec reads /proc/cpuinfo and the like
-            self.notify(f"Cannot tell what this machine is: {exc}", severity="warning", markup=False)
-            return
-        self.spec_query = replace(self.spec_query, runs_on=RunsOn(machine.target, machine.platform))
-
-    def action_toggle_find_view(self) -> None:
-        """Group the table as `spack find -lv` prints it, or back to columns."""
-        self.view = replace(self.view, find=not self.view.find)
-
-    def action_compare(self) -> None:
-        """Choose two tags and mark each binary added, removed or kept; again to stop comparing."""
-        if self.view.compare is not None:
-            self.view = replace(self.view, compare=None)
-            return
-        tags = self.corpus.tags if self.corpus is not None else []
-        if len(tags) < 2:
-            self.notify("Comparing needs two tags; this corpus has one.", severity="warning", markup=False)
-            return
-        picker = TagPicker(tags, self._tag_counts(), None, title="Compare: the older tag", with_all=False)
-        self.app.push_screen(picker, self._old_tag_chosen)
-
-    def _old_tag_chosen(self, old: str | None) -> None:
-        if old is not None and self.corpus is not None:
-            newer = [t for t in self.corpus.tags if t != old]
-            picker = TagPicker(newer, self._tag_counts(), None, title=f"Compare {inert(old)} with: the newer tag",
-                               with_all=False)
-            self.app.push_screen(picker, lambda new: self._compare_chosen(old, new))
-
-    def _compare_chosen(self, old: str, new: str | None) -> None:
-        if new is not None:  # the answer scopes to the two tags; a tag filter set before waits until it stops
-            self.view = replace(self.view, compare=(old, new))
+        self.set_focus(facets.panel if displayed(facets) else self.query_one(SpecTable))
 
     def watch_view(self) -> None:
         self._refresh_results()
-
-    def action_export(self) -> None:
-        """The table as shown now: its rows are taken at the key, so a later answer cannot swap them."""
-        data = self.query_one(SpecTable).data
-        if data is None or self.query_one(StatusLine).status.busy:
-            self.notify("The table is being updated; export once it shows the answer.", markup=False)
-            return
-        name = f"cachetui-{_file_safe(self.spec_query.package or 'all')}.csv"
-        if self.app.served:  # type: ignore[attr-defined]  # a web visitor: a download, never a server path
-            self.app.download_rows(name, data)  # type: ignore[attr-defined]
-            return
-        roots = [p for p in map(local_input, self.app.paths) if p is not None]  # type: ignore[attr-defined]
-        self.app.push_screen(ExportDialog(name, len(data.indices), roots),
-                             lambda target: self._export_to(target, data))
-
-    def _export_to(self, target: Path | None, data: SpecRows, replace_file: bool = False) -> None:
-        if target is None:
-            return
-        if target.exists() and not replace_file:
-            choices = [(Text("Replace it"), True), (Text("Cancel"), False)]
-            self.app.push_screen(ChoiceDialog(f"{inert(str(target))} exists", choices),
-                                 lambda yes: self._export_to(target, data, True) if yes else None)
-            return
-        self._export_in_worker(data, target, replace_file)
-
-    @work(thread=True, group="export", name="export", description="export", exit_on_error=False)
-    def _export_in_worker(self, data: SpecRows, target: Path, replace_file: bool) -> None:
-        try:
-            export_specs(target, data.corpus, data.indices.tolist(), replace=replace_file)
-        except ExportExists:  # appeared while we asked or wrote: ask again, never clobber
-            self.app.call_from_thread(self._export_to, target, data)
-        except ExportRefused as exc:
-            self.app.call_from_thread(self.notify, inert(str(exc)), severity="error", markup=False)
-        else:
-            self.app.call_from_thread(self.notify, inert(f"{len(data.indices)} specs to {target}"),
-                                      title="Exported", markup=False)
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
@@ -613,87 +411,7 @@ class BrowserScreen(Screen[None]):
         if event.worker.group == "results":  # never leave "updating…" up for an answer that will not come
             self.query_one(StatusLine).status = replace(self.query_one(StatusLine).status, busy=False)
 
-    def action_choose_columns(self) -> None:
-        self.app.push_screen(ColumnsDialog(self.hidden_columns, self.query_one(SpecTable).squeezed),
-                             self._columns_chosen)
-
-    def _columns_chosen(self, hidden: frozenset[str] | None) -> None:
-        if hidden is not None:
-            self.hidden_columns = hidden
-
-    def action_choose_tag(self) -> None:
-        corpus = self.corpus
-        if corpus is None:
-            return
-        chosen = self.spec_query.filters.get("tag", frozenset())
-        current = next(iter(chosen)) if len(chosen) == 1 else None
-        self.app.push_screen(TagPicker(corpus.tags, self._tag_counts(), current), self._tag_chosen)
-
-    def _tag_counts(self) -> dict[str, int]:
-        """Specs per tag in the package open now, whatever the filters."""
-        return facet_counts(self.corpus, Query(self.spec_query.package), "tag") if self.corpus else {}
-
-    def _tag_chosen(self, tag: str | None) -> None:
-        if tag is not None:
-            self.spec_query = self.spec_query.with_facet("tag", frozenset() if tag == ALL_TAGS else frozenset({tag}))
-
-    def action_copy_hash(self) -> None:
-        spec = self._current_spec()
-        if spec is not None:
-            what, text = copy_choices(spec, None)[0]
-            self.app.copy_text(text, what)  # type: ignore[attr-defined]
-
-    def action_copy_menu(self) -> None:
-        spec = self._current_spec()
-        if spec is not None and self.corpus is not None:
-            document = self.corpus.documents[self.corpus.document_of[spec.index]]
-            self.app.push_screen(CopyMenu(spec, self.app.mirror_origin(document, self.corpus)),  # type: ignore[attr-defined]
-                                 self._copy_chosen)
-
-    def _copy_chosen(self, choice: tuple[str, str] | None) -> None:
-        if choice is not None:
-            what, text = choice
-            self.app.copy_text(text, what)  # type: ignore[attr-defined]
-
-    def _current_spec(self) -> SpecView | None:
-        spec = self.query_one(SpecTable).current_spec
-        if spec is None or self.corpus is None:
-            self.notify("No spec selected.", severity="warning", markup=False)
-            return None
-        return self.corpus.spec(spec)
-
-    def action_problems(self) -> None:
-        if self.corpus is not None:
-            self.app.push_screen(ProblemsScreen(self.corpus.report, self.query_one(QueryBar).problem))
-
-    def action_help(self) -> None:
-        panes = [self.query_one(selector) for selector in PANE_TITLES]
-        self.app.push_screen(HelpScreen(help_sections(self, panes)))
-
     def action_back(self) -> None:
         packages = self.query_one(PackageList)
         # On a narrow screen with facets shown, the package list is hidden: fall back to the table.
-        self.set_focus(packages.options if _displayed(packages) else self.query_one(SpecTable))
-
-
-def _compare_text(corpus: Corpus, compare: tuple[str, str] | None) -> str | None:
-    if compare is None:
-        return None
-    added, removed, kept = compare_tags(corpus, *compare).binaries
-    return f"{compare[0]} → {compare[1]}: +{added} −{removed} ={kept}"
-
-
-def _file_safe(name: str) -> str:
-    """A package name as part of a suggested file name: no separators, no control characters."""
-    return "".join(c if c.isascii() and (c.isalnum() or c in "._+-") else "_" for c in name)
-
-
-def _runs_on_text(runs_on: RunsOn | None) -> str | None:
-    if runs_on is None:
-        return None
-    return f"runs on this {runs_on.machine}" if runs_on.platform else f"runs on {runs_on.machine}"
-
-
-def _displayed(widget: Widget) -> bool:
-    """Shown on screen: neither it nor any container above it has `display: none`."""
-    return all(node.display for node in widget.ancestors_with_self if isinstance(node, Widget))
+        self.set_focus(packages.options if displayed(packages) else self.query_one(SpecTable))

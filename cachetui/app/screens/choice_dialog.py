@@ -30,6 +30,11 @@ class ChoiceDialog(ModalScreen[T | None], Generic[T]):
         self._choices = list(choices)
         self._highlighted = highlighted
 
+    @property
+    def values(self) -> list[T]:
+        """What each choice dismisses with, in the order shown."""
+        return [value for _, value in self._choices]
+
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(Text(self._title, style="bold"), classes="dialog-title")

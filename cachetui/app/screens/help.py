@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.dom import DOMNode
@@ -31,7 +31,7 @@ def _bindings(node: DOMNode) -> Iterable[Binding]:
         yield binding
 
 
-def key_rows(nodes: Iterable[DOMNode], app: DOMNode) -> list[KeyRow]:
+def key_rows(nodes: Iterable[DOMNode], app: App[None]) -> list[KeyRow]:
     """One row per action: every key bound to it, and its description.
 
     Keys are claimed in the order Textual tries bindings: priority ones from the app down,
@@ -49,7 +49,7 @@ def key_rows(nodes: Iterable[DOMNode], app: DOMNode) -> list[KeyRow]:
         claimed.add(binding.key)
         action = binding.action.removeprefix("app.")  # `q` bound on the screen to app.quit is the app's quit
         keys = grouped.setdefault((action, binding.description or action), [])
-        shown = app.get_key_display(binding)  # type: ignore[attr-defined]
+        shown = app.get_key_display(binding)
         if shown not in keys:
             keys.append(shown)
     return [(", ".join(keys), description) for (_, description), keys in grouped.items()]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.text import Text
 from textual import on
@@ -61,24 +61,26 @@ class PackageRows:
         return text
 
 
+@dataclass(frozen=True)
+class PackageListState:
+    """Everything the list shows, pushed down whole once per answer (one refill, not one per field)."""
+
+    names: tuple[str, ...] = ()
+    counts: Mapping[str, int] = field(default_factory=dict)
+    current: str | None = None  # the package open now: the cursor starts on it
+    search: str = ""  # what the query line holds while it searches packages
+    only_matching: bool = False  # a spec query is active: just the packages with matching specs, A-Z
+    changes: Mapping[str, tuple[int, int]] | None = None  # compare mode: package -> (added, removed)
+
+
 class PackageList(Vertical):
-    """Posts `Chosen` with a package name, or None for "all packages".
+    """Posts `Chosen` with a package name, or None for "all packages"."""
 
-    `search` ranks the names fuzzily; with `only_matching` (a spec query is active) the list
-    holds just the packages that have matching specs, A-Z.
-    """
+    state: reactive[PackageListState] = reactive(PackageListState)
 
-    names: reactive[tuple[str, ...]] = reactive(())
-    counts: reactive[dict[str, int]] = reactive(dict)
-    current: reactive[str | None] = reactive(None)
-    search: reactive[str] = reactive("")
-    only_matching: reactive[bool] = reactive(False)
-    changes: reactive[Mapping[str, tuple[int, int]] | None] = reactive(None)  # compare mode
-
+    @dataclass
     class Chosen(Message):
-        def __init__(self, package: str | None) -> None:
-            super().__init__()
-            self.package = package
+        package: str | None
 
     def compose(self) -> ComposeResult:
         yield PickList(id="package-options")
@@ -89,26 +91,20 @@ class PackageList(Vertical):
 
     @property
     def rows(self) -> PackageRows | None:
-        return self.options.source  # type: ignore[return-value]
+        source = self.options.source
+        return source if isinstance(source, PackageRows) else None
 
-    def watch_names(self) -> None:
-        self._refill()
+    def watch_state(self, old: PackageListState, new: PackageListState) -> None:
+        if (old.names, old.search, old.only_matching) != (new.names, new.search, new.only_matching):
+            self._refill(new, keep_cursor=False)
+        elif old.counts != new.counts:  # the same list with new counts: stay put, unless it is the matches'
+            self._refill(new, keep_cursor=not new.only_matching)
+        elif old.changes != new.changes:
+            self._refill(new, keep_cursor=True)
 
-    def watch_counts(self) -> None:
-        self._refill(keep_cursor=not self.only_matching)
-
-    def watch_search(self) -> None:
-        self._refill()
-
-    def watch_changes(self) -> None:
-        self._refill(keep_cursor=True)
-
-    def watch_only_matching(self) -> None:
-        self._refill()
-
-    def _refill(self, keep_cursor: bool = False) -> None:
-        query = "" if self.only_matching else self.search
-        names = tuple(n for n in self.names if self.counts.get(n)) if self.only_matching else self.names
+    def _refill(self, state: PackageListState, keep_cursor: bool) -> None:
+        query = "" if state.only_matching else state.search
+        names = tuple(n for n in state.names if state.counts.get(n)) if state.only_matching else state.names
         matches = search_packages(query, names)  # the same tuple each time: its spellings are reused
         if keep_cursor and self.rows is not None:
             cursor = self.options.cursor
@@ -116,8 +112,8 @@ class PackageList(Vertical):
             cursor = 1
         else:
             shown = [m.name for m in matches]
-            cursor = shown.index(self.current) + 1 if self.current in shown else 0
-        self.options.source = PackageRows(matches, self.counts, cursor, self.changes)
+            cursor = shown.index(state.current) + 1 if state.current in shown else 0
+        self.options.source = PackageRows(matches, state.counts, cursor, state.changes)
 
     def choose_highlighted(self) -> None:
         """Open what the cursor is on (after a search, the best match)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from typing import Protocol
 
 from rich.text import Text
@@ -31,11 +33,10 @@ class PickList(LineView):
 
     source: reactive[ListSource | None] = reactive(None, always_update=True)
 
+    @dataclass
     class Selected(Message):
-        def __init__(self, pick_list: PickList, row: int) -> None:
-            super().__init__()
-            self.pick_list = pick_list
-            self.row = row
+        pick_list: PickList
+        row: int
 
         @property
         def control(self) -> PickList:

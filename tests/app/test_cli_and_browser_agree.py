@@ -76,7 +76,7 @@ async def test_twenty_questions_get_the_same_answers_and_messages_in_the_cli_and
             if bar.problem is None:
                 assert _shown(app) == answer, text
             else:  # the table keeps the last answer it had (whatever was typed before), never going empty
-                kept = {(corpus.hashes[i], corpus.spec(i).tag) for i in match(corpus, app.browser._applied)}
+                kept = {(corpus.hashes[i], corpus.spec(i).tag) for i in match(corpus, app.browser.applied_query)}
                 assert answer == set() and _shown(app) == kept != set(), text
     answered = sum(1 for answer, _ in expected if answer)
     assert answered >= 12 and len(QUERIES) == 20
@@ -149,11 +149,11 @@ async def test_the_copy_menu_names_the_mirror_a_binary_was_loaded_from(sources: 
         await pilot.pause()
         menu = app.screen
         assert isinstance(menu, CopyMenu)
-        lines = [text for _, text in (choice for _, choice in menu._choices)]
+        lines = [text for _, text in menu.values]
         assert f"spack mirror add mysite {mirror}" in lines
         await pilot.press("escape")
         await type_query(pilot, "kokkos@=4.3.01")
         await pilot.press("c")
         await pilot.pause()
-        lines = [text for _, text in (choice for _, choice in app.screen._choices)]
+        lines = [text for _, text in app.screen.values]
         assert "spack mirror add spack-build-cache-develop https://binaries.spack.io/develop" in lines

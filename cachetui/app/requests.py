@@ -1,0 +1,38 @@
+"""What a screen asks of the app: copy, the copy menu, export.
+
+The app answers them (a terminal session and a served one answer differently), so screens never
+reach into the app's attributes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from cachetui.core.model.corpus import Corpus, SpecView
+from cachetui.present.table_cells import SpecRows
+
+
+@dataclass
+class CopyRequested(Message):
+    """Copy `text` to the clipboard; `what` names it in the notification."""
+
+    text: str
+    what: str
+
+
+@dataclass
+class CopyMenuRequested(Message):
+    """Offer the ways to copy `spec` (hash, short hash, the commands that install it)."""
+
+    spec: SpecView
+    corpus: Corpus
+
+
+@dataclass
+class ExportRequested(Message):
+    """Export `rows` as the table shows them; `suggested`: a file name to start from."""
+
+    suggested: str
+    rows: SpecRows
