@@ -1,11 +1,11 @@
 """Which columns the spec table shows at a width, and what its differs column leads with.
 
 The table's job is to let a user tell two binaries apart. `measure` reads an answer once (a sample
-of its rows when there are very many); `plan` then fits it to a width: it lays the columns out
-(`table_layout.lay_out`), sees which rows still look alike in what those columns show, and lets the
-differs column lead with the fewest variants that tell them apart (`separate.separating`). The
-differs column asks for the room those variants need; a few layouts are tried, and the one that
-leaves the fewest rows looking alike wins. Pure: tested without a terminal.
+of its rows when there are very many); `plan` then fits it to a width: it lays the columns out by
+priority (`table_layout.lay_out`), sees which rows still look alike in what those columns show, and
+lets the differs column lead with the fewest variants that tell them apart (`separate.separating`).
+Only when rows would look alike with no cut (…) to say so are other layouts tried; rows of the whole
+answer alike in full are found by `table_keys`. Pure: tested without a terminal.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from cachetui.present.table_layout import COLUMN, COLUMNS, GAP, Column, Fill, La
 SAMPLE_ROWS = 400  # an answer is measured over this many rows spread over it
 UNKNOWN_CELLS = frozenset({"", "-", "?"})  # a column of only these says nothing about any row
 DIFFERS_AT_LEAST = 16  # cells the differs column asks for even when fewer tell the rows apart
-TRIES = 4  # layouts tried per width
+TRIES = 4  # layouts tried as the differs column asks for more room
 NOT_TELLING = frozenset({"hash", "differs"})  # a hash tells every row apart and says nothing about it
 
 

@@ -16,9 +16,9 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.geometry import Size
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input
@@ -38,10 +38,6 @@ class ProblemNote(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._said = Text()
-
-    @property
-    def said(self) -> Text:
-        return self._said
 
     def say(self, text: Text) -> None:
         self._said = text
