@@ -97,10 +97,13 @@ class ColumnRows(RowSource):
         self._measured = measure(rows, hidden, self._getters)
         self.wanted = self._measured.wanted
         self.plan = Plan()
+        self._room: int | None = None
 
     def lay_out(self, room: int) -> None:
-        self.plan = plan(self._measured, room)
-        self._getters["differs"] = differs_getter(self.rows, self._getters, self.plan)
+        if room != self._room:  # the table's height changes often (the details pane); its width seldom
+            self._room = room
+            self.plan = plan(self._measured, room)
+            self._getters["differs"] = differs_getter(self.rows, self._getters, self.plan)
 
     def cell(self, key: str, spec: int) -> str:
         """A cell's whole text, as its column would show it with room enough."""
