@@ -199,7 +199,9 @@ async def test_a_long_query_problem_wraps_marks_its_cut_and_is_whole_on_the_prob
         await pilot.press("escape", "p")
         await pilot.pause()
         assert isinstance(app.screen, ProblemsScreen)
-        assert app.screen.query_one("#problems-query").render().plain.endswith(problem)  # whole
+        said = app.screen.query_one("#problems-query")
+        assert said.render().plain.endswith(problem)  # whole, and wrapped within the screen
+        assert said.region.right <= size[0] and said.content_size.width * said.content_size.height >= len(problem)
 
 
 async def test_a_short_query_problem_shows_whole(tmp_path: Path) -> None:
