@@ -4,13 +4,15 @@
 
 REF is checked out into a temporary git worktree; both versions run in fresh processes with
 this venv's Python, alternating, each `load_corpus([TREE])` with no cache (their defaults).
-Prints the median wall time and peak RSS (main process, VmHWM) of each.
+Prints the median wall time, CPU time (user + system, the process and its workers: steadier than
+wall time on a shared machine) and peak RSS (main process, VmHWM) of each.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -23,13 +25,19 @@ CODE = ("import sys; from cachetui.core.load.pipeline import load_corpus; load_c
         "print(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')))")
 
 
-def run(source: Path, tree: str) -> tuple[float, float]:
-    """Seconds and peak RSS (MB) of a fresh process loading `tree` with the code under `source`."""
+def run(source: Path, tree: str) -> tuple[float, float, float]:
+    """Seconds, CPU seconds and peak RSS (MB) of a fresh process loading `tree` with the code under `source`."""
     env = dict(os.environ, PYTHONPATH=str(source))
+    cpu = _children_cpu()
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", CODE, tree], capture_output=True, text=True, check=True, env=env,
                           cwd=tempfile.gettempdir())  # not the repo: `import cachetui` must come from PYTHONPATH
-    return time.perf_counter() - start, int(done.stdout.split()[-1]) / 1024
+    return time.perf_counter() - start, _children_cpu() - cpu, int(done.stdout.split()[-1]) / 1024
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -43,17 +51,17 @@ def main() -> None:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(before), args.ref],
                        check=True, capture_output=True)
         try:
-            runs: dict[str, list[tuple[float, float]]] = {"before": [], "after": []}
+            runs: dict[str, list[tuple[float, float, float]]] = {"before": [], "after": []}
             for _ in range(args.rounds):
                 runs["before"].append(run(before, args.tree))
                 runs["after"].append(run(ROOT, args.tree))
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(before)], check=True)
     for name, samples in runs.items():
-        seconds = statistics.median(s for s, _ in samples)
-        rss = statistics.median(r for _, r in samples)
-        print(f"{name:6} ({args.ref if name == 'before' else 'working tree'}): {seconds:.2f} s, peak RSS {rss:.0f} MB")
-    ratio = statistics.median(s for s, _ in runs["before"]) / statistics.median(s for s, _ in runs["after"])
+        seconds, cpu, rss = (statistics.median(sample[i] for sample in samples) for i in range(3))
+        print(f"{name:6} ({args.ref if name == 'before' else 'working tree'}): {seconds:.2f} s, CPU {cpu:.2f} s, "
+              f"peak RSS {rss:.0f} MB")
+    ratio = statistics.median(s[0] for s in runs["before"]) / statistics.median(s[0] for s in runs["after"])
     print(f"after is {ratio:.1f}x faster (medians of {args.rounds} alternating rounds)")
 
 

@@ -199,8 +199,9 @@ def test_the_cache_key_follows_the_parsing_code(tmp_path: Path) -> None:
     core = tmp_path / "core"
     shutil.copytree(Path(cachetui.core.__file__).parent, core, ignore=shutil.ignore_patterns("__pycache__"))
     assert source_digest(core) == code_digest()
-    for shaping in ("load/sources/site/document.py", "load/sources/spack_db.py", "model/build.py", "model/installable.py",
-                    "spack/variants.py", "load/sources/__init__.py"):
+    for shaping in ("load/sources/site/document.py", "load/sources/spack_db/typed.py",
+                    "load/sources/spack_db/tolerant.py", "load/sources/spack_node.py", "model/build.py",
+                    "model/installable.py", "spack/variants.py", "load/sources/__init__.py"):
         changed = tmp_path / shaping.replace("/", "-")
         shutil.copytree(core, changed)
         (changed / shaping).write_text((changed / shaping).read_text() + "\n# a fixed parser\n")

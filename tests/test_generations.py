@@ -61,6 +61,22 @@ def test_oldest_generation_reads_spec_files_beside_the_index(write_doc: WriteDoc
     assert spec.raw_variants == ("build_type=RelWithDebInfo", "cuda_arch=70,80", "+mpi", "~shared")
 
 
+def test_a_spec_file_is_read_by_the_rules_of_a_database_node(write_doc: WriteDoc) -> None:
+    """Values sorted, patches cut to 7 characters, a value with a space quoted, a name Spack could not have
+    written left out, and fields of the wrong type empty (not their Python text), as for a mirror's index."""
+    node = json.loads(_spec_json(HASH_A, "0.1.1"))["spec"]["nodes"][0]
+    node["parameters"] = {"patches": ["bb" * 32, "aa" * 32], "cuda_arch": ["80", "70"], "flags": "-O2 -g",
+                          "mpi +cuda": True, "ldflags": ["-s"]}
+    node["arch"]["platform"] = 5
+    write_doc("_cache/adiak/spec-0.json", json.dumps({"spec": {"nodes": [node]}}))
+    index = write_doc("_cache/adiak/index.md", front_matter(title='"adiak"', category="package",
+                                                            spec_files=["spec-0.json"]))
+    (loaded,) = load_paths([index]).documents
+    (spec,) = loaded.specs
+    assert spec.variants == ("cuda_arch=70,80", 'flags="-O2 -g"', "patches=aaaaaaa,bbbbbbb")
+    assert (spec.platform, spec.os, spec.compiler) == ("", "ubuntu20.04", "gcc@9.3.0")
+
+
 def test_spec_files_that_escape_the_directory_are_refused(write_doc: WriteDoc) -> None:
     doc = front_matter(title='"x"', category="package", spec_files=["../secret.json"])
     path = write_doc("_cache/x/index.md", doc)

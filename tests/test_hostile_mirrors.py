@@ -433,7 +433,7 @@ def test_a_bad_record_leaves_the_rest_of_the_index_on_the_fast_reader(monkeypatc
     def refused(*args: object) -> None:
         raise AssertionError("the whole index was read with Python's json")
 
-    monkeypatch.setattr("cachetui.core.load.sources.spack_db._read_tolerantly", refused)
+    monkeypatch.setattr("cachetui.core.load.sources.spack_db.read_tolerantly", refused)
     index = index_bytes(DB8)
     a, b, c = _in_cache(index)[:3]
     data = json.loads(_with_bytes(index, a, b"\xff").replace(b"\xff", b"@@FF@@").decode())

@@ -149,8 +149,8 @@ def test_a_file_that_grows_while_read_is_reported(tmp_path: Path, monkeypatch: p
         def __exit__(self, *exc: object) -> None:
             self.handle.close()
 
-    def opening(path: str):  # noqa: ANN202
-        handle, info = real_open(path)
+    def opening(path: str, **kwargs: bool):  # noqa: ANN202
+        handle, info = real_open(path, **kwargs)
         return (Appending(handle), info) if path == str(growing) else (handle, info)
 
     monkeypatch.setattr(loader, "open_regular", opening)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,32 @@ def test_a_pool_that_cannot_start_falls_back_in_process(tmp_path: Path, monkeypa
 
 def test_small_trees_stay_in_process() -> None:
     assert parallel.default_workers(parallel.PARALLEL_MIN_FILES - 1) == 1
+
+
+class _Pending(Future):
+    def result(self, timeout: float | None = None) -> object:
+        assert self.done(), "waited for a chunk no worker will ever parse"
+        return super().result(timeout)
+
+
+class _NeverStarting:
+    """A pool whose worker never starts: every chunk stays pending, so this process must take them all."""
+
+    def __init__(self) -> None:
+        self.submitted = 0
+
+    def submit(self, *args: object) -> Future:
+        self.submitted += 1
+        return _Pending()
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        pass
+
+
+def test_chunks_no_worker_started_are_parsed_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree(tmp_path, 3 * 16 + 5)
+    pool = _NeverStarting()
+    monkeypatch.setattr(parallel, "_start_pool", lambda workers: pool)
+    shared = load_corpus([tmp_path], workers=2)
+    assert pool.submitted == 4  # every chunk went to the pool, and came back
+    assert _fingerprint(shared) == _fingerprint(load_corpus([tmp_path], workers=1))

@@ -83,6 +83,10 @@ def test_patches_are_cut_to_7_characters_and_values_sorted_as_spack_prints_them(
     assert variants_text([f"patches={','.join(full)}", "cuda_arch=90,80"]) == " cuda_arch=80,90 patches=1d74a11,65f5630"
 
 
+def test_a_value_holding_a_space_stays_one_quoted_variant_as_everywhere_else() -> None:
+    assert variants_text(['flags="-O2 -g"', "+mpi"]) == '+mpi flags="-O2 -g"'
+
+
 def test_groups_sort_compilers_by_version_and_specs_by_name_then_version(tmp_path: Path) -> None:
     from cachetui.core.load.pipeline import load_corpus
     from cachetui.core.query.spack_find import find_lines

@@ -21,6 +21,7 @@ from cachetui.core.query.diff import Diff, Side, corpus_side, diff, tag_side
 from cachetui.core.query.filters import UnknownValue
 from cachetui.present.inert import inert
 from cachetui.present.spec_output import write_csv_rows
+from cachetui.present import table
 
 EXIT_SAME, EXIT_DIFFERENT = 0, 1
 FORMATS = ("table", "json", "csv")
@@ -95,11 +96,7 @@ def write_table(out: TextIO, found: Diff) -> None:
     summary = _summary_rows(found)
     rows = [list(SUMMARY), *(row for row, p in zip(summary, found.packages) if p.differs), summary[-1]]
     out.write(f"{inert(found.old)} -> {inert(found.new)}\n")
-    widths = [max(len(inert(row[i])) for row in rows) for i in range(len(SUMMARY))]
-    for row in rows:
-        cells = [inert(cell).ljust(w) if i == 0 else inert(cell).rjust(w)
-                 for i, (cell, w) in enumerate(zip(row, widths))]
-        out.write("  ".join(cells).rstrip() + "\n")
+    table.write_table(out, rows, right=range(1, len(SUMMARY)))  # the package, then counts
     lines = [("+", c) for p in found.packages for c in p.gained] + [("-", c) for p in found.packages for c in p.lost]
     if lines:
         out.write("\nconfigurations (package@version %compiler arch):\n")

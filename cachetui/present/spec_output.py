@@ -17,6 +17,7 @@ from cachetui.core.query.spack_find import find_lines
 from cachetui.core.spack.deptypes import deptype_names
 from cachetui.present.format import human_size
 from cachetui.present.inert import inert
+from cachetui.present.table import write_table
 
 FORMATS = ("table", "json", "csv", "spack")
 COLUMNS = ("package", "tag", "hash", "version", "compiler", "platform", "os", "target", "variants", "stacks", "size",
@@ -92,7 +93,7 @@ def write_specs(out: TextIO, corpus: Corpus, indices: Sequence[int], fmt: str, *
         write_csv_rows(out, [[*COLUMNS, "path"], *([safe(cell) for cell in _cells(s, shown) + [shown(s.path)]]
                                                    for s in specs)])
     else:
-        _write_table(out, [list(COLUMNS)] + [_cells(s) for s in specs])
+        write_table(out, [list(COLUMNS)] + [_cells(s) for s in specs])
 
 
 def write_csv_rows(out: TextIO, rows: Iterable[list[str]]) -> None:
@@ -102,9 +103,3 @@ def write_csv_rows(out: TextIO, rows: Iterable[list[str]]) -> None:
     quoted = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
     for row in rows:
         (quoted if any("\r" in cell for cell in row) else minimal).writerow(row)
-
-
-def _write_table(out: TextIO, rows: list[list[str]]) -> None:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")

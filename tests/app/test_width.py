@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Footer
 
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.screens.columns_dialog import ColumnsDialog
 from cachetui.app.screens.problems import ProblemsScreen
+from cachetui.app.widgets.key_footer import KeyFooter
 from cachetui.app.widgets.query_bar import ProblemNote, QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
 from tests.app.helpers import type_query, wait_loaded
@@ -175,8 +175,8 @@ async def test_column_chooser_says_what_has_no_room(tmp_path: Path) -> None:
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_footer_keeps_help_and_quit(tmp_path: Path, size: tuple[int, int]) -> None:
     async with hdf5_answer(tmp_path, size) as pilot:
-        footer = pilot.app.screen.query_one(Footer)
-        visible = {key.key for key in footer.children if key.region.right <= size[0] and key.region.width}
+        footer = pilot.app.screen.query_one(KeyFooter)
+        visible = {key.key for start, end, key in footer.shown if end <= size[0]}
         assert {"question_mark", "q"} <= visible
 
 

@@ -14,13 +14,14 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Label, ProgressBar
+from textual.widgets import Label, ProgressBar
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from cachetui.app.screens.browser_keys import PANE_TITLES, BrowserKeys
 from cachetui.app.screens.panes import displayed, pane_widths
 from cachetui.app.widgets.detail_pane import DetailPane
 from cachetui.app.widgets.facet_panel import FacetPanel, FacetsPane, FacetState
+from cachetui.app.widgets.key_footer import KeyFooter
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_detail import spec_detail
@@ -72,13 +73,17 @@ class BrowserScreen(BrowserKeys):
                 yield SpecTable(id="specs")
                 yield DetailPane(id="detail")
             yield FacetsPane(id="facets")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         for selector, title in PANE_TITLES.items():
             self.query_one(selector).border_title = title
         # Start on the list, not in the search box: a first `q` or `?` must act, `/` searches.
         self.set_focus(self.query_one(PackageList).options)
+        # The details follow the cursor within the key's own frame: a watcher runs as the cursor
+        # moves, where the Highlighted message arrives once the table's frame is drawn.
+        self.watch(self.query_one(SpecTable), "cursor", self._follow_cursor, init=False)
+        self.watch(self.query_one(QueryBar).input, "value", self._search_now, init=False)  # the same for typing
 
     # -- state flowing down ----------------------------------------------------------
 
@@ -100,6 +105,7 @@ class BrowserScreen(BrowserKeys):
             self._use_text(self.query_one(QueryBar).text)
 
     def watch_spec_query(self) -> None:
+        self._push_facets()  # the value chosen shows at once; its counts come with the answer
         self._refresh_results()
 
     def watch_sort(self) -> None:
@@ -123,7 +129,8 @@ class BrowserScreen(BrowserKeys):
             self._deliver(query, sort, view, answer(corpus, query, sort, self._package_counts, view))
         else:
             self.query_one(StatusLine).status = replace(self.query_one(StatusLine).status, busy=True)
-            self._answer_in_worker(corpus, query, sort, view)
+            # after the frame that says so: a worker competes for the GIL with the frame's drawing
+            self.call_after_refresh(self._answer_in_worker, corpus, query, sort, view)
 
     @work(thread=True, exclusive=True, group="results", name="results", description="results", exit_on_error=False)
     def _answer_in_worker(self, corpus: Corpus, query: Query, sort: tuple[str | None, bool], view: View) -> None:
@@ -142,6 +149,7 @@ class BrowserScreen(BrowserKeys):
             bar.problem = found.problem
             self._select_after = None
             self.set_reactive(BrowserScreen.spec_query, self._applied)
+            self._push_facets()
             shown = self.query_one(SpecTable).data
             self._push_status(corpus, self._applied, 0 if shown is None else len(shown.indices))
             return
@@ -151,9 +159,10 @@ class BrowserScreen(BrowserKeys):
         self._applied = query
         with self.app.batch_update():  # the widgets change together: never paint a half-updated screen
             self._push_results(corpus, found.results, found.package_counts or {})
-        if self._select_after is not None:
-            self.query_one(SpecTable).select_spec(self._select_after)
-            self._select_after = None
+            if self._select_after is not None:
+                self.query_one(SpecTable).select_spec(self._select_after)
+                self._select_after = None
+            self._spec_highlighted()  # details and keys now, not a frame later with the table's message
 
     def _push_results(self, corpus: Corpus, results: Results, package_counts: dict[str, int]) -> None:
         query = results.query
@@ -207,9 +216,12 @@ class BrowserScreen(BrowserKeys):
         self.spec_query = replace(self.spec_query, package=package)
         self.set_focus(self.query_one(SpecTable))
 
+    def _follow_cursor(self) -> None:
+        self._show_detail(self.query_one(SpecTable).current_spec)
+
     @on(SpecTable.Highlighted)
-    def _spec_highlighted(self, event: SpecTable.Highlighted) -> None:
-        self._show_detail(event.spec)
+    def _spec_highlighted(self) -> None:
+        self._follow_cursor()  # where the cursor is now: keys held down queue older messages
         self._refresh_keys()
 
     def _show_detail(self, spec_index: int | None) -> None:
@@ -277,6 +289,11 @@ class BrowserScreen(BrowserKeys):
         """Sort by `column`; asking again for the same column reverses it."""
         current, descending = self.sort
         self.sort = (column, not descending if current == column else False)
+
+    def _search_now(self, text: str) -> None:
+        """A package search follows each key within its frame (QueryBar.Typed does again, a no-op)."""
+        if not self.query_one(QueryBar).showing and not looks_like_spec(text):
+            self._use_text(text)
 
     @on(QueryBar.Typed)
     def _query_typed(self, event: QueryBar.Typed) -> None:

@@ -7,8 +7,9 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Label, Static
+from textual.widgets import DataTable, Label, Static
 
+from cachetui.app.widgets.key_footer import KeyFooter
 from cachetui.core.model.problems import LoadReport, Severity
 from cachetui.present.inert import inert
 
@@ -48,7 +49,7 @@ class ProblemsScreen(Screen[None]):
             yield Label(Text("No problems: every file loaded cleanly."), id="problems-none")
         yield table
         yield Static(id="problem-detail")
-        yield Footer()
+        yield KeyFooter()
 
     @on(DataTable.RowHighlighted)
     def _show_whole(self, event: DataTable.RowHighlighted) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.text import Text
 from textual.binding import Binding
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 
@@ -201,6 +202,11 @@ class DetailPane(PickList):
     def _rewrap(self, keep_cursor: bool) -> None:
         rows = wrap(detail_lines(self.detail), self.content_width or 80, self.app.console)
         self.source = DetailRows(rows, self.cursor if keep_cursor else 0)
+
+    def _set_virtual_size(self, size: Size) -> None:
+        # Its scrollbar always shows (app.tcss), a track with no thumb while every line fits: a
+        # scrollbar coming and going would lay out the screen, a frame later, at many cursor moves.
+        super()._set_virtual_size(size.with_height(max(size.height, self.scrollable_content_region.height)))
 
     def row_chosen(self, row: int) -> None:
         target = self.source.target(row) if isinstance(self.source, DetailRows) else None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -144,6 +144,15 @@ class FacetPanel(PickList):
     @property
     def entries(self) -> list[Entry]:
         return self.source.entries if isinstance(self.source, FacetRows) else []
+
+    def row_key(self, row: int) -> Hashable:
+        # An entry is all its line shows: a toggle that only moves the lines below the active
+        # filters repaints the few that changed, in the frame that answers the key.
+        entries = self.entries
+        return entries[row] if row < len(entries) else row
+
+    def forget_rows(self) -> None:
+        pass  # keyed by entry, painted lines stay true (the cache is bounded)
 
     def watch_state(self, state: FacetState) -> None:
         previous = self.entries[self.cursor] if self.entries and self.cursor < len(self.entries) else None

@@ -7,6 +7,7 @@ Subclasses say how many rows there are, which can hold the cursor, and how a row
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import ClassVar
 
 from rich.style import Style
@@ -14,7 +15,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -36,7 +37,8 @@ class LineView(ScrollView, can_focus=True):
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._lines: LRUCache[tuple[int, int, bool, bool], Strip] = LRUCache(1024)
+        self._lines: LRUCache[tuple[Hashable, int, bool, bool], Strip] = LRUCache(1024)
+        self._paint: tuple[int, Style] | None = None  # (content width, base style) while a paint is on
 
     # -- what subclasses provide -------------------------------------------------------
 
@@ -54,6 +56,16 @@ class LineView(ScrollView, can_focus=True):
     def selectable(self, row: int) -> bool:
         return True
 
+    def row_key(self, row: int) -> Hashable:
+        """What a row's paint depends on, besides width, cursor and focus: by default its index, and
+        painted rows are forgotten when the rows change (`forget_rows`). A view whose rows say what
+        they show can key by that and keep the paint of rows an answer only moves."""
+        return row
+
+    def forget_rows(self) -> None:
+        """The rows changed: painted rows keyed by index no longer hold."""
+        self._lines.clear()
+
     def cursor_moved(self) -> None:
         """Hook: the cursor now rests on another row (or the rows changed under it)."""
 
@@ -69,8 +81,8 @@ class LineView(ScrollView, can_focus=True):
 
     def rows_changed(self, cursor: int | None = None) -> None:
         """Call after the rows change: resize, clamp or place the cursor, repaint."""
-        self._lines.clear()
-        self.virtual_size = Size(self.content_width, self.row_count + self.HEADER_LINES)
+        self.forget_rows()
+        self._set_virtual_size(Size(self.content_width, self.row_count + self.HEADER_LINES))
         wanted = self.cursor if cursor is None else cursor
         wanted = self._nearest_selectable(max(0, min(wanted, self.row_count - 1)), 1)
         if wanted == self.cursor:
@@ -82,23 +94,52 @@ class LineView(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._lines.clear()
-        self.virtual_size = Size(self.content_width, self.row_count + self.HEADER_LINES)
+        self._set_virtual_size(Size(self.content_width, self.row_count + self.HEADER_LINES))
         self._scroll_to_cursor()
+        self.refresh()  # a frame may have been painted at the new size before this event came
+
+    def _set_virtual_size(self, size: Size) -> None:
+        """Rows changed: a view sized by CSS needs no screen layout, only its scrollbar updated.
+
+        Setting `virtual_size` lays out the whole screen (5-20 ms at 120x40, and a frame later) on
+        every change, so each cursor move that changes the details' length would pay it. A layout
+        is still asked for when a scrollbar appears or goes (`show_vertical_scrollbar` does so).
+        """
+        height = self.styles.height
+        if height is None or height.is_auto or not self.container_size:
+            self.virtual_size = size  # sized by its rows, or not laid out yet: the screen must know
+        elif size != self.virtual_size:
+            self.set_reactive(LineView.virtual_size, size)
+            self._scroll_update(size)  # Textual 8.2.8's own no-layout path (as when scrolling)
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        # Textual 8.2.8 passes a scroll view's region as its virtual size at every screen layout, so
+        # ScrollView updates (repaints) its scrollbars each time, a frame after the layout's own: the
+        # rows are the virtual size here, and only a change of size needs the scrollbars updated.
+        return super()._size_updated(size, self.virtual_size, container_size, layout)
 
     # -- painting ----------------------------------------------------------------------
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Once per paint, not once per line: `rich_style` walks the ancestors (a third of a row's cost).
+        self._paint = (self.content_width, self.rich_style)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint = None
+
     def render_line(self, y: int) -> Strip:
-        width = self.content_width
+        width, base = self._paint or (self.content_width, self.rich_style)
         if y < self.HEADER_LINES:
-            return self._strip(self.header_text(y, width), width, self.rich_style)
+            return self._strip(self.header_text(y, width), width, base)
         row = int(self.scroll_offset.y) + y - self.HEADER_LINES
         if row >= self.row_count:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, base)
         is_cursor = row == self.cursor and self.selectable(row)
-        key = (row, width, is_cursor, self.has_focus)
+        key = (self.row_key(row), width, is_cursor, self.has_focus)
         strip = self._lines.get(key)
         if strip is None:
-            style = self.rich_style
+            style = base
             if is_cursor:
                 focused, blurred = self.CURSOR_CLASSES
                 style = style + self.get_component_rich_style(focused if self.has_focus else blurred)

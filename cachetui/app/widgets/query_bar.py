@@ -83,6 +83,7 @@ class QueryBar(Horizontal):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._pending: Timer | None = None
+        self.showing = False  # the line is being set by `show`, not typed
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=PLACEHOLDER, id="query-line")
@@ -99,8 +100,12 @@ class QueryBar(Horizontal):
     def show(self, text: str) -> None:
         """Put `text` on the line without posting anything (the screen already applies its query)."""
         self._cancel_pending()
-        with self.input.prevent(Input.Changed):
-            self.input.value = text
+        self.showing = True
+        try:
+            with self.input.prevent(Input.Changed):
+                self.input.value = text
+        finally:
+            self.showing = False
         self.problem = self.note = None
 
     def clear(self) -> None:

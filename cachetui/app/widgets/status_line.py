@@ -70,4 +70,4 @@ class StatusLine(Static):
     status: reactive[Status] = reactive(Status)
 
     def watch_status(self, status: Status) -> None:
-        self.update(render_status(status))
+        self.update(render_status(status), layout=False)  # one line high whatever it says: no screen layout

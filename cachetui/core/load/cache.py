@@ -125,6 +125,12 @@ class Snapshot:
         chosen = [d for d in by_origin.get(origin, []) if tag is None or corpus.documents[d].tag == tag]
         return corpus.documents_as_records(chosen)
 
+    def reusable_among(self, current: dict[str, Signature | None]) -> set[str]:
+        """The paths in `current` (path -> signature now) whose cached results still hold."""
+        if current == self.signatures and not self.retry and not self.inputs and None not in current.values():
+            return set(current)  # the usual warm start, compared in C: every file as it was
+        return {path for path, sig in current.items() if self.reusable(path, sig)}
+
     def reusable(self, path: str, current: Signature | None) -> bool:
         """Whether `path`'s cached result still holds: same file, same inputs, no I/O failure."""
         if current is None or path in self.retry or self.signatures.get(path) != current:

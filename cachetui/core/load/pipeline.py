@@ -287,17 +287,23 @@ class _Site:
         self.signatures = {c.path: signature(c.path) for c in self.candidates}  # before reading: never newer
         # Only which files are unchanged: their documents are rebuilt from the cached corpus if, and only
         # if, something else changed (when nothing did, the cached corpus is used as it is).
-        self.reused = {path for path, sig in self.signatures.items() if snapshot.reusable(path, sig)}
+        self.reused = snapshot.reusable_among(self.signatures)
 
     def all_reused(self) -> bool:
         snapshot = self.snapshot
         return (snapshot is not None and self.directories is snapshot.directories
                 and len(self.reused) == len(self.candidates))
 
+    def _reused_results(self) -> Iterator[tuple[str, FileResult]]:
+        """Each unchanged file's result, one at a time (files are reused only from a snapshot)."""
+        snapshot = self.snapshot
+        if snapshot is not None:
+            for path in self.reused:
+                yield path, _reused_result(snapshot, path)
+
     def load_into(self, builder: CorpusBuilder, load: _Load) -> None:
         """Unchanged files from the cached corpus, the rest parsed (in parts); problems reported in file order."""
-        for path in self.reused:
-            result = _reused_result(self.snapshot, path)  # type: ignore[arg-type]
+        for path, result in self._reused_results():
             if result.document is not None:
                 builder.add(result.document)
             self.results[path] = _summary(result)

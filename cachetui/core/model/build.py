@@ -12,10 +12,11 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import chain
+from operator import attrgetter, itemgetter
 
 import numpy as np
 
-from cachetui.core.model.arrays import as_numpy, expand_ranges
+from cachetui.core.model.arrays import IdArray, IndexArray, expand_ranges, joined, offsets_of, owners
 from cachetui.core.model.corpus import (
     MULTI_FACETS,
     RAW_VARIANTS,
@@ -36,26 +37,35 @@ from cachetui.core.spack.tags import sort_tags
 from cachetui.core.spack.variants import text_atoms
 
 _MULTI = (*MULTI_FACETS, RAW_VARIANTS)
-BATCH_SPECS = 16_384  # specs appended at once: large enough to amortise, small enough to stream
-_STORED = ("stack", RAW_VARIANTS)  # appended per spec; the variant facet is derived from RAW_VARIANTS
+# Specs appended at once: enough to amortise the numpy calls, few enough that the batch's Python objects
+# (~17 per spec) are still in the CPU cache when they are interned and freed. Measured on the varied L
+# tree: documents decoded and built in 1.9 s at 1,024 specs a batch, 3.9 s at 16,384.
+BATCH_SPECS = 1024
+_STORED = _MULTI  # appended per spec; the variant facet's atoms derived from the raw strings as they come
 _PART_VOCABS = (*SINGLE_FACETS, *_STORED)  # what a part of site documents carries (no dependencies)
+
+
+# A document while the corpus is built: (path, package, tag, title, generation, start, stop), its specs'
+# slice in the order they were added. A tuple, not a Document: 50,000 are made, sent, shifted and
+# sorted, and a frozen dataclass costs ~1 us to make each time; the Documents are made once, at the end.
+DocRow = tuple[str, str, str, str, str, int, int]
 
 
 @dataclass(slots=True)
 class BuilderPart:
     """Documents built into columns elsewhere (a worker process): ids into the part's own vocabularies.
 
-    Compact to send between processes (numpy arrays and short string lists), and merged by
-    remapping each vocabulary once rather than interning every value again.
+    Compact to send between processes (numpy arrays of the narrowest integer type, short string
+    lists), and merged by remapping each vocabulary once rather than interning every value again.
     """
 
     vocab: dict[str, list[str]]
-    single: dict[str, np.ndarray]
+    single: dict[str, np.ndarray]  # ids, in the narrowest integer type (see _narrow)
     flat: dict[str, np.ndarray]
     lengths: dict[str, np.ndarray]  # entries per spec, for each stored multi-valued column
     hashes: list[str]
-    sizes: np.ndarray
-    docs: list[Document]  # start/stop within the part
+    sizes: IndexArray
+    docs: list[DocRow]  # start/stop within the part
 
 
 class CorpusBuilder:
@@ -71,16 +81,17 @@ class CorpusBuilder:
         self.lengths: dict[str, list[np.ndarray]] = {name: [] for name in _STORED}
         self.hashes: list[str] = []
         self.sizes: list[np.ndarray] = []
-        self.docs: list[Document] = []
+        self.docs: list[DocRow] = []
         self._pending: list[ParsedDocument] = []  # added, not yet appended to the columns
         self._n_specs = 0
         self._compiler_names: list[int] = []
+        self._atoms = _AtomTable(self.vocab)
         self.dependencies = DependencyBuilder(self.vocab)
 
     def add(self, doc: ParsedDocument) -> None:
         start = self._n_specs
         self._n_specs += len(doc.columns)
-        self.docs.append(Document(doc.path, doc.package, doc.tag, doc.title, doc.generation, start, self._n_specs))
+        self.docs.append((doc.path, doc.package, doc.tag, doc.title, doc.generation, start, self._n_specs))
         self._pending.append(doc)
         if self._n_specs - len(self.hashes) >= BATCH_SPECS:
             self._flush()
@@ -93,7 +104,7 @@ class CorpusBuilder:
         columns = [doc.columns for doc in docs]
 
         def joined(name: str) -> list:
-            return list(chain.from_iterable(getattr(c, name) for c in columns))
+            return list(chain.from_iterable(map(attrgetter(name), columns)))
 
         self.hashes.extend(joined("hashes"))
         self.sizes.append(np.asarray(joined("sizes"), dtype=np.int64))
@@ -105,6 +116,9 @@ class CorpusBuilder:
         for facet, name in (("version", "versions"), ("platform", "platforms"), ("os", "oss"), ("target", "targets")):
             self.single[facet].append(self.vocab[facet].ids_of(joined(name)))
         self._extend_strings(RAW_VARIANTS, joined("variants"))
+        atoms, atom_lengths = self._atoms.of(self.flat[RAW_VARIANTS][-1], self.lengths[RAW_VARIANTS][-1])
+        self.flat["variant"].append(atoms)
+        self.lengths["variant"].append(atom_lengths)
         self._extend_strings("stack", joined("stacks"))
         without = 0  # specs of sources that record no dependencies, added in one go
         for c in columns:
@@ -117,7 +131,7 @@ class CorpusBuilder:
         self.dependencies.add(None, without)
 
     def _extend_strings(self, name: str, per_spec: list[tuple[str, ...]]) -> None:
-        """Append one CSR row of interned strings per spec (facet atoms are derived in `finish`)."""
+        """Append one CSR row of interned strings per spec."""
         self.flat[name].append(self.vocab[name].ids_of(list(chain.from_iterable(per_spec))))
         self.lengths[name].append(np.fromiter(map(len, per_spec), dtype=np.int64, count=len(per_spec)))
 
@@ -135,10 +149,10 @@ class CorpusBuilder:
         if self.dependencies.hashes:
             raise ValueError("a part carries no dependency edges")
         return BuilderPart({name: list(self.vocab[name].values) for name in _PART_VOCABS},
-                           {f: _joined(self.single[f], np.int32) for f in SINGLE_FACETS},
-                           {n: _joined(self.flat[n], np.int32) for n in _STORED},
-                           {n: _joined(self.lengths[n], np.int64) for n in _STORED},
-                           self.hashes, _joined(self.sizes, np.int64), self.docs)
+                           {f: _narrow(joined(self.single[f], np.int32)) for f in SINGLE_FACETS},
+                           {n: _narrow(joined(self.flat[n], np.int32)) for n in _STORED},
+                           {n: _narrow(joined(self.lengths[n], np.int64)) for n in _STORED},
+                           self.hashes, joined(self.sizes, np.int64), self.docs)
 
     def merge(self, part: BuilderPart) -> None:
         """Append a part's documents, mapping its vocabularies onto this builder's once."""
@@ -151,8 +165,8 @@ class CorpusBuilder:
             self.flat[name].append(remap[name][part.flat[name]] if len(part.flat[name]) else part.flat[name])
             self.lengths[name].append(part.lengths[name])
         start = self._n_specs
-        self.docs.extend(Document(d.path, d.package, d.tag, d.title, d.generation, d.start + start, d.stop + start)
-                         for d in part.docs)  # by position: replace() cost 10 us a document
+        self.docs.extend((path, package, tag, title, generation, first + start, stop + start)
+                         for path, package, tag, title, generation, first, stop in part.docs)
         self.hashes.extend(part.hashes)
         self.sizes.append(part.sizes)
         self._n_specs += len(part.hashes)
@@ -160,46 +174,32 @@ class CorpusBuilder:
 
     # -- the corpus ----------------------------------------------------------------------------------
 
-    def _variant_atoms(self, raw_offsets: np.ndarray, raw_flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The variant facet in CSR form, from the raw strings: each distinct string is parsed once."""
-        intern = self.vocab["variant"].intern
-        table, lengths = array("i"), array("q")
-        for text in self.vocab[RAW_VARIANTS].values:
-            atoms = [intern(atom) for atom in text_atoms(text)]
-            table.extend(atoms)
-            lengths.append(len(atoms))
-        atom_lengths = as_numpy(lengths, np.int64)
-        atom_starts = np.concatenate(([0], np.cumsum(atom_lengths)[:-1])).astype(np.int64)
-        per_entry = atom_lengths[raw_flat]
-        flat = as_numpy(table, np.int32)[expand_ranges(atom_starts[raw_flat], per_entry)]
-        offsets = np.concatenate(([0], np.cumsum(per_entry)))[raw_offsets].astype(np.int64)
-        return offsets, flat
-
     def finish(self, report: LoadReport | None = None) -> Corpus:
         """Reorder by package, tag (display order) and path; build the numpy columns."""
         report = report if report is not None else LoadReport()
         self._flush()
-        csr = {name: (_offsets(_joined(self.lengths[name], np.int64)), _joined(self.flat[name], np.int32))
-               for name in _STORED}
-        csr["variant"] = self._variant_atoms(*csr[RAW_VARIANTS])
         tags = sort_tags(self.vocab["tag"].values)
         tag_rank = {tag: i for i, tag in enumerate(tags)}
-        order = sorted(range(len(self.docs)), key=lambda d: _doc_key(self.docs[d], tag_rank))
-        _warn_duplicate_documents([self.docs[d] for d in order], report)
-        perm = _spec_permutation(self.docs, order)
-        documents, packages, ranges, package_of, document_of = _lay_out(self.docs, order)
+        ordered = sorted(self.docs, key=lambda row: (row[1], tag_rank[row[2]], row[0]))  # package, tag, path
+        _warn_duplicate_documents(ordered, report)
+        spans = _spans(ordered)
+        perm = expand_ranges(spans[0], spans[1] - spans[0])  # new position -> old spec index
+        documents, packages, ranges, package_of, document_of = _lay_out(ordered)
         corpus = Corpus(
             packages=packages,
             package_ranges=ranges,
             documents=documents,
             tags=tags,
-            hashes=[self.hashes[i] for i in perm],
+            hashes=_permuted_strings(self.hashes, perm),
             vocab=self.vocab,
-            single={f: _joined(self.single[f], np.int32)[perm] for f in SINGLE_FACETS},
-            multi={name: _permuted_multi(*csr[name], perm, owners=name in MULTI_FACETS) for name in _MULTI},
+            single={f: joined(self.single[f], np.int32)[perm] for f in SINGLE_FACETS},
+            multi={name: _permuted_multi(offsets_of(joined(self.lengths[name], np.int64)),
+                                         joined(self.flat[name], np.int32), perm, spans,
+                                         with_owners=name in MULTI_FACETS)
+                   for name in _MULTI},
             package_of=package_of,
             document_of=document_of,
-            size=_joined(self.sizes, np.int64)[perm],
+            size=joined(self.sizes, np.int64)[perm],
             deps=self.dependencies.finish(perm),
             report=report,
         )
@@ -210,12 +210,48 @@ class CorpusBuilder:
         return corpus
 
 
-def _joined(chunks: list[np.ndarray], dtype: type) -> np.ndarray:
-    return np.concatenate(chunks).astype(dtype, copy=False) if chunks else np.zeros(0, dtype=dtype)
 
 
-def _offsets(lengths: np.ndarray) -> np.ndarray:
-    return np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+class _AtomTable:
+    """Raw variant id -> the ids of its facet atoms (`cuda_arch:=80,90` -> `cuda_arch=80`, `cuda_arch=90`).
+
+    Each distinct raw string is parsed once, when first seen; the atoms of a batch are then found
+    with numpy alone, and in small pieces: deriving them for a whole site at the end cost ~400 MB of
+    temporaries, and the kernel's time to hand out that much fresh memory was most of the cost.
+    """
+
+    def __init__(self, vocab: dict[str, Vocabulary]) -> None:
+        self.raw, self.atoms = vocab[RAW_VARIANTS], vocab["variant"]
+        self.table, self.counts = array("i"), array("q")
+        self._arrays: tuple[IdArray, IndexArray, IndexArray] | None = None
+
+    def of(self, raw_ids: IdArray, raw_lengths: IndexArray) -> tuple[IdArray, IndexArray]:
+        """The atoms of a CSR column of raw ids (flat ids, entries per spec): flat atom ids, atoms per spec."""
+        table, counts, starts = self._grown()
+        per_entry = counts[raw_ids]
+        if (per_entry == 1).all():  # one atom each, the common case: the same rows, ids swapped
+            return table[starts[raw_ids]], raw_lengths
+        flat = table[expand_ranges(starts[raw_ids], per_entry)]
+        bounds = np.concatenate(([0], np.cumsum(per_entry)))[np.concatenate(([0], np.cumsum(raw_lengths)))]
+        return flat, np.diff(bounds)
+
+    def _grown(self) -> tuple[IdArray, IndexArray, IndexArray]:
+        new = self.raw.values[len(self.counts):]
+        if new or self._arrays is None:
+            for text in new:
+                ids = [self.atoms.intern(atom) for atom in text_atoms(text)]
+                self.table.extend(ids)
+                self.counts.append(len(ids))
+            counts = np.array(self.counts, dtype=np.int64)
+            starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+            self._arrays = np.array(self.table, dtype=np.int32), counts, starts
+        return self._arrays
+
+
+def _narrow(ids: np.ndarray) -> np.ndarray:
+    """Non-negative integers in the smallest type that holds them: a part crosses a pipe, and ids into
+    vocabularies of a few hundred values need one byte, not four."""
+    return ids.astype(np.min_scalar_type(int(ids.max())), copy=False) if len(ids) else ids
 
 
 def build_corpus(documents: Iterable[ParsedDocument], report: LoadReport | None = None) -> Corpus:
@@ -225,56 +261,59 @@ def build_corpus(documents: Iterable[ParsedDocument], report: LoadReport | None 
     return builder.finish(report)
 
 
-def _doc_key(doc: Document, tag_rank: dict[str, int]) -> tuple[str, int, str]:
-    return (doc.package, tag_rank[doc.tag], doc.path)
+def _permuted_strings(strings: list[str], perm: IndexArray) -> list[str]:
+    """`[strings[i] for i in perm]`, gathered by numpy: half the time of indexing a list 500,000 times."""
+    held = np.empty(len(strings), dtype=object)
+    held[:] = strings
+    return held[perm].tolist()
 
 
-def _spec_permutation(docs: list[Document], order: list[int]) -> np.ndarray:
-    """New position -> old spec index, document by document in the new order."""
-    starts = np.fromiter((docs[d].start for d in order), dtype=np.int64, count=len(order))
-    lengths = np.fromiter((docs[d].stop - docs[d].start for d in order), dtype=np.int64, count=len(order))
-    return expand_ranges(starts, lengths)
+def _spans(docs: list[DocRow]) -> tuple[IndexArray, IndexArray]:
+    """Each document's first spec and the one after its last, in the order specs were added."""
+    starts = np.fromiter(map(itemgetter(5), docs), dtype=np.int64, count=len(docs))
+    return starts, np.fromiter(map(itemgetter(6), docs), dtype=np.int64, count=len(docs))
 
 
-def _permuted_multi(old_offsets: np.ndarray, flat: np.ndarray, perm: np.ndarray, *, owners: bool) -> MultiColumn:
-    """The column in the new spec order; `owners` only where masks and counts read them (facets)."""
-    lengths = (old_offsets[1:] - old_offsets[:-1])[perm]
-    new_offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    new_flat = flat[expand_ranges(old_offsets[:-1][perm], lengths)]
-    owner = np.repeat(np.arange(len(perm), dtype=np.int32), lengths) if owners else np.zeros(0, dtype=np.int32)
-    return MultiColumn(offsets=new_offsets, flat=new_flat, owner=owner)
+def _permuted_multi(old_offsets: IndexArray, flat: IdArray, perm: IndexArray,
+                    spans: tuple[IndexArray, IndexArray], *, with_owners: bool) -> MultiColumn:
+    """The column in the new spec order; its owners only where masks and counts read them (facets).
+
+    A document's entries are contiguous, so the column is copied a document at a time (`spans`, in
+    the new order): slices, not an index of every entry, which at 5 million entries was 80 MB of
+    fresh memory for the kernel to fault in.
+    """
+    lengths = np.diff(old_offsets)[perm]
+    bounds = zip(old_offsets[spans[0]].tolist(), old_offsets[spans[1]].tolist())
+    new_flat = np.concatenate([flat[lo:hi] for lo, hi in bounds]) if len(perm) else flat[:0]
+    owner = owners(lengths) if with_owners else np.zeros(0, dtype=np.int32)
+    return MultiColumn(offsets=offsets_of(lengths), flat=new_flat, owner=owner)
 
 
-def _lay_out(
-    docs: list[Document], order: list[int]
-) -> tuple[list[Document], list[str], list[tuple[int, int]], np.ndarray, np.ndarray]:
-    """Documents with their new spec slices, packages with theirs, and per-spec owners."""
+def _lay_out(ordered: list[DocRow]) -> tuple[list[Document], list[str], list[tuple[int, int]], np.ndarray, np.ndarray]:
+    """Documents (in their final order) with their new spec slices, packages with theirs, and per-spec owners."""
     documents: list[Document] = []
     packages: list[str] = []
     ranges: list[tuple[int, int]] = []
     position = 0
-    for d in order:
-        old = docs[d]
-        n = old.stop - old.start
-        if not packages or packages[-1] != old.package:
-            packages.append(old.package)
+    for path, package, tag, title, generation, start, stop in ordered:
+        n = stop - start
+        if not packages or packages[-1] != package:
+            packages.append(package)
             ranges.append((position, position))
-        documents.append(Document(old.path, old.package, old.tag, old.title, old.generation, position, position + n))
+        documents.append(Document(path, package, tag, title, generation, position, position + n))
         position += n
         ranges[-1] = (ranges[-1][0], position)
-    doc_lengths = np.fromiter((d.stop - d.start for d in documents), dtype=np.int64, count=len(documents))
-    document_of = np.repeat(np.arange(len(documents), dtype=np.int32), doc_lengths)
-    package_lengths = np.fromiter((stop - start for start, stop in ranges), dtype=np.int64, count=len(ranges))
-    package_of = np.repeat(np.arange(len(packages), dtype=np.int32), package_lengths)
+    document_of = owners(np.fromiter((d.stop - d.start for d in documents), dtype=np.int64, count=len(documents)))
+    package_of = owners(np.fromiter((stop - start for start, stop in ranges), dtype=np.int64, count=len(ranges)))
     return documents, packages, ranges, package_of, document_of
 
 
-def _warn_duplicate_documents(docs: list[Document], report: LoadReport) -> None:
+def _warn_duplicate_documents(docs: list[DocRow], report: LoadReport) -> None:
     first: dict[tuple[str, str], str] = {}
-    for doc in docs:
-        key = (doc.package, doc.tag)
+    for path, package, tag, *_ in docs:
+        key = (package, tag)
         if key in first:
-            reason = f"{doc.package} in tag {doc.tag} also comes from {first[key]}"
-            report.add(Problem(doc.path, reason, Severity.WARNING))
+            reason = f"{package} in tag {tag} also comes from {first[key]}"
+            report.add(Problem(path, reason, Severity.WARNING))
         else:
-            first[key] = doc.path
+            first[key] = path

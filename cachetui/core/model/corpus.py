@@ -16,6 +16,7 @@ from typing import NamedTuple, TypeVar, cast
 
 import numpy as np
 
+from cachetui.core.model.arrays import IdArray, IndexArray
 from cachetui.core.model.dependencies import DependencyColumns, dependency_blocks
 from cachetui.core.model.problems import LoadReport
 from cachetui.core.model.records import UNKNOWN_SIZE, DepBlock, Dependency, MirrorOrigin, ParsedDocument, SpecColumns
@@ -70,11 +71,11 @@ class Vocabulary:
 class MultiColumn:
     """A multi-valued facet in CSR form: spec i owns flat[offsets[i]:offsets[i+1]]."""
 
-    offsets: np.ndarray  # int64, n_specs + 1
-    flat: np.ndarray  # int32 value ids
-    owner: np.ndarray  # int32 spec index of each flat entry (facet columns; empty for raw variants, read per spec)
+    offsets: IndexArray  # n_specs + 1
+    flat: IdArray  # value ids
+    owner: IdArray  # the spec of each flat entry (facet columns; empty for raw variants, read per spec)
 
-    def of(self, spec: int) -> np.ndarray:
+    def of(self, spec: int) -> IdArray:
         return self.flat[self.offsets[spec] : self.offsets[spec + 1]]
 
 

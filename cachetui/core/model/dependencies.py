@@ -11,30 +11,36 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cachetui.core.model.arrays import as_numpy, expand_ranges
+from cachetui.core.model.arrays import BitsArray, BoolArray, IdArray, IndexArray
+from cachetui.core.model.arrays import as_numpy, expand_ranges, joined, offsets_of, owners, permuted
 from cachetui.core.model.records import DepBlock, Dependency, DepTable, UnheldRecords
+from cachetui.core.spack.deptypes import deptype_bits
+
+if TYPE_CHECKING:  # the corpus imports this module: its type is only named here
+    from cachetui.core.model.corpus import Corpus
 
 VOCABS = ("dep_name", "dep_hash", "dep_version", "dep_virtuals")
 
 
 @dataclass(slots=True)
 class DependencyColumns:
-    offsets: np.ndarray  # int64, n_specs + 1
-    hash: np.ndarray  # int32 ids into vocab["dep_hash"]
-    types: np.ndarray  # uint8 deptype bits
-    virtuals: np.ndarray  # int32 ids into vocab["dep_virtuals"]
-    name_of: np.ndarray  # per dep_hash id: int32 id into vocab["dep_name"]
-    version_of: np.ndarray  # per dep_hash id: int32 id into vocab["dep_version"]
+    offsets: IndexArray  # n_specs + 1
+    hash: IdArray  # ids into vocab["dep_hash"]
+    types: BitsArray  # deptype bits
+    virtuals: IdArray  # ids into vocab["dep_virtuals"]
+    name_of: IdArray  # per dep_hash id: its id in vocab["dep_name"]
+    version_of: IdArray  # per dep_hash id: its id in vocab["dep_version"]
     # Records an index holds without their binary, by dep_hash id: their own edges (CSR), so a walk
     # goes through them as Spack's DAG does; and which dependencies are externals.
-    unheld_offsets: np.ndarray  # int64, len(name_of) + 1
-    unheld_hash: np.ndarray  # int32 ids into vocab["dep_hash"]
-    unheld_types: np.ndarray  # uint8
-    unheld_virtuals: np.ndarray  # int32 ids into vocab["dep_virtuals"]
-    external: np.ndarray  # bool per dep_hash id
+    unheld_offsets: IndexArray  # len(name_of) + 1
+    unheld_hash: IdArray  # ids into vocab["dep_hash"]
+    unheld_types: BitsArray
+    unheld_virtuals: IdArray  # ids into vocab["dep_virtuals"]
+    external: BoolArray  # per dep_hash id
 
     def rows(self, spec: int) -> range:
         return range(int(self.offsets[spec]), int(self.offsets[spec + 1]))
@@ -43,10 +49,9 @@ class DependencyColumns:
         """The edges of an unheld record (empty for a binary, or a hash no index has a record of)."""
         return range(int(self.unheld_offsets[hash_id]), int(self.unheld_offsets[hash_id + 1]))
 
-    def owners(self) -> np.ndarray:
+    def owners(self) -> IdArray:
         """The spec each edge belongs to."""
-        lengths = np.diff(self.offsets)
-        return np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
+        return owners(np.diff(self.offsets))
 
 
 class DependencyBuilder:
@@ -66,7 +71,7 @@ class DependencyBuilder:
 
     def add(self, block: DepBlock | None, n_specs: int) -> None:
         if block is None:  # a source without dependency data: no edges for any of its specs
-            self.offsets.extend([self.offsets[-1]] * n_specs)
+            self.offsets.extend(array("q", self.offsets[-1:]) * n_specs)
             return
         if len(block.counts) != n_specs:
             raise ValueError(f"{len(block.counts)} edge counts for {n_specs} specs")  # would shift every later spec
@@ -129,29 +134,21 @@ class DependencyBuilder:
 
     def finish(self, perm: np.ndarray) -> DependencyColumns:
         """Columns in the corpus order: spec perm[k] of the stream becomes spec k."""
-        old = np.frombuffer(self.offsets, dtype=np.int64)
-        lengths = np.diff(old)[perm]
-        offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-        take = expand_ranges(old[:-1][perm], lengths)
+        offsets, take = permuted(np.frombuffer(self.offsets, dtype=np.int64), perm)
         self._tables.clear()
         n_ids = len(self.name_of)
         unheld = [self._unheld.get(hash_id) for hash_id in range(n_ids)] if self._unheld else []
         counts = np.fromiter((0 if u is None else len(u[0]) for u in unheld), dtype=np.int64, count=len(unheld))
-        unheld_offsets = np.zeros(n_ids + 1, dtype=np.int64)
-        unheld_offsets[1 : len(counts) + 1] = np.cumsum(counts)
+        unheld_offsets = offsets_of(counts) if unheld else np.zeros(n_ids + 1, dtype=np.int64)
         present = [u for u in unheld if u is not None]
         external = np.zeros(n_ids, dtype=bool)
         external[list(self._external)] = True
         return DependencyColumns(offsets, as_numpy(self.hashes, np.int32)[take], as_numpy(self.types, np.uint8)[take],
                                  as_numpy(self.virtuals, np.int32)[take], as_numpy(self.name_of, np.int32).copy(),
                                  as_numpy(self.version_of, np.int32).copy(), unheld_offsets,
-                                 _joined([u[0] for u in present], np.int32),
+                                 joined([u[0] for u in present], np.int32),
                                  np.frombuffer(b"".join(u[1] for u in present), dtype=np.uint8).copy(),
-                                 _joined([u[2] for u in present], np.int32), external)
-
-
-def _joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
-    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
+                                 joined([u[2] for u in present], np.int32), external)
 
 
 # -- walking the graph ------------------------------------------------------------------------------------
@@ -166,14 +163,14 @@ class NodeGraph:
     binary in several tags) are one node. Edges sorted by target give each node's dependents.
     """
 
-    node_of_spec: np.ndarray  # int64 per spec
-    source: np.ndarray  # int64 node per edge
-    target: np.ndarray  # int32 dep_hash id per edge
-    types: np.ndarray  # uint8 per edge
-    virtuals: np.ndarray  # int32 per edge
-    by_target: np.ndarray  # edge indices sorted by target
-    target_offsets: np.ndarray  # int64: node n's dependents are by_target[target_offsets[n]:target_offsets[n+1]]
-    held: np.ndarray  # bool per node: some loaded source holds its binary
+    node_of_spec: IndexArray  # per spec
+    source: IndexArray  # node per edge
+    target: IdArray  # dep_hash id per edge
+    types: BitsArray  # per edge
+    virtuals: IdArray  # per edge
+    by_target: IndexArray  # edge indices sorted by target
+    target_offsets: IndexArray  # node n's dependents are by_target[target_offsets[n]:target_offsets[n+1]]
+    held: BoolArray  # per node: some loaded source holds its binary
 
     @property
     def n_nodes(self) -> int:
@@ -199,12 +196,12 @@ class NodeGraph:
         return found
 
 
-def node_graph(corpus) -> NodeGraph:  # noqa: ANN001
+def node_graph(corpus: Corpus) -> NodeGraph:
     """The corpus's DAG as one graph (worked out once per corpus)."""
     return corpus.memoised("node-graph", lambda: _node_graph(corpus))
 
 
-def _node_graph(corpus) -> NodeGraph:  # noqa: ANN001
+def _node_graph(corpus: Corpus) -> NodeGraph:
     d = corpus.deps
     n_ids = len(d.name_of)
     ids = corpus.vocab["dep_hash"].ids
@@ -212,19 +209,18 @@ def _node_graph(corpus) -> NodeGraph:  # noqa: ANN001
     node_of_spec = np.fromiter((ids[h] if h in ids else extra.setdefault(h, n_ids + len(extra))
                                 for h in corpus.hashes), dtype=np.int64, count=corpus.n_specs)
     n_nodes = n_ids + len(extra)
-    unheld_sources = np.repeat(np.arange(n_ids, dtype=np.int64), np.diff(d.unheld_offsets))
+    unheld_sources = owners(np.diff(d.unheld_offsets), np.int64)
     source = np.concatenate((node_of_spec[d.owners()], unheld_sources))
     target = np.concatenate((d.hash, d.unheld_hash)).astype(np.int32)
     by_target = np.argsort(target, kind="stable")
-    target_offsets = np.zeros(n_nodes + 1, dtype=np.int64)
-    target_offsets[1:] = np.cumsum(np.bincount(target, minlength=n_nodes))
+    target_offsets = offsets_of(np.bincount(target, minlength=n_nodes))
     held = np.zeros(n_nodes, dtype=bool)
     held[node_of_spec] = True
     return NodeGraph(node_of_spec, source, target, np.concatenate((d.types, d.unheld_types)),
                      np.concatenate((d.virtuals, d.unheld_virtuals)).astype(np.int32), by_target, target_offsets, held)
 
-RUNTIME = 0b0110  # link | run: what a binary needs where it is installed
-WITH_BUILD = 0b0111  # and build edges
+RUNTIME = deptype_bits(("link", "run"))  # what a binary needs where it is installed
+WITH_BUILD = deptype_bits(("build", "link", "run"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +234,7 @@ class TreeLine:
     external: bool = False  # an external record: Spack uses it where it is, never fetches it
 
 
-def dependency_tree(corpus, spec: int, deptypes: int = RUNTIME, limit: int = 2000) -> list[TreeLine]:  # noqa: ANN001
+def dependency_tree(corpus: Corpus, spec: int, deptypes: int = RUNTIME, limit: int = 2000) -> list[TreeLine]:
     """Spec `spec`'s dependencies depth first, following only edges of `deptypes` (bits over DEPTYPES)."""
     tag = corpus.value("tag", corpus.single["tag"][spec])
     lines: list[TreeLine] = []
@@ -260,12 +256,12 @@ def dependency_tree(corpus, spec: int, deptypes: int = RUNTIME, limit: int = 200
     return lines
 
 
-def used_by(corpus, hash_: str, deptypes: int = RUNTIME) -> list[tuple[int, int]]:  # noqa: ANN001
+def used_by(corpus: Corpus, hash_: str, deptypes: int = RUNTIME) -> list[tuple[int, int]]:
     """(spec, deptype bits) of every spec with an edge of `deptypes` to this hash, in corpus order."""
     return [(spec, types) for spec, types in corpus.dependents(hash_) if types & deptypes]
 
 
-def dependency_blocks(corpus, ranges: list[tuple[int, int]]) -> list[DepBlock | None]:  # noqa: ANN001
+def dependency_blocks(corpus: Corpus, ranges: list[tuple[int, int]]) -> list[DepBlock | None]:
     """The edges of each spec range back as DepBlocks sharing one table of just the dependencies they name."""
     d, vocab = corpus.deps, corpus.vocab
     spans = [(int(d.offsets[start]), int(d.offsets[stop])) for start, stop in ranges]
@@ -285,7 +281,7 @@ def dependency_blocks(corpus, ranges: list[tuple[int, int]]) -> list[DepBlock | 
     ]
 
 
-def _unheld_records(corpus, named: np.ndarray) -> UnheldRecords | None:  # noqa: ANN001
+def _unheld_records(corpus: Corpus, named: np.ndarray) -> UnheldRecords | None:
     """The unheld records reachable from these dependencies, back as records (a rebuild keeps the walk whole)."""
     d, vocab = corpus.deps, corpus.vocab
     hashes, names, versions = vocab["dep_hash"].values, vocab["dep_name"].values, vocab["dep_version"].values

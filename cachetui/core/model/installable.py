@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.dependencies import RUNTIME, TreeLine, dependency_tree, node_graph
 
 YES, NO, UNKNOWN = "yes", "no", "unknown"
 VALUES = (YES, NO, UNKNOWN)  # vocabulary order: the column's ids
 
 
-def installable_column(corpus) -> np.ndarray:  # noqa: ANN001 - a Corpus being finished (model imports this)
+def installable_column(corpus: Corpus) -> np.ndarray:
     """Per spec, the id of YES, NO or UNKNOWN in VALUES."""
     column = np.full(corpus.n_specs, VALUES.index(UNKNOWN), dtype=np.int32)
     from_mirror = np.fromiter((doc.from_mirror for doc in corpus.documents), dtype=bool, count=len(corpus.documents))
@@ -39,7 +40,7 @@ def installable_column(corpus) -> np.ndarray:  # noqa: ANN001 - a Corpus being f
     return column
 
 
-def missing_records(corpus, spec: int) -> list[TreeLine]:  # noqa: ANN001
+def missing_records(corpus: Corpus, spec: int) -> list[TreeLine]:
     """What a binary would need built: the records of its link/run closure that no source holds."""
     return [line for line in dependency_tree(corpus, spec, RUNTIME, limit=100_000)
             if line.spec is None and not line.external and not line.repeated]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields
 from itertools import accumulate
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from cachetui.core.model.problems import Problem
 
@@ -162,7 +163,10 @@ class RawSpec(NamedTuple):
 
 @dataclass(slots=True)
 class SpecColumns:
-    """A document's specs field by field: lists of strings pickle and intern far faster than rows."""
+    """A document's specs field by field: lists of strings pickle and intern far faster than rows.
+
+    One list per field of RawSpec, in RawSpec's order (SPEC_COLUMNS), then the specs' edges.
+    """
 
     hashes: list[str] = field(default_factory=list)
     versions: list[str] = field(default_factory=list)
@@ -182,12 +186,30 @@ class SpecColumns:
     def from_rows(cls, rows: list[RawSpec]) -> SpecColumns:
         if not rows:
             return cls()
-        hashes, versions, compilers, platforms, oss, targets, variants, stacks, sizes = map(list, zip(*rows))
-        return cls(hashes, versions, compilers, platforms, oss, targets, variants, stacks, sizes)
+        return cls._of(map(list, zip(*rows)))
 
     def rows(self) -> list[RawSpec]:
-        return [RawSpec(*row) for row in zip(self.hashes, self.versions, self.compilers, self.platforms, self.oss,
-                                              self.targets, self.variants, self.stacks, self.sizes)]
+        return [RawSpec(*row) for row in zip(*(getattr(self, name) for name in SPEC_COLUMNS))]
+
+    def sliced(self, start: int, stop: int, deps: DepBlock | None) -> SpecColumns:
+        """Specs start..stop, with the given edges (a run's edges are sliced by its edge offsets)."""
+        return SpecColumns._of((getattr(self, name)[start:stop] for name in SPEC_COLUMNS), deps)
+
+    def with_rows(self, other: SpecColumns, rows: list[int], deps: DepBlock | None) -> SpecColumns:
+        """These specs, then the given rows of `other`, with the given edges."""
+        return SpecColumns._of((getattr(self, name) + [getattr(other, name)[row] for row in rows]
+                                for name in SPEC_COLUMNS), deps)
+
+    @classmethod
+    def _of(cls, lists: Iterable[list[Any]], deps: DepBlock | None = None) -> SpecColumns:
+        """Columns from one list per field, in SPEC_COLUMNS order."""
+        columns = cls(deps=deps)
+        for name, values in zip(SPEC_COLUMNS, lists, strict=True):
+            setattr(columns, name, values)
+        return columns
+
+
+SPEC_COLUMNS = tuple(f.name for f in fields(SpecColumns) if f.name != "deps")  # RawSpec's fields, a list each
 
 
 @dataclass(slots=True)

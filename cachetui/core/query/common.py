@@ -34,9 +34,9 @@ class Common:
         parts = [(self.package or "") + (f"@{self.values['version']}" if "version" in self.values else "")]
         if "compiler" in self.values and self.values["compiler"] != "none":
             parts.append(f"%{self.values['compiler']}")
-        arch = [self.values.get(key) for key in ("platform", "os", "target")]
+        platform, os_, target = arch = [self.values.get(key, "") for key in ("platform", "os", "target")]
         if all(arch):  # before the variants: a long variant list must not push it out of sight
-            parts.append("arch=" + arch_triple(*arch))  # type: ignore[arg-type]
+            parts.append("arch=" + arch_triple(platform, os_, target))
         else:
             parts += [f"{key}={value}" for key, value in zip(("platform", "os", "target"), arch) if value]
         parts += self.variants

@@ -158,10 +158,8 @@ class Comparison:
 
 def compare_tags(corpus: Corpus, old: str, new: str) -> Comparison:
     """Kept in `corpus.memo`: toggling filters in compare mode does not recompute it."""
-    key = ("comparison", old, new)
-    if key not in corpus.memo:
-        corpus.memo[key] = _compare(corpus, tag_side(corpus, old), tag_side(corpus, new))
-    return corpus.memo[key]  # type: ignore[return-value]
+    return corpus.memoised(("comparison", old, new),
+                           lambda: _compare(corpus, tag_side(corpus, old), tag_side(corpus, new)))
 
 
 def _compare(corpus: Corpus, old: Side, new: Side) -> Comparison:

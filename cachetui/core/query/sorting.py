@@ -14,10 +14,7 @@ _FACET_COLUMNS = frozenset({"version", "compiler", "platform", "os", "target", "
 
 def _ranks(corpus: Corpus, facet: str) -> np.ndarray:
     """rank[value_id] = position of that value in ascending reading order (memoised)."""
-    key = ("rank", facet)
-    if key not in corpus.memo:
-        corpus.memo[key] = _compute_ranks(corpus, facet)
-    return corpus.memo[key]  # type: ignore[return-value]
+    return corpus.memoised(("rank", facet), lambda: _compute_ranks(corpus, facet))
 
 
 def version_ranks(corpus: Corpus) -> np.ndarray:

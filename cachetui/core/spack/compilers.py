@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
+
+from cachetui.core.spack.deptypes import BUILD
+
+# Spack 1.x made compilers build dependencies: a node's compiler is the one providing c, else cxx,
+# else fortran (the order is the rank an edge gets; NOT_A_COMPILER for one providing none of them).
+COMPILER_LANGUAGES = ("c", "cxx", "fortran")
+NOT_A_COMPILER = len(COMPILER_LANGUAGES)
 
 
 @lru_cache(maxsize=4096)
@@ -20,14 +28,38 @@ def compiler_name(normalised: str) -> str:
     return normalised.partition("@")[0]
 
 
+def name_at_version(name: str, version: str) -> str:
+    """`gcc`, `13.2.0` -> `gcc@13.2.0`; a compiler without a version is its name alone."""
+    return f"{name}@{version}" if version else name
+
+
 def compiler_text(value: Any) -> str | None:
-    """A compiler as the site writes it: a string, or an older `{name, version}` mapping."""
+    """A compiler as the site and older specfiles write it: a string, or a `{name, version}` mapping."""
     if isinstance(value, str):
         return value
     if isinstance(value, dict) and isinstance(value.get("name"), str):
         version = value.get("version")
-        return f"{value['name']}@{version}" if isinstance(version, str) and version else value["name"]
+        return name_at_version(value["name"], version if isinstance(version, str) else "")
     return None
+
+
+def compiler_rank(deptypes: int, virtuals: Iterable[str]) -> int:
+    """Where an edge comes in the search for a node's compiler: the first of COMPILER_LANGUAGES it provides;
+    NOT_A_COMPILER unless it is a build edge providing one."""
+    if not deptypes & BUILD:
+        return NOT_A_COMPILER
+    return min((COMPILER_LANGUAGES.index(v) for v in virtuals if v in COMPILER_LANGUAGES), default=NOT_A_COMPILER)
+
+
+def node_compiler(own: str, provider: tuple[str, str], annotated: str) -> str:
+    """A node's compiler as Spack reads it: its own compiler object (specfiles before 1.x), else the build
+    dependency that provides a language (its (name, version), see compiler_rank; ("", "") for none), else the
+    compiler annotated on a node converted from an older specfile, else `none`."""
+    if own:
+        return normalise_compiler(own)
+    if provider[0]:
+        return name_at_version(*provider)
+    return normalise_compiler(annotated) if annotated else "none"
 
 
 # Spack 1.x made compilers packages; the old compiler names still name the same compilers

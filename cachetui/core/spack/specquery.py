@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field, replace
 
 from cachetui.core.spack.deptypes import DEPTYPES
+from cachetui.core.spack.hashes import is_base32
+from cachetui.core.spack.variants import COMPILER_FLAGS
 from cachetui.core.spack.versions import VersionConstraint, VersionSyntaxError, parse_version_constraint
 
 NAME = r"[a-zA-Z_0-9][a-zA-Z_0-9\-.]*"
@@ -39,7 +41,6 @@ _TOKENS = [
 ]
 _TOKENIZER = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _TOKENS))
 ARCH_KEYS = ("platform", "os", "target")
-FLAG_KEYS = frozenset({"cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs"})
 
 
 class SpecSyntaxError(ValueError):
@@ -221,7 +222,7 @@ class _Parser:
                 if hash_prefix is not None:
                     raise SpecSyntaxError("a spec has one hash", self.text, token.start())
                 hash_prefix = value[1:]
-                if hash_prefix and not re.fullmatch(r"[a-z2-7]+", hash_prefix):
+                if hash_prefix and not is_base32(hash_prefix):
                     raise SpecSyntaxError("a hash is lowercase base32 (a-z, 2-7) after '/'", self.text, token.start())
             else:
                 break
@@ -273,7 +274,7 @@ class _Parser:
         items = value.split(",")
         if not all(items) or any(item.startswith("=") for item in items) or "'" in value or '"' in value:
             raise SpecSyntaxError(f"'{name}=' has a value no package uses ({value!r})", self.text, position)
-        if name in FLAG_KEYS:
+        if name in COMPILER_FLAGS:
             raise SpecSyntaxError(f"compiler flags ({name}) are not recorded in build caches", self.text, position)
         if name in ("arch", "architecture"):
             arch.extend(_arch_triple(value, self.text, position))

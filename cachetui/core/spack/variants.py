@@ -1,11 +1,22 @@
-"""Parse Spack variant strings: `+mpi`, `~cuda`, `build_type=Release`, `cuda_arch=80,90`, `patches=…`."""
+"""Spack variant strings: `+mpi`, `~cuda`, `build_type=Release`, `cuda_arch=80,90`, `patches=…`.
+
+Parsed from text, and written from a node's `parameters` as Spack prints a spec (`spack find -v`).
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
+from typing import Any
+
+# A node's `parameters` holds its compiler flags beside its variants; they are not variants.
+COMPILER_FLAGS = frozenset({"cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs"})
+PATCH_CHARS = 7  # each patch's sha256 as Spack prints it (`MultiValuedVariant.__str__`)
+# A name Spack could write: one with a space, a quote, `=`, `+`, `~` or `,` would read as other variants.
+_PARAMETER_NAME = re.compile(r'[^\s"=+~,]+')
 
 
 class VariantKind(str, Enum):
@@ -61,6 +72,39 @@ def quote_value(value: str) -> str:
     if " " not in value and '"' not in value:
         return value
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@lru_cache(maxsize=65536)
+def variant_text(name: str, value: bool | str | tuple[str, ...], separator: str = "=") -> str:
+    """One variant as Spack prints it: `+x`/`~x`; else its values sorted (Spack keeps a multi-valued variant
+    sorted) and comma-joined, each patch cut to PATCH_CHARS, quoted when that holds a space or a quote.
+
+    Cached per (name, value): equal variants are then one string object.
+    """
+    if isinstance(value, bool):
+        return ("+" if value else "~") + name
+    values = [value] if isinstance(value, str) else sorted(value)
+    if name == "patches":
+        values = [v[:PATCH_CHARS] for v in values]
+    return name + separator + quote_value(",".join(values))
+
+
+def parameters_variants(parameters: Mapping[str, Any]) -> tuple[str, ...]:
+    """A node's `parameters` as its variants, sorted by name; compiler flags, names Spack could not have
+    written and values of other shapes (not a bool, a string or a list of strings) left out, never guessed."""
+    rendered = []
+    for name in sorted(parameters):
+        if name in COMPILER_FLAGS or not _PARAMETER_NAME.fullmatch(name):
+            continue
+        value = parameters[name]
+        if isinstance(value, list):
+            if not value or not all(isinstance(v, str) for v in value):
+                continue
+            value = tuple(value)
+        elif not isinstance(value, bool | str):
+            continue
+        rendered.append(variant_text(name, value))
+    return tuple(rendered)
 
 
 def _unquoted(value: str) -> str:

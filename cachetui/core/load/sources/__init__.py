@@ -22,15 +22,9 @@ import os
 import re
 from dataclasses import dataclass
 
-from cachetui.core.load.sources.indexes import IndexGroup, Member, group_tag, mirror_root, root_location
-from cachetui.core.load.sources.mirror import (
-    V2_INDEX,
-    V3_MANIFEST,
-    blob_ref,
-    probe_manifest,
-    probe_root,
-    probe_v2_index,
-)
+from cachetui.core.load.sources.indexes import IndexGroup, Member, group_tag, root_location
+from cachetui.core.load.sources.locator import INDEX_OF_INDEXES, V2_INDEX, V3_MANIFEST, Named, mirror_root, named
+from cachetui.core.load.sources.mirror import finder
 from cachetui.core.load.sources.oci import is_oci, oci_group
 from cachetui.core.load.sources.redact import remember
 from cachetui.core.load.sources.spack_config import SPACK_MIRRORS, SpackMirrors, configured_mirrors
@@ -38,11 +32,9 @@ from cachetui.core.load.sources.transport import FetchError, is_url, local_path,
 from cachetui.core.model.problems import PathNotFound, UnusableInput
 from cachetui.core.model.records import MirrorOrigin
 
-INDEX_OF_INDEXES = "cache_spack_io_index.json"
 PUBLIC_INDEX_OF_INDEXES = f"https://binaries.spack.io/{INDEX_OF_INDEXES}"
 __all__ = ["PathNotFound", "SPACK_MIRRORS", "Source", "identity", "recognise", "public_sources", "spack_mirror_inputs"]
 _NAMED = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.+-]*)=(?P<source>.+)")
-_BLOB = re.compile(r"/blobs/sha256/[0-9a-f]{2}/[0-9a-f]{64}$")
 
 
 @dataclass(frozen=True)
@@ -78,16 +70,15 @@ def recognise(typed: str) -> Source:
         raise PathNotFound(text)
     if path is not None and not is_url(location) and not _is_site_documents(path):
         location = os.path.abspath(location)  # one identity per mirror or index, whatever the working directory
-    if location.rstrip("/").endswith(INDEX_OF_INDEXES):
+    kind = named(location)
+    if kind is Named.INDEX_OF_INDEXES:
         return IndexOfIndexes(location, frozenset({name}) if name else frozenset())
-    index = _index_named(location, name)
-    if index is not None:
-        return index
+    if kind is not Named.ROOT:
+        return _index_named(location, name)
     if path is None or _is_mirror_directory(path):
         root = location.rstrip("/")
         tag = name or group_tag(root)
-        members = [Member(None, root, lambda net: probe_root(root, net))]
-        return IndexGroup(root, tag, members, MirrorOrigin(tag, root, False))
+        return IndexGroup(root, tag, [Member(None, root, finder(root))], MirrorOrigin(tag, root, False))
     return SiteDocuments(location)
 
 
@@ -126,27 +117,17 @@ def _split_name(typed: str) -> tuple[str | None, str]:
     return match.group("name"), match.group("source")
 
 
-def _index_named(location: str, name: str | None) -> IndexGroup | None:
+def _index_named(location: str, name: str | None) -> IndexGroup:
     """An index named directly: a v2 `index.json`, a v3 `index.manifest.json`, or an index blob."""
     bare = location.rstrip("/")
-    if bare.endswith(V3_MANIFEST) or bare.endswith("index.manifest.json"):
-        locate = lambda net: probe_manifest(bare, net)  # noqa: E731
-    elif bare.endswith(V2_INDEX) or bare.endswith("/index.json"):
-        locate = lambda net: probe_v2_index(bare, net)  # noqa: E731
-    elif _BLOB.search(bare):
-        locate = lambda net: blob_ref(bare)  # noqa: E731
-    else:
-        return None
     tag = name or group_tag(bare)
     root = mirror_root(bare)  # what `spack mirror add` takes: the mirror, not its index
     origin = MirrorOrigin(tag, root, False) if root is not None else None
-    return IndexGroup(bare, tag, [Member(None, bare, locate)], origin)
+    return IndexGroup(bare, tag, [Member(None, bare, finder(bare))], origin)
 
 
 def _is_site_documents(path: str) -> bool:
-    name = os.path.basename(path.rstrip("/"))
-    is_index = name in (INDEX_OF_INDEXES, "index.json", "index.manifest.json") or bool(_BLOB.search(path))
-    return not is_index and not _is_mirror_directory(path)
+    return named(path) is Named.ROOT and not _is_mirror_directory(path)
 
 
 def _is_mirror_directory(path: str) -> bool:

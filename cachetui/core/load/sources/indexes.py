@@ -11,24 +11,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cachetui.core.load.progress import downloading, reading
+from cachetui.core.load.sources.locator import layout_root
 from cachetui.core.load.sources.mirror import (
-    V2_INDEX,
     IndexRef,
     MirrorError,
     Net,
     OfflineCopy,
     age,
-    blob_ref,
+    finder,
     offline_fallback,
-    probe_manifest,
-    probe_root,
-    probe_v2_index,
     read_index,
 )
 from cachetui.core.load.sources.redact import redact, remember
@@ -38,7 +34,6 @@ from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.records import DepBlock, MirrorOrigin, ParsedDocument, SpecColumns, UnheldRecords
 
 ROOT_LABELS = frozenset({"root", "build_cache"})  # the whole tag, not a stack
-_LAYOUT_TAIL = re.compile(r"/(?:build_cache/index\.json|v3/manifests/index/index\.manifest\.json|blobs/sha256/.*)$")
 
 
 @dataclass(frozen=True)
@@ -90,22 +85,16 @@ def root_location(location: str) -> str:
         location = public_url(location)
     except FetchError:
         pass
-    root = _LAYOUT_TAIL.sub("", location.rstrip("/"))
+    root = layout_root(location)
     path = local_path(root)
     return os.path.realpath(path) if path is not None else root
 
 
 def group_tag(location: str) -> str:
     """A mirror's tag: the last component of its root (`…/develop` -> develop)."""
-    root = _LAYOUT_TAIL.sub("", location.rstrip("/"))
+    root = layout_root(location)
     last = urllib.parse.urlsplit(root).path if is_url(root) else root
     return os.path.basename(last.rstrip("/")) or "mirror"
-
-
-def mirror_root(location: str) -> str | None:
-    """The mirror an index named directly belongs to (what `spack mirror add` takes); None if it says not."""
-    root = _LAYOUT_TAIL.sub("", location.rstrip("/"))
-    return root if root != location.rstrip("/") else None
 
 
 # -- finding each index's checksum -----------------------------------------------------------------------
@@ -249,7 +238,7 @@ def _merge(documents: dict[str, ParsedDocument], new: list[ParsedDocument],
 def _with_rows(into: SpecColumns, source: SpecColumns, rows: list[int],
                merged: dict[tuple[int, int], UnheldRecords]) -> SpecColumns:
     """`into` and then the given rows of `source` (their dependency edges too)."""
-    columns = SpecColumns(*(getattr(into, name) + [getattr(source, name)[row] for row in rows] for name in _LISTS))
+    deps = None
     if into.deps is not None or source.deps is not None:
         kept = into.deps.rows() if into.deps is not None else [()] * len(into)
         added = source.deps.rows() if source.deps is not None else [()] * len(source)
@@ -258,11 +247,8 @@ def _with_rows(into: SpecColumns, source: SpecColumns, rows: list[int],
         if len(found) == 2:
             key = (id(found[0]), id(found[1]))
             unheld = merged.get(key) or merged.setdefault(key, found[0].merged(found[1]))
-        columns.deps = DepBlock.from_rows(kept + [added[row] for row in rows], unheld)
-    return columns
-
-
-_LISTS = ("hashes", "versions", "compilers", "platforms", "oss", "targets", "variants", "stacks", "sizes")
+        deps = DepBlock.from_rows(kept + [added[row] for row in rows], unheld)
+    return into.with_rows(source, rows, deps)
 
 
 def _attach_stacks(documents: list[ParsedDocument], membership: dict[str, set[str]]) -> None:
@@ -330,7 +316,7 @@ def _member(entry: object, location: str, problems: list[Problem]) -> Member | N
     if is_url(location) and local_path(url) is not None:  # a remote file must not point into this machine
         problems.append(Problem(location, f"an entry names a local location ({url[:80]}); not read"))
         return None
-    return Member(label, url, _locator(url))
+    return Member(label, url, finder(url))
 
 
 def _resolve(url: str, base: str) -> str:
@@ -340,14 +326,3 @@ def _resolve(url: str, base: str) -> str:
     if is_url(base):
         return urllib.parse.urljoin(base, url)
     return join(os.path.dirname(base), url)
-
-
-def _locator(url: str) -> Callable[[Net], IndexRef]:
-    bare = url.rstrip("/")
-    if "/blobs/" in bare:
-        return lambda net: blob_ref(bare)
-    if bare.endswith("index.manifest.json"):
-        return lambda net: probe_manifest(bare, net)
-    if bare.endswith(V2_INDEX) or bare.endswith("index.json"):
-        return lambda net: probe_v2_index(bare, net)
-    return lambda net: probe_root(bare, net)

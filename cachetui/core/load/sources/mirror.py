@@ -22,18 +22,22 @@ from dataclasses import dataclass, field
 
 from cachetui.core.load.progress import Progress
 from cachetui.core.load.sources.index_store import IndexStore
+from cachetui.core.load.sources.locator import (
+    V2_INDEX,
+    V3_MANIFEST,
+    Named,
+    blob_checksum,
+    is_sha256,
+    manifest_root,
+    named,
+)
 from cachetui.core.load.sources.redact import redact
 from cachetui.core.load.sources.transport import DEFAULT_MAX_BYTES as MAX_BLOB_BYTES  # as stored and served
 from cachetui.core.load.sources.transport import DEFAULT_MAX_BYTES as MAX_INDEX_BYTES  # once inflated
 from cachetui.core.load.sources.transport import FetchError, exists, fetch, join
 from cachetui.core.model.problems import Problem, Severity
 
-V3_MANIFEST = "v3/manifests/index/index.manifest.json"
-V2_INDEX = "build_cache/index.json"
-V2_HASH = "build_cache/index.json.hash"
 DB_MEDIA_TYPE = re.compile(r"application/vnd\.spack\.db\.v(\d+)\+json")
-_HEX64 = re.compile(r"[0-9a-f]{64}")
-_BLOB = re.compile(r"/blobs/(?P<algorithm>[a-z0-9]+)/(?P<prefix>[0-9a-f]{2})/(?P<checksum>[0-9a-f]{64})$")
 GZIP_MAGIC = b"\x1f\x8b"
 INFLATE_CHUNK = 1 << 20  # bytes inflated at a time while counting: all a bomb ever costs
 
@@ -110,10 +114,23 @@ def probe_root(root: str, net: Net) -> IndexRef:
         raise
 
 
+def finder(location: str) -> Callable[[Net], IndexRef]:
+    """How to find the index a location names (see `locator.named`): a manifest's blob, a v2 index.json, a blob
+    named directly, else the index of the mirror whose root it is."""
+    bare = location.rstrip("/")
+    kind = named(bare)
+    if kind is Named.MANIFEST:
+        return lambda net: probe_manifest(bare, net)
+    if kind is Named.V2_INDEX:
+        return lambda net: probe_v2_index(bare, net)
+    if kind is Named.BLOB:
+        return lambda net: blob_ref(bare)
+    return lambda net: probe_root(bare, net)
+
+
 def probe_manifest(location: str, net: Net) -> IndexRef:
-    """An index manifest named directly: its blob lives under the mirror root three levels up."""
-    root = location[: -len(V3_MANIFEST)] if location.endswith(V3_MANIFEST) else location.rsplit("/v3/", 1)[0]
-    return _from_manifest(root.rstrip("/"), location, net.fetch(location))
+    """An index manifest named directly: its blob lives under the mirror root it belongs to."""
+    return _from_manifest(manifest_root(location), location, net.fetch(location))
 
 
 def probe_v2_index(location: str, net: Net, *, root: str | None = None) -> IndexRef:
@@ -129,17 +146,17 @@ def probe_v2_index(location: str, net: Net, *, root: str | None = None) -> Index
                                     Severity.WARNING))
         return IndexRef(location, None, "none", "v2")
     checksum = published[:64].decode("ascii", "replace")  # as Spack reads it: a trailing newline is harmless
-    if not _HEX64.fullmatch(checksum):
+    if not is_sha256(checksum):
         raise MirrorError(f"{location}.hash", "not a sha256 hex digest")
     return IndexRef(location, checksum, "none", "v2")
 
 
 def blob_ref(location: str) -> IndexRef:
     """An index blob named directly (as the index of indexes does): its name is its checksum."""
-    match = _BLOB.search(location)
-    if match is None or match.group("algorithm") != "sha256":
+    checksum = blob_checksum(location)
+    if checksum is None:
         raise MirrorError(location, "not a sha256 blob location")
-    return IndexRef(location, match.group("checksum"), "detect", "v3")
+    return IndexRef(location, checksum, "detect", "v3")
 
 
 def _from_manifest(root: str, location: str, data: bytes) -> IndexRef:
@@ -159,7 +176,7 @@ def _from_manifest(root: str, location: str, data: bytes) -> IndexRef:
 def _entry_ref(root: str, location: str, entry: dict) -> IndexRef:
     algorithm, checksum = entry.get("checksumAlgorithm"), entry.get("checksum")
     compression = entry.get("compression", "none")
-    if algorithm != "sha256" or not isinstance(checksum, str) or not _HEX64.fullmatch(checksum):
+    if algorithm != "sha256" or not isinstance(checksum, str) or not is_sha256(checksum):
         raise MirrorError(location, "the index blob has no sha256 checksum")
     if compression not in ("none", "gzip"):
         raise MirrorError(location, f"unknown compression {str(compression)[:20]!r} (Spack writes none or gzip)")

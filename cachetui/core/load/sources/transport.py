@@ -18,7 +18,7 @@ import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from cachetui.core.load.sources.redact import origin, redact, request_auth
 from cachetui.core.load.sources.regular_file import NotRegular, open_regular
@@ -187,7 +187,8 @@ def _opener() -> urllib.request.OpenerDirector:
     class SafeRedirects(urllib.request.HTTPRedirectHandler):
         max_redirections = 10
 
-        def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001, ANN202 - urllib's signature
+        def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
+                             headers: http.client.HTTPMessage, newurl: str) -> urllib.request.Request | None:
             old, new = urllib.parse.urlsplit(req.full_url).scheme, urllib.parse.urlsplit(newurl).scheme
             if new not in ("http", "https") or (old == "https" and new == "http"):
                 raise urllib.error.HTTPError(newurl, code, f"refused redirect from {old} to {new}", headers, fp)
@@ -200,7 +201,8 @@ def _opener() -> urllib.request.OpenerDirector:
                     redirected.remove_header(name)
             return redirected
 
-        def http_error_302(self, req, fp, code, msg, headers):  # noqa: ANN001, ANN202 - urllib's signature
+        def http_error_302(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
+                           headers: http.client.HTTPMessage) -> Any:  # Any: what urllib's opener returns
             try:
                 return super().http_error_302(req, fp, code, msg, headers)
             except urllib.error.HTTPError as exc:

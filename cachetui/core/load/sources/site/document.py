@@ -11,18 +11,18 @@ Generations seen on the public build-cache site:
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 from itertools import chain
 from pathlib import PurePath
 from typing import Any
 
+from cachetui.core.load.sources.site.listing import ENTRY_FIELDS, Meta, meta_of, meta_problems
 from cachetui.core.load.sources.site.specjson import SpecFileReader, spec_from_spec_json
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.records import UNKNOWN_SIZE, ParsedDocument, RawSpec, SpecColumns
 from cachetui.core.spack.compilers import compiler_text, normalise_compiler
-from cachetui.core.spack.hashes import HASH_LENGTH, is_valid_hash
+from cachetui.core.spack.hashes import all_valid_hashes, is_valid_hash
 
 MAX_SIZE = 2**62  # sizes live in an int64 column; anything larger is not a real binary
 
@@ -54,14 +54,17 @@ def interpret(data: dict[str, Any], path: str, key_lines: dict[str, int], reader
     else:
         raise UnsupportedDocument("no 'spec_details' and no 'spec_files': not a build-cache listing")
     doc.columns = _drop_duplicate_hashes(doc.columns, warn)
-    _check_meta(data.get("meta"), doc.columns, warn)
+    meta = meta_of(data.get("meta"))
+    if meta is not None:
+        check_meta(meta, doc.columns, doc, key_lines)
     warn.flush()
     return doc
 
 
-def check_meta(meta: Any, columns: SpecColumns, doc: ParsedDocument, key_lines: dict[str, int]) -> None:
+def check_meta(meta: Meta, columns: SpecColumns, doc: ParsedDocument, key_lines: dict[str, int]) -> None:
     """Add to `doc.problems` where its `meta` summary disagrees with its spec list."""
-    _check_meta(meta, columns, _Warner(doc, key_lines))
+    doc.problems.extend(Problem(doc.path, reason, Severity.WARNING, key_lines.get("meta"))
+                        for reason in meta_problems(meta, columns))
 
 
 def package_of(title: Any, path: str) -> str:
@@ -112,17 +115,13 @@ def _only(items: list[Any], kind: type) -> bool:
     return set(map(type, items)) <= {kind}
 
 
-_FIELDS = ("hash", "versions", "compiler", "platform", "os", "target", "variants", "stacks", "size")
-_BASE32 = re.compile(r"[a-z2-7]*")
-
-
 def _columns_at_once(details: list[Any]) -> SpecColumns | None:
     """The common case checked a column at a time (C-speed set/join/len); None if anything is irregular."""
     if not details or not _only(details, dict):
         return None
     try:
         hashes, versions, compilers, platforms, oss, targets, variants, stacks, sizes = (
-            [entry[key] for entry in details] for key in _FIELDS
+            [entry[key] for entry in details] for key in ENTRY_FIELDS
         )
     except KeyError:
         return None
@@ -138,7 +137,7 @@ def _columns_at_once(details: list[Any]) -> SpecColumns | None:
     if numeric and not (_only(numeric, int) and min(numeric) >= 0 and max(numeric) < MAX_SIZE):
         return None
     sizes = [UNKNOWN_SIZE if size == "-" else size for size in sizes]
-    if set(map(len, hashes)) != {HASH_LENGTH} or not _BASE32.fullmatch("".join(hashes)):
+    if not all_valid_hashes(hashes):
         return None
     return SpecColumns(
         hashes, firsts, [normalise_compiler(c) for c in compilers], platforms, oss, targets,
@@ -291,36 +290,3 @@ def _drop_duplicate_hashes(columns: SpecColumns, warn: _Warner) -> SpecColumns:
         seen.add(spec.hash)
         kept.append(spec)
     return SpecColumns.from_rows(kept)
-
-
-def _check_meta(meta: Any, columns: SpecColumns, warn: _Warner) -> None:
-    """Warn where a document's summary disagrees with its own spec list."""
-    if not isinstance(meta, dict):
-        return
-    num = meta.get("num_specs")
-    if isinstance(num, int) and num != len(columns):
-        warn.now("meta", f"meta.num_specs says {num}, the document lists {len(columns)} specs")
-    by_stack = meta.get("num_specs_by_stack")
-    if isinstance(by_stack, dict):
-        counted = Counter(chain.from_iterable(columns.stacks))
-        if by_stack != counted:
-            wrong = sorted(str(s) for s in set(by_stack) | set(counted) if by_stack.get(s, 0) != counted.get(s, 0))
-            if wrong:
-                warn.now("meta", f"meta.num_specs_by_stack disagrees with the specs for: {', '.join(wrong[:5])}")
-    _check_listed(meta, "versions", columns.versions, warn)
-    _check_listed(meta, "compilers", columns.compilers, warn)
-
-
-def _check_listed(meta: dict[str, Any], key: str, used: list[str], warn: _Warner) -> None:
-    listed = meta.get(key)
-    if not isinstance(listed, list):
-        return
-    seen = set(used)
-    seen.discard("")
-    listed_set = {normalise_compiler(v) if key == "compilers" else v for v in listed if isinstance(v, str)}
-    if listed_set == seen:
-        return
-    missing, extra = sorted(seen - listed_set), sorted(listed_set - seen)
-    parts = [f"not listed: {', '.join(missing[:5])}" if missing else "",
-             f"listed but unused: {', '.join(extra[:5])}" if extra else ""]
-    warn.now("meta", f"meta.{key} disagrees with the specs ({'; '.join(p for p in parts if p)})")

@@ -11,17 +11,16 @@ says what is wrong with it. Both lanes give the same document for the same bytes
 from __future__ import annotations
 
 import re
-from collections import Counter
-from itertools import chain
 from typing import Any
 
 import msgspec
 
 from cachetui.core.load.sources.site.document import MAX_SIZE, check_meta, package_of
+from cachetui.core.load.sources.site.listing import Meta, SpecEntry
 from cachetui.core.load.sources.site.parse import YAML_WORDS
 from cachetui.core.model.records import UNKNOWN_SIZE, ParsedDocument, SpecColumns
 from cachetui.core.spack.compilers import normalise_compiler
-from cachetui.core.spack.hashes import HASH_LENGTH
+from cachetui.core.spack.hashes import all_valid_hashes
 
 # The front matter as the site writes it: three short lines matched, then meta and spec_details,
 # one line each, found with memchr-speed searches (a regex would walk their ~40 kB char by char).
@@ -30,34 +29,10 @@ _HEAD = re.compile(
     rb"categories: \[package, ([A-Za-z_][A-Za-z0-9_./-]*)\]\nmeta: \{"
 )
 _KEY_LINES = {"title": 2, "layout": 3, "categories": 4, "meta": 5, "spec_details": 6}
-_BASE32 = b"abcdefghijklmnopqrstuvwxyz234567"
-
-
-class SpecEntry(msgspec.Struct, gc=False):
-    """One `spec_details` entry as the site writes it; any other shape fails the decode (general reader)."""
-
-    hash: str
-    versions: list[str]
-    compiler: str
-    platform: str
-    os: str
-    target: str
-    variants: tuple[str, ...]
-    stacks: tuple[str, ...]
-    size: int | str
-
-
-class _Meta(msgspec.Struct, gc=False):
-    """What the meta check reads; a field of another type sends the document down the general path."""
-
-    num_specs: int | None = None
-    num_specs_by_stack: dict[str, int] | None = None
-    versions: list[str] | None = None
-    compilers: list[str] | None = None
 
 
 _DETAILS = msgspec.json.Decoder(list[SpecEntry])
-_META = msgspec.json.Decoder(_Meta)
+_META = msgspec.json.Decoder(Meta)
 astuple = msgspec.structs.astuple  # fields in declaration order: hash, versions, compiler, ... size
 
 
@@ -86,9 +61,7 @@ def fast_document(path: str, data: bytes) -> ParsedDocument | None:
     if columns is None:
         return None
     doc = ParsedDocument(path, package_of(title, path), tag, title, "current", columns)
-    if not _meta_agrees(meta, columns):  # say what disagrees, in the general path's words
-        summary = {k: v for k, v in msgspec.structs.asdict(meta).items() if v is not None}
-        check_meta(summary, columns, doc, _KEY_LINES)
+    check_meta(meta, columns, doc, _KEY_LINES)
     return doc
 
 
@@ -100,23 +73,11 @@ def _utf8(data: bytes) -> bool:
     return True
 
 
-def _meta_agrees(meta: _Meta, columns: SpecColumns) -> bool:
-    if meta.num_specs is not None and meta.num_specs != len(columns):
-        return False
-    if meta.num_specs_by_stack is not None and meta.num_specs_by_stack != Counter(chain.from_iterable(columns.stacks)):
-        return False
-    if meta.versions is not None and set(meta.versions) != set(columns.versions) - {""}:
-        return False
-    return meta.compilers is None or set(map(normalise_compiler, meta.compilers)) == set(columns.compilers) - {""}
-
-
 def _columns(entries: list[SpecEntry]) -> SpecColumns | None:
     """The entries column by column, or None when one needs the general path's care (and its warnings)."""
     hashes, versions, compilers, platforms, oss, targets, variants, stacks, sizes = zip(*map(astuple, entries))
-    if not all(versions) or set(map(len, hashes)) != {HASH_LENGTH}:
-        return None
-    if "".join(hashes).encode().translate(None, _BASE32) or len(set(hashes)) != len(hashes):
-        return None  # not base32, or a hash listed twice
+    if not all(versions) or not all_valid_hashes(hashes) or len(set(hashes)) != len(hashes):
+        return None  # a hash not as Spack writes one, or listed twice
     sizes_read = _sizes(sizes) if set(sizes) != {"-"} else [UNKNOWN_SIZE] * len(hashes)
     if sizes_read is None:
         return None

@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import BinaryIO
 
 from cachetui.core.load.progress import DOCUMENTS, Progress
 from cachetui.core.load.sources.regular_file import NotRegular, open_regular
@@ -61,6 +63,10 @@ class FileResult:
 class Candidate:
     path: str
     explicit: bool  # named on the command line, or a site listing name: must be a document
+
+    def __reduce__(self) -> tuple[type, tuple]:
+        # By position, as FileResult: 50,000 of these are in a warm start's cache and go to the workers.
+        return Candidate, (self.path, self.explicit)
 
 
 DirSignature = tuple[int, int]  # mtime_ns, ctime_ns: an entry added, removed or renamed changes them
@@ -116,7 +122,8 @@ def _walk(
     stack = [iter(_entries(top, report, visited, directories))]
     while stack:
         for entry in stack[-1]:
-            if entry.name.startswith("."):
+            name = entry.name
+            if name[:1] == ".":
                 continue  # .git, editor droppings: never site content
             try:
                 is_dir = entry.is_dir()
@@ -125,9 +132,12 @@ def _walk(
             if is_dir:
                 stack.append(iter(_entries(entry.path, report, visited, directories)))
                 break
-            yield Candidate(entry.path, explicit=entry.name in LISTING_NAMES)
+            yield Candidate(entry.path, name in LISTING_NAMES)
         else:
             stack.pop()
+
+
+_NAME = attrgetter("name")
 
 
 def _entries(directory: str, report: LoadReport, visited: set[tuple[int, int]],
@@ -146,7 +156,7 @@ def _entries(directory: str, report: LoadReport, visited: set[tuple[int, int]],
     directories[directory] = (info.st_mtime_ns, info.st_ctime_ns)
     try:
         with os.scandir(directory) as found:
-            return sorted(found, key=lambda e: e.name)
+            return sorted(found, key=_NAME)
     except OSError as exc:
         directories[directory] = None
         report.add(Problem(directory, f"cannot read directory: {exc.strerror or exc}"))
@@ -208,7 +218,7 @@ def _megabytes(size: int) -> str:
 def _read_document(path: str, max_bytes: int, *, must_be_document: bool) -> tuple[bytes | None, Signature]:
     """The file's bytes (None for a file that is quietly not a document) and its signature when read."""
     try:
-        handle, info = open_regular(path)
+        handle, info = open_regular(path, buffered=False)
     except NotRegular as exc:
         raise _Unreadable(f"not a regular file ({exc.kind}); not opened", io_error=False) from None
     except PermissionError:
@@ -219,14 +229,14 @@ def _read_document(path: str, max_bytes: int, *, must_be_document: bool) -> tupl
         with handle:
             # One syscall for the usual small document; a peek at the head otherwise.
             asked = _ONE_READ_BYTES + 1 if info.st_size <= _ONE_READ_BYTES else _HEAD_BYTES
-            data = handle.read(asked)
+            data = _read(handle, asked, info.st_size)
             if not must_be_document and not has_front_matter(data[:_HEAD_BYTES]):
                 return None, stat_signature(info)
             if info.st_size > max_bytes:
                 cap = f"over the {_megabytes(max_bytes)} cap (--max-file-size)"
                 raise _Unreadable(f"file is {_megabytes(info.st_size)}, {cap}; skipped", io_error=False)
-            if len(data) == asked:  # a short read of a regular file is its end: no second call
-                data += handle.read(max_bytes + 1 - len(data))
+            if len(data) == asked:
+                data += _read(handle, max_bytes + 1 - len(data), info.st_size - len(data))
             if len(data) > max_bytes:
                 raise _Unreadable(f"file grew past the {_megabytes(max_bytes)} cap while read; skipped")
             after = os.fstat(handle.fileno())
@@ -239,6 +249,22 @@ def _read_document(path: str, max_bytes: int, *, must_be_document: bool) -> tupl
         raise _Unreadable("permission denied") from None
     except OSError as exc:
         raise _Unreadable(f"cannot read: {exc.strerror or exc}") from None
+
+
+def _read(handle: BinaryIO, limit: int, size: int) -> bytes:
+    """Up to `limit` bytes of a raw file expected to hold `size` more: one call when it gives them all.
+
+    Reading on after a read that reached the size would only find the end; a read that stops short
+    of it (which some file systems allow) is followed by more, so that only a real change of the
+    file, not a short read, fails the size check after.
+    """
+    data = handle.read(limit)
+    while len(data) < min(limit, size):
+        more = handle.read(limit - len(data))
+        if not more:
+            break
+        data += more
+    return data
 
 
 def _decode(path: str, data: bytes) -> tuple[str, list[Problem]]:

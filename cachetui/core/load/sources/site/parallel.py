@@ -2,11 +2,13 @@
 
 Workers are spawned, not forked: the app loads from a thread, and forking a
 threaded process can deadlock. Spawning costs a fraction of a second, so small
-trees (the sample, one package) stay in-process.
+trees (the sample, one package) stay in-process. This process is one of the N that
+parse: it walks the tree, then parses the chunks no worker has started yet.
 """
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections import deque
@@ -14,19 +16,26 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import chain, islice
 
+try:
+    import fcntl
+except ImportError:  # not on Windows
+    fcntl = None  # type: ignore[assignment]
+
 from cachetui.core.load.sources.site.loader import Candidate, FileResult, load_file
 from cachetui.core.model.build import BuilderPart, CorpusBuilder
 from cachetui.core.model.corpus import Vocabulary
 
 PARALLEL_MIN_FILES = 10_000  # measured: at 3,000 files (scale M) spawning costs more than it saves
 # On by default since the parse streams in chunks while the walk goes on: on the shared 2-core
-# development machine two workers beat one process at L on both trees (benchmarks/RESULTS.md
-# measures both side by side). `--workers 1` keeps everything in one process.
+# development machine this process and one worker beat one process at L on both trees, and match
+# two workers with ~0.5 s less CPU (benchmarks/RESULTS.md measures the default against one process
+# side by side). `--workers 1` keeps everything in one process.
 PARALLEL_BY_DEFAULT = True
-CHUNK_FILES = 2048  # a part per chunk: few enough to merge cheaply, enough to show progress and share work
+CHUNK_FILES = 1024  # a part per chunk: few enough to merge cheaply, small enough that the last ones end together
 
 
 def default_workers(n_files: int) -> int:
+    """How many processes parse (this one and the workers): one per core, up to 8, from 10,000 files."""
     if not PARALLEL_BY_DEFAULT or n_files < PARALLEL_MIN_FILES:
         return 1
     return max(1, min(os.cpu_count() or 1, 8))
@@ -43,8 +52,8 @@ def load_into(builder: CorpusBuilder, candidates: Iterable[Candidate], max_bytes
     `candidates` may be a walk still in progress: chunks go to the workers as the walk finds them,
     so walking and parsing overlap. `before` sees each chunk before any of its files is read.
     The results keep each file's problems and inputs, not its document (that is in the builder).
-    With workers (None: decided by how many files there are), chunks are built into columns in
-    other processes and merged here.
+    With `workers` processes (None: decided by how many files there are), chunks are built into
+    columns in `workers - 1` other processes and in this one once the walk is done, and merged here.
     """
     chunks = _chunks(candidates)
     if workers is None:
@@ -58,7 +67,7 @@ def load_into(builder: CorpusBuilder, candidates: Iterable[Candidate], max_bytes
     try:
         yield from _in_workers(pool, chunks, max_bytes, builder, before)
     finally:
-        pool.shutdown(cancel_futures=True)
+        pool.shutdown(wait=False, cancel_futures=True)  # the workers' exit is not waited for: nothing is left
 
 
 def _in_workers(pool: ProcessPoolExecutor, chunks: Iterator[list[Candidate]], max_bytes: int, builder: CorpusBuilder,
@@ -76,8 +85,32 @@ def _in_workers(pool: ProcessPoolExecutor, chunks: Iterator[list[Candidate]], ma
             return
         while pending and pending[0][1].done():  # merge what is ready while the walk goes on
             yield _merged(builder, *pending.popleft())
+    yield from _sharing(pending, max_bytes, builder)
+
+
+def _sharing(pending: deque[tuple[list[Candidate], Future[Part]]], max_bytes: int, builder: CorpusBuilder
+             ) -> Iterator[Loaded]:
+    """The walk is over: this process parses too, taking chunks no worker has started from the back of the queue.
+
+    Parts are still merged in the order of the walk. Parsing here needs no process started and
+    nothing sent between processes: on two cores one worker and this process match two workers'
+    time with ~0.5 s less CPU on the varied L tree, which counts when the cores are shared.
+    """
+    vocab: dict[str, Vocabulary] = {}  # this load's own: the workers' vocabularies live in the workers
+    taken = 0  # chunks at the back of `pending` parsed here
     while pending:
-        yield _merged(builder, *pending.popleft())
+        while pending and pending[0][1].done():
+            yield _merged(builder, *pending.popleft())
+        taken = min(taken, len(pending))
+        back = len(pending) - 1 - taken
+        if back >= 0 and pending[back][1].cancel():  # no worker has it: cancelled, so none will
+            chunk = pending[back][0]
+            here: Future[Part] = Future()
+            here.set_result(_part(chunk, max_bytes, vocab))
+            pending[back] = (chunk, here)
+            taken += 1
+        elif pending:
+            yield _merged(builder, *pending.popleft())
 
 
 def _in_process(chunks: Iterator[list[Candidate]], max_bytes: int, builder: CorpusBuilder,
@@ -112,7 +145,14 @@ def _load_chunk(chunk: list[Candidate], max_bytes: int, builder: CorpusBuilder) 
 
 def load_part(chunk: list[Candidate], max_bytes: int) -> Part:
     """A worker's job: a chunk's documents built into columns, which are small and quick to send and merge."""
-    builder = CorpusBuilder(_WORKER_VOCAB)
+    # As in the main process (pipeline._no_cyclic_gc): the objects of a load are acyclic and short-lived,
+    # and collecting them cost the workers ~15% of their time.
+    gc.disable()
+    return _part(chunk, max_bytes, _WORKER_VOCAB)
+
+
+def _part(chunk: list[Candidate], max_bytes: int, vocab: dict[str, Vocabulary]) -> Part:
+    builder = CorpusBuilder(vocab)
     summaries = _load_chunk(chunk, max_bytes, builder)
     return summaries, builder.part()
 
@@ -128,6 +168,29 @@ def _start_pool(workers: int) -> ProcessPoolExecutor | None:
     if workers <= 1:
         return None
     try:
-        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        pool = ProcessPoolExecutor(max_workers=workers - 1, mp_context=multiprocessing.get_context("spawn"))
     except (OSError, ValueError, RuntimeError):
         return None
+    _widen_pipes(pool)
+    return pool
+
+
+PIPE_BYTES = 1 << 20  # Linux's limit for an unprivileged process (/proc/sys/fs/pipe-max-size)
+
+
+def _widen_pipes(pool: ProcessPoolExecutor) -> None:
+    """Pipes that hold a whole part (or chunk), so a worker hands it over without waiting for this process.
+
+    A part is 1-2 MB; through the default 64 kB pipe a worker blocked until this process, busy
+    parsing too, had read it all (measured: 0.2-0.4 s of a worker's 2 s idle on the varied L
+    tree). Linux only, and through the executor's private queues: anywhere else, nothing changes.
+    """
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    for queue in (getattr(pool, "_result_queue", None), getattr(pool, "_call_queue", None)):
+        reader = getattr(queue, "_reader", None)
+        if setsize is None or reader is None:
+            continue
+        try:
+            fcntl.fcntl(reader.fileno(), setsize, PIPE_BYTES)
+        except (OSError, ValueError, AttributeError):
+            pass

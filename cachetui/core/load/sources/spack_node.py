@@ -1,0 +1,146 @@
+"""A Spack spec node as build-cache databases and specfiles write it: the fields rendered, declared once.
+
+The msgspec Structs below are the only list of what is read from a node, and of each field's
+type. A typed decode reads big indexes with them; a node of the wrong shape is mended to
+them (`fitting`: each field of the wrong type left out, so it reads as empty, never guessed)
+and then decoded the same way, so every reader renders a node by the same rules:
+
+- target: the string, or the dict's `name`;
+- the node's own compiler: `name@version` of its `compiler` object (specfiles before Spack 1.x);
+- variants from `parameters` (see `core.spack.variants.parameters_variants`);
+- external: set when Spack would use it where it is (its `external` is truthy).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from types import NoneType, UnionType
+from typing import Any, get_args, get_origin
+
+import msgspec
+
+from cachetui.core.spack.compilers import name_at_version
+from cachetui.core.spack.variants import parameters_variants
+
+
+class Target(msgspec.Struct):
+    name: str = ""
+
+
+class Arch(msgspec.Struct):
+    platform: str = ""
+    platform_os: str = ""
+    target: str | Target = ""
+
+
+class CompilerObject(msgspec.Struct):
+    name: str = ""
+    version: str = ""
+
+
+class Edge(msgspec.Struct):
+    name: str = ""
+    hash: str = ""
+    parameters: msgspec.Raw = msgspec.Raw()  # {deptypes, virtuals}: few distinct values, read once each
+    type: list[str] | None = None  # DB 6 (specfile v2/v3) wrote the deptypes here
+
+
+class Annotations(msgspec.Struct):
+    compiler: str = ""
+
+
+class Node(msgspec.Struct):
+    name: str = ""
+    version: str = ""
+    arch: Arch | None = None
+    compiler: CompilerObject | None = None
+    parameters: msgspec.Raw = msgspec.Raw()  # rendered once per distinct value
+    dependencies: list[Edge] | None = None
+    annotations: Annotations | None = None
+    external: msgspec.Raw = msgspec.Raw()  # set (truthy) for an external: Spack uses it where it is
+
+
+_NODE_DECODER = msgspec.json.Decoder(Node)
+
+
+def arch_of(node: Node) -> tuple[str, str, str]:
+    """(platform, os, target) of a node."""
+    arch = node.arch or Arch()
+    return arch.platform, arch.platform_os, arch.target if isinstance(arch.target, str) else arch.target.name
+
+
+def own_compiler(node: Node) -> str:
+    """`name@version` of the node's own compiler object; "" when it has none (Spack 1.x: see node_compiler)."""
+    own = node.compiler
+    return name_at_version(own.name, own.version) if own is not None and own.name else ""
+
+
+def annotated_compiler(node: Node) -> str:
+    """The compiler annotated on a node converted from an older specfile; ""."""
+    return node.annotations.compiler if node.annotations is not None else ""
+
+
+def is_set(raw: msgspec.Raw) -> bool:
+    """Whether a field holds a truthy value, as Spack tests `external` (absent, null, false, 0, "", [] and {}
+    are not set)."""
+    text = bytes(raw).strip()
+    return bool(text) and text not in (b"null", b"false") and bool(msgspec.json.decode(text))
+
+
+def variants_of(parameters: msgspec.Raw, cache: dict[bytes, tuple[str, ...]]) -> tuple[str, ...]:
+    """A node's variants, worked out once per distinct `parameters` text (the cache is one reading's)."""
+    key = bytes(parameters)
+    found = cache.get(key)
+    if found is None:
+        decoded = msgspec.json.decode(key) if key else {}
+        found = cache[key] = parameters_variants(decoded if isinstance(decoded, dict) else {})
+    return found
+
+
+def mended_node(value: dict[str, Any]) -> Node:
+    """A node of any shape, read as the typed decode reads one: fields of the wrong type read as empty.
+
+    Raises UnicodeEncodeError when it holds text no UTF-8 can (a lone surrogate escaped in the JSON).
+    """
+    return _NODE_DECODER.decode(msgspec.json.encode(fitting(value, Node)))  # NaN and Infinity encode as null
+
+
+# -- mending: what a struct takes, out of what a node holds -------------------------------------------------
+
+_LEFT_OUT = object()
+
+
+def fitting(value: dict[str, Any], struct: type[msgspec.Struct]) -> dict[str, Any]:
+    """The fields of `struct` that `value` holds with a type the struct takes, each nested struct and list
+    mended alike; the rest left out. The result always decodes as `struct` (once encoded)."""
+    kept = {}
+    for name, kind in _fields(struct):
+        if name in value:
+            fitted = _fit(value[name], kind)
+            if fitted is not _LEFT_OUT:
+                kept[name] = fitted
+    return kept
+
+
+@cache
+def _fields(struct: type[msgspec.Struct]) -> tuple[tuple[str, Any], ...]:
+    return tuple((field.encode_name, field.type) for field in msgspec.structs.fields(struct))
+
+
+def _fit(value: Any, kind: Any) -> Any:
+    for option in get_args(kind) if isinstance(kind, UnionType) else (kind,):
+        if option is msgspec.Raw:
+            return value  # anything: read where it is used
+        if option is NoneType:
+            if value is None:
+                return None
+        elif isinstance(option, type) and issubclass(option, msgspec.Struct):
+            if isinstance(value, dict):
+                return fitting(value, option)
+        elif get_origin(option) is list:
+            if isinstance(value, list):
+                (item,) = get_args(option)
+                return [fitted for fitted in (_fit(v, item) for v in value) if fitted is not _LEFT_OUT]
+        elif type(value) is option:
+            return value
+    return _LEFT_OUT

@@ -1,0 +1,106 @@
+"""A key's answer is ready for the frame that follows it: no message round trip, no screen layout.
+
+How long a frame takes is measured by `make bench` (benchmarks/pty_keys.py), never here; these
+tests pin the behaviour that makes one frame enough.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import cachetui.app.screens.browser as browser_module
+from cachetui.app.widgets.detail_pane import DetailPane
+from cachetui.app.widgets.facet_panel import FacetPanel, Kind
+from cachetui.app.widgets.package_list import PackageList
+from cachetui.app.widgets.query_bar import QueryBar
+from cachetui.app.widgets.spec_table import SpecTable
+from cachetui.app.widgets.status_line import StatusLine
+from tests.app.helpers import burst, open_package, sample_app, toggle_facet, wait_for, wait_loaded
+
+
+def _shown_spec(app: object) -> int | None:
+    detail = app.screen.query_one(DetailPane).detail  # type: ignore[attr-defined]
+    return None if detail is None else detail.spec.index
+
+
+async def test_the_details_change_with_the_cursor_not_a_message_later() -> None:
+    app = sample_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await open_package(pilot, "mpi4py")
+        table = app.screen.query_one(SpecTable)
+        table.cursor = 7  # as a key does; nothing is awaited before the check
+        assert _shown_spec(app) == table.current_spec == int(table.data.indices[7])
+
+
+async def test_the_details_match_the_row_after_a_burst_of_keys() -> None:
+    app = sample_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await open_package(pilot, "mpi4py")
+        table = app.screen.query_one(SpecTable)
+        await burst(pilot, *"j" * 30, "pagedown", *"k" * 3)  # holding j, then a page and back a little
+        assert table.cursor > 30
+        assert _shown_spec(app) == table.current_spec
+        spec = app.browser.corpus.spec(table.current_spec)
+        first = app.screen.query_one(DetailPane).render_line(0).text
+        assert spec.hash in first  # what is drawn, not only what is held
+
+
+async def test_moving_the_cursor_never_lays_out_the_screen(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = sample_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("tab")  # the table of all packages: details of different lengths
+        await pilot.pause()
+        layouts: list[bool] = []
+        original = app.screen._refresh_layout
+        monkeypatch.setattr(app.screen, "_refresh_layout", lambda *a, **k: (layouts.append(True), original(*a, **k)))
+        detail = app.screen.query_one(DetailPane)
+        heights = set()
+        for _ in range(40):
+            await pilot.press("j")
+            heights.add(detail.virtual_size.height)
+        await pilot.press("pagedown", "end", "home")
+        assert len(heights) > 1  # what used to lay out the screen, a frame late
+        assert layouts == []
+
+
+async def test_a_facet_shows_as_chosen_before_its_answer_arrives(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(browser_module, "INLINE_SPECS", 0)  # answers in a worker, as on a whole site
+    release = threading.Event()
+    original = browser_module.answer
+
+    def slow_answer(*args: object, **kwargs: object) -> object:
+        release.wait(10)
+        return original(*args, **kwargs)
+
+    app = sample_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        table = app.screen.query_one(SpecTable)
+        before = len(table.data.indices)
+        monkeypatch.setattr(browser_module, "answer", slow_answer)
+        try:
+            await toggle_facet(pilot, "os", "ubuntu20.04")
+            panel = app.screen.query_one(FacetPanel)
+            assert (Kind.ACTIVE, "os", "ubuntu20.04") in {(e.kind, e.facet, e.value) for e in panel.entries}
+            assert app.screen.query_one(StatusLine).status.busy
+            assert len(table.data.indices) == before  # the rows wait for the answer
+        finally:
+            release.set()
+        await wait_for(pilot, lambda: not app.screen.query_one(StatusLine).status.busy)
+        assert len(table.data.indices) < before
+
+
+async def test_a_package_search_filters_the_list_as_the_line_changes() -> None:
+    app = sample_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        bar, packages = app.screen.query_one(QueryBar), app.screen.query_one(PackageList)
+        bar.input.value = "mpi"  # as the key typing it does; no message has been handled yet
+        assert packages.state.search == "mpi"
+        bar.show("zlib")  # set by the app, not typed: the list keeps its search
+        assert packages.state.search == "mpi"
