@@ -47,11 +47,14 @@ class BrowserKeys(Screen[None]):
         # Help and quit early, so a footer cut at 80 columns still offers them.
         Binding("question_mark", "help", "Help", id="browser.help"),
         Binding("q", "app.quit", "Quit", id="browser.quit"),
+        # What a user came for: the hash, or a command that installs it.
         Binding("y", "copy_hash", "Copy hash", id="browser.copy-hash"),
         Binding("c", "copy_menu", "Copy…", id="browser.copy-menu"),
+        # Narrowing the answer.
         Binding("x", "clear_filters", "Clear", id="browser.clear"),
         Binding("t", "choose_tag", "Tag", id="browser.tag"),
         Binding("r", "toggle_runs_on", "Runs here", id="browser.runs-on"),
+        # Other views of the same answer, and what leaves the screen.
         Binding("v", "choose_columns", "Columns", id="browser.columns"),
         Binding("l", "toggle_find_view", "spack find", id="browser.find-view"),
         Binding("d", "compare", "Compare", id="browser.compare"),
