@@ -16,7 +16,6 @@ from cachetui.app.export_flow import export_flow
 from cachetui.app.requests import CopyMenuRequested, CopyRequested, ExportRequested
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.screens.copy_menu import CopyMenu
-from cachetui.app.widgets.spec_table import SpecRows
 from cachetui.app.styles import stylesheet
 from cachetui.app.worker_failure import report_failure
 from cachetui.core.load.cache import CorpusCache
@@ -30,6 +29,7 @@ from cachetui.core.model.problems import LoadReport, Problem
 from cachetui.core.model.records import MirrorOrigin
 from cachetui.core.query.spack_commands import mirror_of
 from cachetui.present.inert import inert
+from cachetui.present.table_cells import SpecRows
 
 
 class CacheTuiApp(App[None]):

@@ -11,10 +11,10 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.widgets.facet_panel import FACET_TITLES
-from cachetui.app.widgets.spec_table import COLUMNS
 from cachetui.core.query.search import search_packages
 from cachetui.core.query.sorting import SORT_COLUMNS
 from cachetui.present.inert import inert
+from cachetui.present.table_layout import COLUMNS
 
 MAX_PACKAGE_HITS = 50
 # Every provider scores on one scale, so hits from packages, facets and actions sort together.

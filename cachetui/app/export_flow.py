@@ -11,9 +11,9 @@ from textual.app import App
 
 from cachetui.app.screens.choice_dialog import ChoiceDialog
 from cachetui.app.screens.export_dialog import ExportDialog
-from cachetui.app.widgets.spec_table import SpecRows
 from cachetui.present.export import ExportExists, ExportRefused, export_specs
 from cachetui.present.inert import inert
+from cachetui.present.table_cells import SpecRows
 
 
 async def export_flow(app: App[None], suggested: str, rows: SpecRows, roots: Sequence[str]) -> None:

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from cachetui.app.widgets.spec_table import SpecRows
 from cachetui.core.model.corpus import Corpus, SpecView
+from cachetui.present.table_cells import SpecRows
 
 
 @dataclass

@@ -22,13 +22,13 @@ from textual import events, on, work
 
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.screens.export_dialog import NameDialog
-from cachetui.app.widgets.spec_table import SpecRows
 from cachetui.core.model.corpus import Corpus, Document
 from cachetui.core.model.records import MirrorOrigin
 from cachetui.present.export import export_format
 from cachetui.present.inert import inert
 from cachetui.present.served import ENVIRONMENT, DownloadRefused, Labels, ServeConfig, download_name, served_corpus
 from cachetui.present.spec_output import write_specs
+from cachetui.present.table_cells import SpecRows
 
 EXPORT = "export"
 MIME_TYPES = {"csv": "text/csv", "json": "application/json"}

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from itertools import combinations
 from pathlib import Path
 
 import pytest
@@ -11,12 +13,18 @@ from textual.pilot import Pilot
 
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.screens.columns_dialog import ColumnsDialog
+from cachetui.app.screens.problems import ProblemsScreen
 from cachetui.app.widgets.key_footer import KeyFooter
+from cachetui.app.widgets.query_bar import ProblemNote, QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
 from tests.app.helpers import type_query, wait_loaded
 from tests.app.width_tree import write_width_tree
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent / "benchmarks"))
+from generate_varied import generate  # noqa: E402
+
 SIZES = [(120, 40), (80, 24), (60, 15)]
+GAP = 1
 
 
 def width_app(tmp_path: Path) -> CacheTuiApp:
@@ -37,15 +45,83 @@ def shown_rows(table: SpecTable) -> list[str]:
     return [table.row_text(row, table.content_width).plain for row in range(table.row_count)]
 
 
+def drawn_cells(table: SpecTable, row: int) -> dict[str, str]:
+    """A row as the table draws it, cut into its cells at the column widths."""
+    line, cells, left = table.row_text(row, table.content_width).plain, {}, 0
+    for key, width in table.column_widths:
+        cells[key] = line[left:left + width].rstrip()
+        left += width + GAP
+    return cells
+
+
+WHOLE = ("package", "version", "compiler", "platform", "os", "target", "stacks", "variants", "size", "installable", "tag")
+
+
+def alike_unmarked(table: SpecTable, *, marks_count: bool = True) -> list[tuple[str, str]]:
+    """Pairs of rows (by hash) that show alike, with no cut (…) where they differ.
+
+    The hash aside: it says nothing about a binary (and one listed in two tags has one hash) — but
+    for two binaries alike in everything else, their hashes are what tells them apart. A pair is told
+    apart when some other cell shows differently; when all show alike, some cell where their whole
+    texts differ must be cut and marked …, so the reader knows there is more (the details have it).
+    """
+    rows: dict[tuple[str, ...], list[int]] = {}
+    drawn = [drawn_cells(table, row) for row in range(table.row_count)]
+    for row, cells in enumerate(drawn):
+        rows.setdefault(tuple(text for key, text in cells.items() if key != "hash"), []).append(row)
+    source = table.source
+    unmarked = []
+    for group in (g for g in rows.values() if len(g) > 1):
+        for a, b in combinations(group, 2):
+            spec_a, spec_b = (source.spec_at(r) for r in (a, b))
+            if all(source.cell(key, spec_a) == source.cell(key, spec_b) for key in WHOLE):
+                continue  # alike in all but the hash, which shows
+            if marks_count and any(source.cell(key, spec_a) != source.cell(key, spec_b)
+                                        and (drawn[a][key].endswith("…") or drawn[b][key].endswith("…"))
+                                        for key in drawn[a]):
+                continue
+            unmarked.append((drawn[a]["hash"], drawn[b]["hash"]))
+    return unmarked
+
+
+@pytest.fixture(scope="module")
+def varied_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What the lead tried: benchmarks/generate_varied.py at scale S, seed 0 (12,000 specs, 50 packages)."""
+    root = tmp_path_factory.mktemp("width-varied")
+    generate(root, "S", seed=0)
+    return root
+
+
+@pytest.mark.parametrize("view", ["hdf5 +mpi %gcc", "all packages"])
+@pytest.mark.parametrize("tree", ["width", "varied"])
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_every_pair_of_rows_told_apart_or_marked(tmp_path: Path, varied_tree: Path, size: tuple[int, int],
+                                                      tree: str, view: str) -> None:
+    root = write_width_tree(tmp_path) if tree == "width" else varied_tree
+    app = CacheTuiApp([str(root)], system_clipboard=False, use_cache=False)
+    async with app.run_test(size=size) as pilot:
+        await wait_loaded(pilot)
+        if view != "all packages":
+            await type_query(pilot, view)
+            await wait_loaded(pilot)
+        table = pilot.app.screen.query_one(SpecTable)
+        assert table.row_count > 20 and "differs" in table.shown_columns
+        assert alike_unmarked(table) == []
+        if tree == "varied" and view != "all packages":
+            # What the lead saw at 60 columns: lnq7sk4 and nghozow, both `build_type=RelW…`. The variants
+            # that tell the 36 rows apart lead the cell, and fit: every pair shows apart, no cut needed.
+            assert alike_unmarked(table, marks_count=False) == []
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_hdf5_rows_told_apart(tmp_path: Path, size: tuple[int, int]) -> None:
     async with hdf5_answer(tmp_path, size) as pilot:
         table = pilot.app.screen.query_one(SpecTable)
-        keys = [c.key for c, _ in table._layout]
+        keys = list(table.shown_columns)
         assert "differs" in keys and "size" not in keys  # all "-": it gives way first
         if size[0] >= 80:
             assert len(set(shown_rows(table))) == table.row_count
-        first = table._getters["differs"](int(table.data.indices[0]))
+        first = table.source.cell("differs", int(table.data.indices[0]))
         assert first.split()[0] in ("+threadsafe", "~threadsafe")  # the most even split leads
         assert table.size.height - table.HEADER_LINES >= 5  # the details give way first
 
@@ -56,7 +132,7 @@ async def test_all_packages_shows_the_tag(tmp_path: Path, size: tuple[int, int])
         await wait_loaded(pilot)
         table = pilot.app.screen.query_one(SpecTable)
         assert table.data is not None and table.data.package is None
-        assert "tag" in [c.key for c, _ in table._layout]
+        assert "tag" in list(table.shown_columns)
         if size[0] >= 80:
             assert len(set(shown_rows(table))) == table.row_count
 
@@ -102,3 +178,37 @@ async def test_footer_keeps_help_and_quit(tmp_path: Path, size: tuple[int, int])
         footer = pilot.app.screen.query_one(KeyFooter)
         visible = {key.key for start, end, key in footer.shown if end <= size[0]}
         assert {"question_mark", "q"} <= visible
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 15)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_long_query_problem_wraps_marks_its_cut_and_is_whole_on_the_problems_screen(
+        varied_tree: Path, size: tuple[int, int]) -> None:
+    app = CacheTuiApp([str(varied_tree)], system_clipboard=False, use_cache=False)
+    async with app.run_test(size=size) as pilot:
+        await wait_loaded(pilot)
+        await type_query(pilot, "hdf5 +xyzzy")  # no variant near it: the note lists those hdf5 has
+        problem = app.screen.query_one(QueryBar).problem
+        note = app.screen.query_one(ProblemNote)
+        assert problem is not None and "known:" in problem
+        lines = [line.rstrip() for line in note.render().plain.split("\n")]
+        assert note.region.height == len(lines) == ProblemNote.LINES and note.region.right <= size[0]
+        assert lines[-1].endswith("…")  # more than three lines' worth: the cut is marked
+        shown = " ".join(" ".join(lines)[:-1].split())
+        assert " ".join(("✗ " + problem).split()).startswith(shown)  # the start of the whole text, in order
+        assert note.tooltip == "✗ " + problem
+        await pilot.press("escape", "p")
+        await pilot.pause()
+        assert isinstance(app.screen, ProblemsScreen)
+        said = app.screen.query_one("#problems-query")
+        assert said.render().plain.endswith(problem)  # whole, and wrapped within the screen
+        assert said.region.right <= size[0] and said.content_size.width * said.content_size.height >= len(problem)
+
+
+async def test_a_short_query_problem_shows_whole(tmp_path: Path) -> None:
+    async with width_app(tmp_path).run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        await type_query(pilot, "hdf5 +frotran")
+        problem = pilot.app.screen.query_one(QueryBar).problem
+        shown = pilot.app.screen.query_one(ProblemNote).render().plain
+        assert problem is not None and "fortran" in problem and "…" not in shown
+        assert " ".join(shown.split()) == " ".join(("✗ " + problem).split())

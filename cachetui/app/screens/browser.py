@@ -25,7 +25,7 @@ from cachetui.app.widgets.key_footer import KeyFooter
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_detail import spec_detail
-from cachetui.app.widgets.spec_table import SpecRows, SpecTable
+from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import Status, StatusLine
 from cachetui.app.worker_failure import report_failure
 from cachetui.core.model.corpus import Corpus
@@ -36,6 +36,7 @@ from cachetui.core.query.results import Results
 from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query
 from cachetui.present.answer import Answer, View, answer, compare_text, runs_on_text
 from cachetui.present.format import loading_text
+from cachetui.present.table_cells import SpecRows
 
 # Up to this many specs, an answer takes a few milliseconds and is computed on the spot; above,
 # in a worker, so keys and paints never wait for it (a newer question cancels an older one).

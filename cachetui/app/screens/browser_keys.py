@@ -21,13 +21,15 @@ from cachetui.app.screens.help import HelpScreen, help_sections
 from cachetui.app.screens.panes import WIDE_FROM
 from cachetui.app.screens.problems import ProblemsScreen
 from cachetui.app.screens.tag_picker import ALL_TAGS, TagPicker
-from cachetui.app.widgets.spec_table import HIDDEN_AT_FIRST, SpecTable
+from cachetui.app.widgets.query_bar import QueryBar
+from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import StatusLine
 from cachetui.core.model.corpus import Corpus, SpecView
 from cachetui.core.query.query import Query, RunsOn, facet_counts
 from cachetui.core.spack.targets import host
 from cachetui.present.answer import View, file_safe
 from cachetui.present.inert import inert
+from cachetui.present.table_layout import HIDDEN_AT_FIRST
 
 # Pane -> the title on its top border; the focused pane's title and border light up.
 PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details", "#facets": "Facets"}
@@ -45,11 +47,14 @@ class BrowserKeys(Screen[None]):
         # Help and quit early, so a footer cut at 80 columns still offers them.
         Binding("question_mark", "help", "Help", id="browser.help"),
         Binding("q", "app.quit", "Quit", id="browser.quit"),
+        # What a user came for: the hash, or a command that installs it.
         Binding("y", "copy_hash", "Copy hash", id="browser.copy-hash"),
         Binding("c", "copy_menu", "Copy…", id="browser.copy-menu"),
+        # Narrowing the answer.
         Binding("x", "clear_filters", "Clear", id="browser.clear"),
         Binding("t", "choose_tag", "Tag", id="browser.tag"),
         Binding("r", "toggle_runs_on", "Runs here", id="browser.runs-on"),
+        # Other views of the same answer, and what leaves the screen.
         Binding("v", "choose_columns", "Columns", id="browser.columns"),
         Binding("l", "toggle_find_view", "spack find", id="browser.find-view"),
         Binding("d", "compare", "Compare", id="browser.compare"),
@@ -191,7 +196,7 @@ class BrowserKeys(Screen[None]):
 
     def action_problems(self) -> None:
         if self.corpus is not None:
-            self.app.push_screen(ProblemsScreen(self.corpus.report))
+            self.app.push_screen(ProblemsScreen(self.corpus.report, self.query_one(QueryBar).problem))
 
     def action_help(self) -> None:
         panes = [self.query_one(selector) for selector in PANE_TITLES]

@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, SelectionList
 
-from cachetui.app.widgets.spec_table import COLUMNS
+from cachetui.present.table_layout import COLUMNS
 
 DESCRIPTIONS = {
     "change": "change: added, removed or kept (compare mode, d)",

@@ -1,4 +1,4 @@
-"""`p`: every load problem, with file, line and reason."""
+"""`p`: every load problem, with file, line and reason (and, first, what is wrong with the query line)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,10 @@ MAX_ROWS = 10_000
 class ProblemsScreen(Screen[None]):
     BINDINGS = [Binding("escape,p,q", "app.pop_screen", "Back", id="problems.back")]
 
-    def __init__(self, report: LoadReport) -> None:
+    def __init__(self, report: LoadReport, query_problem: str | None = None) -> None:
         super().__init__()
         self._report = report
+        self._query_problem = query_problem  # whole here: beside the query line it may be cut
 
     def compose(self) -> ComposeResult:
         report = self._report
@@ -29,6 +30,9 @@ class ProblemsScreen(Screen[None]):
         title = f"Problems: {len(report.errors)} errors, {len(report.warnings)} warnings"
         if len(shown) < len(report.problems):
             title += f" (first {len(shown)} shown)"
+        if self._query_problem:
+            said = Text.assemble(("The query line: ", "bold"), ("✗ " + inert(self._query_problem), "red"))
+            yield Label(said, id="problems-query")
         yield Label(Text(title, style="bold"), id="problems-title")
         table: DataTable[Text] = DataTable(id="problems-table", cursor_type="row", zebra_stripes=True)
         table.add_columns("severity", "file", "line", "reason")

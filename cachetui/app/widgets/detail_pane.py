@@ -184,10 +184,9 @@ class DetailPane(PickList):
 
     detail: reactive[SpecDetail | None] = reactive(None, always_update=True)
 
+    @dataclass
     class Jump(Message):
-        def __init__(self, spec: int) -> None:
-            super().__init__()
-            self.spec = spec
+        spec: int
 
     class BuildToggled(Message):
         """The user asked to show (or hide) build dependencies."""

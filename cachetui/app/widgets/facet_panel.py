@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input
 
-from cachetui.app.widgets.fit import fit
+from cachetui.present.fit import fit
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.model.corpus import FACETS
 from cachetui.core.query.query import sort_values
@@ -128,18 +128,16 @@ class FacetPanel(PickList):
 
     state: reactive[FacetState] = reactive(FacetState, always_update=True)
 
+    @dataclass
     class Toggled(Message):
-        def __init__(self, facet: str, value: str) -> None:
-            super().__init__()
-            self.facet = facet
-            self.value = value
+        facet: str
+        value: str
 
+    @dataclass
     class Expanded(Message):
         """The "… more" row of a facet was chosen: show all of its values."""
 
-        def __init__(self, facet: str) -> None:
-            super().__init__()
-            self.facet = facet
+        facet: str
 
     @property
     def entries(self) -> list[Entry]:
@@ -179,10 +177,9 @@ class FacetsPane(Vertical):
 
     BINDINGS = [Binding("escape", "leave_filter", "To facets", show=False, id="facets.leave-filter")]
 
+    @dataclass
     class FilterChanged(Message):
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
+        text: str
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="/ filter facets", id="facet-filter")
@@ -190,10 +187,12 @@ class FacetsPane(Vertical):
 
     @property
     def filter(self) -> Input:
+        """The text box that narrows the facets to the values containing its text (`/` here)."""
         return self.query_one("#facet-filter", Input)
 
     @property
     def panel(self) -> FacetPanel:
+        """The facets and their values, which Tab reaches after the filter."""
         return self.query_one(FacetPanel)
 
     @on(Input.Changed, "#facet-filter")

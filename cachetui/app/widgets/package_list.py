@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
 
-from cachetui.app.widgets.fit import fit
+from cachetui.present.fit import fit
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.query.search import PackageMatch, search_packages
 from cachetui.present.inert import inert

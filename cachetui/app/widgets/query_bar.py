@@ -2,7 +2,9 @@
 
 A package search is posted at every keystroke (the fuzzy list is cheap); a spec query once
 typing pauses, so a result over 500k specs is not recomputed for every character. What is
-wrong with the text (pushed down as `problem`) shows beside it, never as an empty table.
+wrong with the text (pushed down as `problem`) shows beside it, never as an empty table: wrapped,
+and cut (marked …) only past three lines; the whole of it is its tooltip and heads the problems
+screen (`p`).
 """
 
 from __future__ import annotations
@@ -14,15 +16,42 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import Input, Static
+from textual.widget import Widget
+from textual.widgets import Input
 
 from cachetui.core.spack.specquery import looks_like_spec
+from cachetui.present.fit import wrapped
 from cachetui.present.inert import inert
 
 PLACEHOLDER = "/ search packages, or a spec: hdf5@1.14: +mpi target=x86_64_v3: %gcc@13 ^zlib /abc1234"
+
+
+class ProblemNote(Widget):
+    """A note beside the query line, wrapped to its width in at most LINES lines, a longer one cut and marked …."""
+
+    LINES = 3
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._said = Text()
+
+    def say(self, text: Text) -> None:
+        self._said = text
+        self.tooltip = text.plain or None  # the whole of it, however much is cut
+        self.refresh(layout=True)
+
+    def render(self) -> Text:
+        return wrapped(self._said, self.content_size.width, self.LINES, self.app.console)
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return self._said.cell_len
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(wrapped(self._said, width, self.LINES, self.app.console).split("\n")) if width else 0
 
 
 class QueryBar(Horizontal):
@@ -58,7 +87,7 @@ class QueryBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=PLACEHOLDER, id="query-line")
-        yield Static(id="query-problem")
+        yield ProblemNote(id="query-problem")
 
     @property
     def input(self) -> Input:
@@ -97,7 +126,7 @@ class QueryBar(Horizontal):
             shown = Text("✗ " + inert(problem), style="bold")
         else:
             shown = Text("∅ " + inert(note)) if note else Text()
-        self.query_one("#query-problem", Static).update(shown)
+        self.query_one(ProblemNote).say(shown)
 
     @on(Input.Changed, "#query-line")
     def _changed(self, event: Input.Changed) -> None:

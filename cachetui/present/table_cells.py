@@ -1,0 +1,95 @@
+"""What the spec table shows: the rows of an answer, and the text of each cell (plain strings, no Textual)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.installable import NO, UNKNOWN, YES
+from cachetui.core.query.common import Common
+from cachetui.core.query.diff import Comparison
+from cachetui.core.query.spack_find import FindLayout
+from cachetui.core.spack.hashes import short_hash
+from cachetui.present.format import condensed, condensed_variants, human_size
+from cachetui.present.inert import inert
+
+
+@dataclass(frozen=True, eq=False)
+class SpecRows:
+    """What the table shows: spec indices in display order. Compared by identity."""
+
+    corpus: Corpus
+    indices: np.ndarray
+    sort_column: str | None = None
+    descending: bool = False
+    package: str | None = None  # the one package shown, or None: rows then need a package column
+    common: Common = Common()  # what every row shares: the "differs" column leaves it out
+    comparison: Comparison | None = None  # compare mode: a "change" column marks each row
+    find: FindLayout | None = None  # the `spack find -lv` view: lines in place of columns
+    clearable: bool = False  # facet filters or "runs on" narrow the rows: `x` would clear them
+
+
+INSTALLABLE_TEXT = {YES: "yes", NO: "no: builds", UNKNOWN: "?"}
+CHANGE_TEXT = {"added": "+ added", "removed": "− removed", "kept": "= kept", "": ""}
+# A column's value said inside the differs cell, in spec syntax, when the column itself has no room.
+SPELLING = {"version": "@{}", "compiler": "%{}", "platform": "platform={}", "os": "os={}", "target": "target={}",
+            "tag": "tag={}", "stacks": "stacks={}"}
+
+Getter = Callable[[int], str]
+
+
+def some_not_installable(rows: SpecRows) -> bool:
+    no = rows.corpus.vocab["installable"].ids.get(NO, -1)
+    return bool((rows.corpus.single["installable"][rows.indices] == no).any())
+
+
+def cell_getters(rows: SpecRows) -> dict[str, Getter]:
+    """Each column's cell text for a spec, but the differs column's (that depends on the layout)."""
+    corpus = rows.corpus
+
+    def single(facet: str) -> Getter:
+        values, col = corpus.vocab[facet].values, corpus.single[facet]
+        return lambda i: values[col[i]]
+
+    stacks, stack_values = corpus.multi["stack"], corpus.vocab["stack"].values
+    installable = single("installable")
+    packages, package_of = corpus.packages, corpus.package_of
+    comparison = rows.comparison
+    return {
+        "change": lambda i: CHANGE_TEXT[comparison.mark_of(i) if comparison is not None else ""],
+        "package": lambda i: packages[package_of[i]],
+        "hash": lambda i: short_hash(corpus.hashes[i]),
+        "version": single("version"),
+        "compiler": single("compiler"),
+        "platform": single("platform"),
+        "os": single("os"),
+        "target": single("target"),
+        "tag": single("tag"),
+        "installable": lambda i: INSTALLABLE_TEXT[installable(i)],
+        "stacks": lambda i: ",".join(stack_values[v] for v in stacks.of(i) if stack_values[v] != "root"),
+        "variants": lambda i: condensed_variants(corpus.raw_variants(i)),
+        "size": lambda i: human_size(int(corpus.size[i]) if corpus.size[i] >= 0 else None),
+    }
+
+
+def differing_variants(common: Common, raw_variants: tuple[str, ...]) -> dict[str, str]:
+    """A row's variants that not every row shares: name -> as its cell shows it."""
+    found: dict[str, str] = {}
+    for variant in common.differing(raw_variants):
+        shown = inert(condensed(variant))
+        found[variant.name] = f"{found[variant.name]} {shown}" if variant.name in found else shown
+    return found
+
+
+def differs_text(variants: Mapping[str, str], order: Mapping[str, int], lead: int = 0,
+                 columns: tuple[str, ...] = ()) -> str:
+    """The differs cell: variants by `order` (names it lacks last); `columns` (spelled values of columns with
+    no room) follow the first `lead` variants, which tell rows apart, and come before the rest."""
+    last = len(order)
+    ranked = sorted(variants, key=lambda name: (order.get(name, last), name))
+    leading = [name for name in ranked if order.get(name, last) < lead]
+    rest = ranked[len(leading):]
+    return " ".join([*(variants[n] for n in leading), *columns, *(variants[n] for n in rest)])

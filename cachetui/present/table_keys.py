@@ -1,0 +1,74 @@
+"""Rows of a whole answer that are alike in full, found with numpy over every row rather than a sample.
+
+A layout is planned on a sample of rows; two rows the sample missed may still be alike in every
+column shown — variants and all — and differ only in a column with no room (a target, an os).
+Each row gets a number per column, equal where the cells are equal (a multi-valued column such as
+the stacks or the variants by a sum of random numbers, one per value), so such rows are found in
+one pass and the differs cell can say what tells them apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+import numpy as np
+
+from cachetui.core.model.corpus import RAW_VARIANTS, Corpus
+from cachetui.present.separate import separating
+from cachetui.present.table_cells import SpecRows
+
+WHOLE_ROWS = 50_000  # above, every n-th row: the numbers cost what this many rows cost
+FACETS = ("version", "compiler", "platform", "os", "target", "tag", "installable")
+MULTI = {"stacks": "stack", "variants": RAW_VARIANTS, "differs": RAW_VARIANTS}
+
+Keys = dict[str, np.ndarray]
+
+
+def row_keys(rows: SpecRows) -> Keys:
+    """Per column, a number per row (of up to WHOLE_ROWS of the answer), equal where the cells are equal."""
+    corpus = rows.corpus
+    step = max(1, len(rows.indices) // WHOLE_ROWS)
+    shown = np.asarray(rows.indices[::step], dtype=np.int64)
+    keys: Keys = {"package": corpus.package_of[shown], "size": corpus.size[shown]}
+    keys |= {facet: corpus.single[facet][shown] for facet in FACETS}
+    for key, facet in MULTI.items():
+        sums = corpus.memoised(("value-sums", facet), partial(_value_sums, corpus, facet))
+        offsets = corpus.multi[facet].offsets
+        keys[key] = sums[offsets[shown + 1]] - sums[offsets[shown]]
+    return keys
+
+
+def still_alike(keys: Keys, shown: Sequence[str], candidates: Sequence[str]) -> list[str]:
+    """Of `candidates` (columns with no room), the fewest that tell apart rows alike in full in every `shown` one."""
+    group = _groups(keys, [key for key in shown if key in keys])
+    alike = np.bincount(group)[group] > 1
+    candidates = [key for key in candidates if key in keys]
+    if not alike.any() or not candidates:
+        return []
+    features = np.stack([_dense(keys[key][alike]) + 1 for key in candidates], axis=1)
+    chosen, _ = separating(group[alike], features)
+    return [candidates[j] for j in chosen]
+
+
+def _value_sums(corpus: Corpus, facet: str) -> np.ndarray:
+    """Prefix sums of a random number per value of a multi-valued column: a row's sum names its set of values."""
+    column = corpus.multi[facet]
+    weights = np.random.default_rng(0).integers(1, 2**62, size=len(corpus.vocab[facet]), dtype=np.int64)
+    sums = np.zeros(len(column.flat) + 1, dtype=np.uint64)
+    np.cumsum(weights.view(np.uint64)[column.flat], dtype=np.uint64, out=sums[1:])  # wraps: equal sets, equal sums
+    return sums
+
+
+def _dense(values: np.ndarray) -> np.ndarray:
+    return np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64)
+
+
+def _groups(keys: Keys, columns: Sequence[str]) -> np.ndarray:
+    """One number per row, equal for rows equal in every one of `columns`."""
+    rows = len(next(iter(keys.values())))
+    group = np.zeros(rows, dtype=np.int64)
+    for key in columns:
+        dense = _dense(keys[key])
+        group = _dense(group * (int(dense.max(initial=0)) + 1) + dense)
+    return group

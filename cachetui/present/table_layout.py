@@ -1,0 +1,103 @@
+"""The spec table's columns, and which of them fit a width: pure, so it is tested without a terminal.
+
+The table measures an answer into `Fill`s (how wide each column's cells are, whether they tell any
+rows apart); `lay_out` decides what a width holds. `cachetui.present.table_plan` tries a few
+layouts and keeps the one that tells the most rows apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+GAP = 1  # cells between two columns
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    title: str
+    priority: int  # lower stays longer when the pane is narrow
+    min_width: int
+    max_width: int
+    flexible: bool = False  # cut short (down to min_width, cells marked …) rather than dropped when space is short
+
+
+COLUMNS = (
+    Column("change", "change", 0, 9, 9),
+    Column("package", "package", 0, 8, 28, flexible=True),  # the package list beside it shows a cut name whole
+    Column("hash", "hash", 0, 7, 7),
+    Column("version", "version", 1, 7, 12),
+    Column("compiler", "compiler", 2, 8, 18),
+    Column("differs", "differs", 1, 6, 24, flexible=True),  # as wide as its separating variants need
+    Column("platform", "platform", 8, 6, 8),
+    Column("os", "os", 5, 6, 12),
+    Column("target", "target", 4, 6, 12),
+    Column("stacks", "stacks", 9, 8, 28),
+    Column("variants", "variants", 10, 10, 60, flexible=True),
+    Column("size", "size", 7, 8, 9),
+    Column("installable", "cache-only", 3, 10, 10),
+    Column("tag", "tag", 6, 7, 18),
+)
+COLUMN = {column.key: column for column in COLUMNS}
+
+HIDDEN_AT_FIRST = frozenset({"variants"})  # "differs" and the common line above say it without repeats
+
+
+@dataclass(frozen=True)
+class Fill:
+    """A column as the current answer fills it."""
+
+    column: Column
+    width: int  # what it takes in its turn: its widest cell (or title) within the column's bounds
+    longest: int = 0  # what it grows to when room is left over (a flexible column's widest cell, uncut)
+    alike: bool = False  # one value, or unknown, in every row: it tells no rows apart and gives way first
+    priority: int | None = None  # its turn, when the answer changes it (None: the column's own)
+
+    @property
+    def turn(self) -> int:
+        return self.column.priority if self.priority is None else self.priority
+
+
+Layout = tuple[tuple[Column, int], ...]
+
+
+def lay_out(fills: Sequence[Fill], room: int) -> Layout:
+    """The columns that fit in `room` cells, in the order of `fills`, with their widths.
+
+    Columns that tell rows apart come first, by priority: each takes its width while it fits, and a
+    flexible one takes what is left (down to its minimum; its cut cells are marked …). Room left over
+    widens flexible columns towards their longest cell before a column alike in every row may have any;
+    what remains goes to the last column, so a row fills the width.
+    """
+    ranked = sorted(fills, key=lambda fill: (fill.alike, fill.turn))
+    widths: dict[str, int] = {}
+    used = 0
+
+    def wanted() -> int:  # room the chosen columns would grow into
+        return sum(max(0, f.longest - widths[f.column.key]) for f in fills if f.column.key in widths)
+
+    for fill in ranked:
+        key, column = fill.column.key, fill.column
+        if fill.alike and widths and used + wanted() + fill.width + GAP > room:
+            continue  # only into room nothing informative wants
+        if used + fill.width + GAP <= room:
+            widths[key] = fill.width
+        elif column.flexible and room - used - GAP >= column.min_width:
+            widths[key] = room - used - GAP
+        elif not widths:  # the first column shows, however narrow the room
+            widths[key] = max(1, room - GAP)
+        else:
+            continue
+        used += widths[key] + GAP
+    for fill in ranked:
+        key = fill.column.key
+        if key in widths and fill.longest > widths[key] and used < room:
+            grown = min(fill.longest, widths[key] + room - used)
+            used += grown - widths[key]
+            widths[key] = grown
+    layout = [(fill.column, widths[fill.column.key]) for fill in fills if fill.column.key in widths]
+    if layout and used < room:
+        column, width = layout[-1]
+        layout[-1] = (column, width + room - used + GAP)  # no gap after the last: the row ends at the edge
+    return tuple(layout)
