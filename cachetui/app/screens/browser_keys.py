@@ -35,33 +35,46 @@ from cachetui.present.table_layout import HIDDEN_AT_FIRST
 PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details", "#facets": "Facets"}
 
 
+# The browser's keys, grouped by what they are for; BINDINGS puts the groups in the footer's order,
+# what is used most first, so a narrow footer cuts the rest.
+
+# `/` and `f` move the focus, so they are priority bindings: Textual then acts on them as they
+# arrive, and the keys typed right after reach the new focus (see check_action for text boxes).
+FOCUS_KEYS = [
+    Binding("slash", "focus_search", "Search", priority=True, id="browser.search"),
+    Binding("f", "toggle_facets", "Facets", priority=True, id="browser.facets"),
+]
+# Help and quit early, so a footer cut at 80 columns still offers them.
+HELP_KEYS = [
+    Binding("question_mark", "help", "Help", id="browser.help"),
+    Binding("q", "app.quit", "Quit", id="browser.quit"),
+]
+# What a user came for: the hash, or a command that installs it.
+COPY_KEYS = [
+    Binding("y", "copy_hash", "Copy hash", id="browser.copy-hash"),
+    Binding("c", "copy_menu", "Copy…", id="browser.copy-menu"),
+]
+NARROWING_KEYS = [
+    Binding("x", "clear_filters", "Clear", id="browser.clear"),
+    Binding("t", "choose_tag", "Tag", id="browser.tag"),
+    Binding("r", "toggle_runs_on", "Runs here", id="browser.runs-on"),
+]
+# Other views of the same answer, and what leaves the screen.
+VIEW_KEYS = [
+    Binding("v", "choose_columns", "Columns", id="browser.columns"),
+    Binding("l", "toggle_find_view", "spack find", id="browser.find-view"),
+    Binding("d", "compare", "Compare", id="browser.compare"),
+    Binding("e", "export", "Export", id="browser.export"),
+    Binding("p", "problems", "Problems", id="browser.problems"),
+    Binding("escape", "back", "Back", show=False, id="browser.back"),
+]
+
+
 class BrowserKeys(Screen[None]):
     """The browser's state and the keys that change it (the footer offers only those that can act)."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE_FROM, "-wide")]
-    # `/` and `f` move the focus, so they are priority bindings: Textual then acts on them as they
-    # arrive, and the keys typed right after reach the new focus (see check_action for text boxes).
-    BINDINGS = [  # in the footer's order: what is used most first, so a narrow footer cuts the rest
-        Binding("slash", "focus_search", "Search", priority=True, id="browser.search"),
-        Binding("f", "toggle_facets", "Facets", priority=True, id="browser.facets"),
-        # Help and quit early, so a footer cut at 80 columns still offers them.
-        Binding("question_mark", "help", "Help", id="browser.help"),
-        Binding("q", "app.quit", "Quit", id="browser.quit"),
-        # What a user came for: the hash, or a command that installs it.
-        Binding("y", "copy_hash", "Copy hash", id="browser.copy-hash"),
-        Binding("c", "copy_menu", "Copy…", id="browser.copy-menu"),
-        # Narrowing the answer.
-        Binding("x", "clear_filters", "Clear", id="browser.clear"),
-        Binding("t", "choose_tag", "Tag", id="browser.tag"),
-        Binding("r", "toggle_runs_on", "Runs here", id="browser.runs-on"),
-        # Other views of the same answer, and what leaves the screen.
-        Binding("v", "choose_columns", "Columns", id="browser.columns"),
-        Binding("l", "toggle_find_view", "spack find", id="browser.find-view"),
-        Binding("d", "compare", "Compare", id="browser.compare"),
-        Binding("e", "export", "Export", id="browser.export"),
-        Binding("p", "problems", "Problems", id="browser.problems"),
-        Binding("escape", "back", "Back", show=False, id="browser.back"),
-    ]
+    BINDINGS = [*FOCUS_KEYS, *HELP_KEYS, *COPY_KEYS, *NARROWING_KEYS, *VIEW_KEYS]
 
     corpus: reactive[Corpus | None] = reactive(None)
     spec_query: reactive[Query] = reactive(Query)

@@ -84,14 +84,13 @@ class QueryBar(Horizontal):
         super().__init__(id=id)
         self._pending: Timer | None = None
         self.showing = False  # the line is being set by `show`, not typed
+        # Made here and held, rather than looked up: every keystroke reads the line.
+        self.input = Input(placeholder=PLACEHOLDER, id="query-line")
+        self._note = ProblemNote(id="query-problem")
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder=PLACEHOLDER, id="query-line")
-        yield ProblemNote(id="query-problem")
-
-    @property
-    def input(self) -> Input:
-        return self.query_one("#query-line", Input)
+        yield self.input
+        yield self._note
 
     @property
     def text(self) -> str:
@@ -126,7 +125,7 @@ class QueryBar(Horizontal):
             shown = Text("✗ " + inert(problem), style="bold")
         else:
             shown = Text("∅ " + inert(note)) if note else Text()
-        self.query_one(ProblemNote).say(shown)
+        self._note.say(shown)
 
     @on(Input.Changed, "#query-line")
     def _changed(self, event: Input.Changed) -> None:
