@@ -13,10 +13,31 @@ from cachetui.core.query.diff import compare_tags
 from cachetui.core.query.query import Query, RunsOn
 from cachetui.core.query.resolve import QueryProblem
 from cachetui.core.query.results import Results, package_counts_for, results_for
+from cachetui.core.query.spack_find import find_layout
+from cachetui.present.recent import Recent
+from cachetui.present.table_cells import SpecRows
 
 # Package counts for this many queries are kept: moving between packages keeps the query's
 # filters, so its counts are asked for again and again.
 PACKAGE_COUNTS_KEPT = 32
+# Whole answers (and `spack find` layouts) for this many questions: enough to go back and forth
+# between views of one question (l, d) for free; each holds its rows (4 MB at 500k specs).
+ANSWERS_KEPT = 4
+
+AnswerKey = tuple[Query, tuple[str | None, bool], tuple[str, str] | None]
+
+
+class RecentAnswers:
+    """What recent questions cost, kept for the next ones: the same rows in another view (`l`,
+    `d` off again) are not worked out again (at 500k specs the counts and the common part alone
+    take ~65 ms, the rows as `spack find` lays them out ~70 ms). One per corpus."""
+
+    def __init__(self) -> None:
+        self.package_counts: Recent[Query, dict[str, int]] = Recent(PACKAGE_COUNTS_KEPT)
+        self.results: Recent[AnswerKey, Results] = Recent(ANSWERS_KEPT)
+        self.as_found: Recent[AnswerKey, Results] = Recent(ANSWERS_KEPT)  # the same, laid out as `spack find`
+        # An answer shown again is the same rows, so the table keeps how it laid them out (~35 ms at 500k).
+        self.rows: Recent[Results, SpecRows] = Recent(ANSWERS_KEPT)
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,24 +57,34 @@ class View:
     find: bool = False
 
 
-def answer(corpus: Corpus, query: Query, sort: tuple[str | None, bool], memo: dict[Query, dict[str, int]],
+def answer(corpus: Corpus, query: Query, sort: tuple[str | None, bool], recent: RecentAnswers,
            view: View = View()) -> Answer:
-    """Answer `query` as `view` shows it; `memo` keeps package counts between calls (bounded)."""
+    """Answer `query` as `view` shows it; `recent` keeps what recent answers computed (for this corpus)."""
     comparison = None
     if view.compare is not None:  # both tags' rows; the comparison keeps a kept binary once
         comparison = compare_tags(corpus, *view.compare)
         query = query.with_facet("tag", frozenset(view.compare))
+    key: AnswerKey = (query, sort, view.compare)
     try:
-        results = results_for(corpus, query, sort, comparison=comparison, find=view.find)
+        results = recent.results.get(key, lambda: results_for(corpus, query, sort, comparison=comparison))
+        if view.find:
+            rows = results
+            results = recent.as_found.get(key, lambda: replace(rows, find=find_layout(corpus, rows.indices)))
         everywhere = replace(query, package=None)  # package counts do not change as you move between packages
-        counts = memo.get(everywhere)
-        if counts is None:
-            counts = memo[everywhere] = package_counts_for(corpus, everywhere)
-            while len(memo) > PACKAGE_COUNTS_KEPT:
-                memo.pop(next(iter(memo)))
+        counts = recent.package_counts.get(everywhere, lambda: package_counts_for(corpus, everywhere))
     except QueryProblem as exc:
         return Answer(problem=str(exc))
     return Answer(results, counts)
+
+
+def rows_to_show(corpus: Corpus, results: Results, sort: tuple[str | None, bool], recent: RecentAnswers) -> SpecRows:
+    """The table's rows for an answer (to `sort`, as it was asked): the same answer, the same rows."""
+    query = results.query
+
+    def rows() -> SpecRows:
+        return SpecRows(corpus, results.indices, *sort, query.package, results.common, results.comparison,
+                        results.find, bool(query.filters) or query.runs_on is not None)
+    return recent.rows.get(results, rows)
 
 
 def compare_text(corpus: Corpus, compare: tuple[str, str] | None) -> str | None:

@@ -104,3 +104,18 @@ async def test_a_package_search_filters_the_list_as_the_line_changes() -> None:
         assert packages.state.search == "mpi"
         bar.show("zlib")  # set by the app, not typed: the list keeps its search
         assert packages.state.search == "mpi"
+
+
+async def test_page_down_finds_its_rows_already_painted() -> None:
+    app = sample_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("tab", "pagedown")  # the table of all packages; the cursor to the page's foot
+        await pilot.pause()  # the frame is out: the pages around it are painted now
+        table = app.screen.query_one(SpecTable)
+        painted_before = {key[0] for key in table._lines.keys()}  # row keys of the painted rows
+        top = table.scroll_offset.y
+        await pilot.press("pagedown")
+        assert table.scroll_offset.y > top + 5  # a new page of rows
+        shown = range(int(table.scroll_offset.y), int(table.scroll_offset.y) + table.size.height - table.HEADER_LINES)
+        assert all(table.row_key(row) in painted_before for row in shown)

@@ -34,9 +34,8 @@ from cachetui.core.query.query import Query, match
 from cachetui.core.query.resolve import QueryProblem
 from cachetui.core.query.results import Results
 from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query
-from cachetui.present.answer import Answer, View, answer, compare_text, runs_on_text
+from cachetui.present.answer import Answer, RecentAnswers, View, answer, compare_text, rows_to_show, runs_on_text
 from cachetui.present.format import loading_text
-from cachetui.present.table_cells import SpecRows
 
 # Up to this many specs, an answer takes a few milliseconds and is computed on the spot; above,
 # in a worker, so keys and paints never wait for it (a newer question cancels an older one).
@@ -52,7 +51,7 @@ class BrowserScreen(BrowserKeys):
         self._select_after: int | None = None  # a spec to put the cursor on once its results arrive
         self._opened: str | None = None  # the package opened from the list: where a query without a name looks
         self._wanted_spec: SpecQuery | None = None  # the last spec query parsed from the query line
-        self._package_counts: dict[Query, dict[str, int]] = {}
+        self._recent = RecentAnswers()  # what answers over this corpus computed, for the next ones
         self._detail_shown: tuple[object, ...] = ()  # (corpus, spec, build edges) the detail pane shows
         self._table_wants = 0  # cells the table asked for to show every column that tells rows apart
 
@@ -96,7 +95,7 @@ class BrowserScreen(BrowserKeys):
         if corpus is None:
             return
         self.add_class("-loaded")
-        self._package_counts.clear()
+        self._recent = RecentAnswers()
         packages = self.query_one(PackageList)
         packages.state = replace(packages.state, names=tuple(corpus.packages))
         self.spec_query = Query()
@@ -126,7 +125,7 @@ class BrowserScreen(BrowserKeys):
             return
         query, sort, view = self.spec_query, self.sort, self.view
         if corpus.n_specs <= INLINE_SPECS:
-            self._deliver(query, sort, view, answer(corpus, query, sort, self._package_counts, view))
+            self._deliver(query, sort, view, answer(corpus, query, sort, self._recent, view))
         else:
             self.query_one(StatusLine).status = replace(self.query_one(StatusLine).status, busy=True)
             # after the frame that says so: a worker competes for the GIL with the frame's drawing
@@ -134,7 +133,7 @@ class BrowserScreen(BrowserKeys):
 
     @work(thread=True, exclusive=True, group="results", name="results", description="results", exit_on_error=False)
     def _answer_in_worker(self, corpus: Corpus, query: Query, sort: tuple[str | None, bool], view: View) -> None:
-        found = answer(corpus, query, sort, self._package_counts, view)
+        found = answer(corpus, query, sort, self._recent, view)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._deliver, query, sort, view, found)
 
@@ -166,10 +165,7 @@ class BrowserScreen(BrowserKeys):
 
     def _push_results(self, corpus: Corpus, results: Results, package_counts: dict[str, int]) -> None:
         query = results.query
-        column, descending = self.sort
-        self.query_one(SpecTable).data = SpecRows(corpus, results.indices, column, descending, query.package,
-                                                  results.common, results.comparison, results.find,
-                                                  bool(query.filters) or query.runs_on is not None)
+        self.query_one(SpecTable).data = rows_to_show(corpus, results, self.sort, self._recent)
         self.facet_counts = results.facet_counts
         self._push_facets()
         packages = self.query_one(PackageList)

@@ -15,7 +15,7 @@ from cachetui.core.query.common import Common, common_to
 from cachetui.core.query.diff import Comparison
 from cachetui.core.query.query import Query, match, select
 from cachetui.core.query.sorting import sort_specs
-from cachetui.core.query.spack_find import FindLayout, find_layout
+from cachetui.core.query.spack_find import FindLayout
 
 
 @dataclass(frozen=True, eq=False)
@@ -31,16 +31,15 @@ class Results:
 
 
 def results_for(corpus: Corpus, query: Query, sort: tuple[str | None, bool] = (None, False), *,
-                comparison: Comparison | None = None, find: bool = False) -> Results:
-    """`comparison`: only the rows it shows (a kept binary once); `find`: lay the rows out as `spack find`."""
+                comparison: Comparison | None = None) -> Results:
+    """`comparison`: only the rows it shows (a kept binary once)."""
     selection = select(corpus, query, comparison.rows if comparison is not None else None)
     indices = selection.indices()
     column, descending = sort
     if column is not None:
         indices = sort_specs(corpus, indices, column, descending=descending)
     return Results(query, indices, selection.size, selection.facet_counts(),
-                   common_to(corpus, indices), comparison, find_layout(corpus, indices) if find else None,
-                   None if len(indices) else selection.why_empty())
+                   common_to(corpus, indices), comparison, why_empty=None if len(indices) else selection.why_empty())
 
 
 def package_counts_for(corpus: Corpus, query: Query) -> dict[str, int]:
