@@ -33,3 +33,15 @@ class Recent(Generic[K, V]):
 
     def __len__(self) -> int:
         return len(self._values)
+
+    def keys(self) -> list[K]:
+        with self._lock:
+            return list(self._values)
+
+    def values(self) -> list[V]:
+        with self._lock:
+            return list(self._values.values())
+
+    def clear(self) -> None:
+        with self._lock:
+            self._values.clear()

@@ -1,8 +1,9 @@
 """The main screen: package list, spec table, facets and detail pane.
 
 The state (corpus, query, sort, facet filter) is reactive attributes declared with the keys that
-change them (browser_keys.py); here it flows down: each change asks `present.answer` and pushes one
-frozen state to each widget. Widgets send messages up.
+change them (browser_keys.py), and the panes share the width as browser_panes.py says. Here the
+state flows down: each change asks `present.answer` and pushes one frozen state to each widget.
+Widgets send messages up.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, ProgressBar
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from cachetui.app.screens.browser_keys import PANE_TITLES, BrowserKeys
-from cachetui.app.screens.panes import displayed, pane_widths
+from cachetui.app.screens.browser_keys import PANE_TITLES
+from cachetui.app.screens.browser_panes import BrowserPanes
 from cachetui.app.widgets.detail_pane import DetailPane
 from cachetui.app.widgets.facet_panel import FacetPanel, FacetsPane, FacetState
 from cachetui.app.widgets.key_footer import KeyFooter
@@ -42,7 +43,7 @@ from cachetui.present.format import loading_text
 INLINE_SPECS = 50_000
 
 
-class BrowserScreen(BrowserKeys):
+class BrowserScreen(BrowserPanes):
     def __init__(self) -> None:
         super().__init__()
         self.facet_counts: dict[str, dict[str, int]] = {}  # for the current query; the palette reads it too
@@ -53,7 +54,6 @@ class BrowserScreen(BrowserKeys):
         self._wanted_spec: SpecQuery | None = None  # the last spec query parsed from the query line
         self._recent = RecentAnswers()  # what answers over this corpus computed, for the next ones
         self._detail_shown: tuple[object, ...] = ()  # (corpus, spec, build edges) the detail pane shows
-        self._table_wants = 0  # cells the table asked for to show every column that tells rows apart
 
     @property
     def applied_query(self) -> Query:
@@ -361,57 +361,6 @@ class BrowserScreen(BrowserKeys):
             return
         self.spec_query = self.spec_query.toggled(facet, value)
 
-    # -- focus and panes ------------------------------------------------------------------
-
-    def action_focus_search(self) -> None:
-        """`/` searches where you are: the facets pane filters facets, anywhere else searches packages."""
-        facets = self.query_one(FacetsPane)
-        if facets.has_focus_within:
-            self.set_focus(facets.filter)
-            return
-        if self.has_class("-narrow") and self.has_class("-facets-toggled"):
-            self.remove_class("-facets-toggled")  # the package list takes its place back: never type unseen
-        # Focus now (Screen.set_focus), not later (Widget.focus): keys typed right after `/` land in the box.
-        self.set_focus(self.query_one(QueryBar).input)
-
-    def action_toggle_facets(self) -> None:
-        self.toggle_class("-facets-toggled")  # styles update at once, so `display` below is current
-        self._fit_panes()
-        self._keep_focus_visible()
-
-    # -- panes give way to the table -----------------------------------------------------
-
-    @on(SpecTable.WidthWanted)
-    def _table_width_wanted(self, event: SpecTable.WidthWanted) -> None:
-        self._table_wants = event.width
-        self._fit_panes()
-
-    def on_resize(self) -> None:
-        self._fit_panes()
-
-    def _fit_panes(self) -> None:
-        """Narrow the package list, then the facets, as far as the table needs to tell its rows apart.
-
-        Both stay on screen, so Tab, `/` and `f` reach them as before.
-        """
-        if not self.size.width:
-            return
-        query = self.spec_query
-        widths = pane_widths(self.size.width, facets_toggled=self.has_class("-facets-toggled"),
-                             table_wants=self._table_wants, opened=query.package is not None or query.spec is not None)
-        for selector, cells in zip(("#packages", "#facets"), widths):
-            pane = self.query_one(selector)
-            if pane.styles.width is None or pane.styles.width.value != cells:
-                pane.styles.width = cells
-
-    def _keep_focus_visible(self) -> None:
-        """Nothing hidden may keep the focus: move it to the pane that took the hidden one's place."""
-        focused = self.focused
-        if focused is None or displayed(focused):
-            return
-        facets = self.query_one(FacetsPane)
-        self.set_focus(facets.panel if displayed(facets) else self.query_one(SpecTable))
-
     def watch_view(self) -> None:
         self._refresh_results()
 
@@ -423,8 +372,3 @@ class BrowserScreen(BrowserKeys):
         report_failure(self, event.worker)
         if event.worker.group == "results":  # never leave "updating…" up for an answer that will not come
             self.query_one(StatusLine).status = replace(self.query_one(StatusLine).status, busy=False)
-
-    def action_back(self) -> None:
-        packages = self.query_one(PackageList)
-        # On a narrow screen with facets shown, the package list is hidden: fall back to the table.
-        self.set_focus(packages.options if displayed(packages) else self.query_one(SpecTable))

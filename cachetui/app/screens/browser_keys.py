@@ -1,6 +1,7 @@
 """The browser's keys: its state as reactive attributes, which keys can act now, and what they do.
 
-`BrowserScreen` (browser.py) adds the panes and the answers that flow down to them; the keys change
+`BrowserPanes` (browser_panes.py) adds how the panes share the width and the focus, and
+`BrowserScreen` (browser.py) the answers that flow down to them; the keys change
 state or open a dialog (a worker awaiting `push_screen_wait`), and the screen's watchers do the rest.
 """
 

@@ -10,15 +10,20 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import ClassVar
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
-from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from cachetui.present.recent import Recent
+
+# Painted rows kept: the screen and the pages painted ahead above and below it, at a few widths.
+PAINTED_ROWS_KEPT = 1024
 
 
 class LineView(ScrollView, can_focus=True):
@@ -37,7 +42,10 @@ class LineView(ScrollView, can_focus=True):
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._lines: LRUCache[tuple[Hashable, int, bool, bool], Strip] = LRUCache(1024)
+        # Not Textual's LRUCache: it links entries in a ring of lists whose first node, made with the
+        # widget, is frozen with the corpus (gc.freeze() after a load), so the first ring cleared is
+        # never collected (tests/app/test_line_view_memory.py), and every gen-2 collection walks it.
+        self._lines: Recent[tuple[Hashable, int, bool, bool], Strip] = Recent(PAINTED_ROWS_KEPT)
         self._paint: tuple[int, Style] | None = None  # (content width, base style) while a paint is on
         self._ahead_asked = False
 
@@ -142,15 +150,13 @@ class LineView(ScrollView, can_focus=True):
         return self._row_strip(row, width, base, row == self.cursor and self.selectable(row))
 
     def _row_strip(self, row: int, width: int, base: Style, is_cursor: bool) -> Strip:
-        key = (self.row_key(row), width, is_cursor, self.has_focus)
-        strip = self._lines.get(key)
-        if strip is None:
+        def paint() -> Strip:
             style = base
             if is_cursor:
                 focused, blurred = self.CURSOR_CLASSES
                 style = style + self.get_component_rich_style(focused if self.has_focus else blurred)
-            strip = self._lines[key] = self._strip(self.row_text(row, width), width, style)
-        return strip
+            return self._strip(self.row_text(row, width), width, style)
+        return self._lines.get((self.row_key(row), width, is_cursor, self.has_focus), paint)
 
     def _paint_ahead_later(self) -> None:
         if not self._ahead_asked:
@@ -173,7 +179,10 @@ class LineView(ScrollView, can_focus=True):
     def _strip(self, text: Text, width: int, style: Style) -> Strip:
         text.no_wrap = True
         segments = [s for s in text.render(self.app.console, end="") if s.text]
-        return Strip(segments).crop_extend(0, width, style).apply_style(style)
+        # Cropped, padded and styled as segments, then one Strip: Strip.crop_extend and apply_style
+        # make up to four Strips a row, each with seven caches, kept alive with the painted row.
+        line = Segment.adjust_line_length(segments, width, style)
+        return Strip(Segment.apply_style(line, style), width)
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
