@@ -212,12 +212,41 @@ TARGETS = {
 }
 
 
+# What blocks a target when a run misses it, measured (printed under the table for each target missed).
+BLOCKERS = {
+    "down": (
+        "A cursor move repaints two rows of the table and the whole details pane, and Textual's compositor "
+        "cuts every changed line across every pane it crosses (package list, table or details, facets), "
+        "where the bare app's key changes three small widgets. Gen-2 collections (3-4 per 80 keys, "
+        "11-23 ms each: benchmarks/gc_pauses.py) are the slowest few answers, above the p90."
+    ),
+    "pagedown": (
+        "Page-down costs about what a cursor move costs (its rows are painted ahead, once the frame "
+        "before is out), but its frame changes every row of the table as well as the details, so more "
+        "lines are cut and joined across the panes. The median sits at ~2.3-2.5x the bare app's; the p90 "
+        "ratio moves from run to run (~2.5x to ~3.4x here) with the bare app's own two modes (~4 and ~6 "
+        "ms) and the machine. Gen-2 collections: as for a cursor move (benchmarks/gc_pauses.py)."
+    ),
+    "facet toggle": (
+        "The first frame shows the value as chosen and the status as updating; the answer is computed in "
+        "a worker that starts after that frame, so the frame competes only with the worker's start."
+    ),
+    "l (find view)": (
+        "The first time for a question: grouping and ordering 500k rows as `spack find` does (the same "
+        "question again, in either view, comes from the answers kept in present/answer.py)."
+    ),
+    "d (compare)": "The first time for a pair of tags: the comparison itself and its rows' counts.",
+    "typing": "A package search ranks ~3,000 names in C (rapidfuzz) at each key; the rest is the list's repaint.",
+}
+
+
 def report(bare: Measured, app: Measured) -> list[str]:
     def p(answers: list[Answer], of: str) -> tuple[float, float]:
         return _percentiles([getattr(a, of) for a in answers])
 
     lines = ["| interaction | cachetui first frame p50 / p90 | settled p50 / p90 | frames per key "
              "| bare app p50 / p90 | target | met |", "|---|---|---|---|---|---|---|"]
+    missed: list[str] = []
     for name, answers in app.items():
         target = TARGETS[name]
         first, settled = p(answers, "first"), p(answers, "settled")
@@ -232,7 +261,9 @@ def report(bare: Measured, app: Measured) -> list[str]:
         verdict = "met" if measured[1] <= bound else "missed"
         lines.append(f"| {name} | {first[0]:.0f} / {first[1]:.0f} ms | {settled[0]:.0f} / {settled[1]:.0f} ms "
                      f"| {frames:g} | {target.basis}: {base[0]:.0f} / {base[1]:.0f} ms | {wanted} | {verdict} |")
-    return lines
+        if verdict == "missed":
+            missed.append(f"- {name}: {BLOCKERS[name]}")
+    return lines + (["", "What blocks the targets missed in this run:", *missed] if missed else [])
 
 
 def main(argv: list[str] | None = None) -> int:
