@@ -8,6 +8,9 @@ import pytest
 
 from cachetui.core.load.pipeline import load_corpus
 from cachetui.core.model.dependencies import WITH_BUILD, dependency_tree
+from cachetui.core.query import specmatch
+from cachetui.core.query.query import Query, match
+from cachetui.core.spack.specquery import parse_spec_query
 from tests import dag_mirror
 from tests.cli_answers import query
 
@@ -37,3 +40,17 @@ def test_the_details_tree_expands_records_that_are_not_in_the_cache(dag_dir: Pat
     assert lines[(1, "cmake")].spec is None and lines[(2, "zlib")].spec is not None
     assert lines[(1, "gcc")].external and not lines[(1, "mid")].external
     assert (3, "openssl") in lines and (4, "perl") in lines  # curl -> openssl (unheld) -> perl (unheld)
+
+
+def test_dependency_answers_kept_are_bounded_and_stay_right(dag_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(specmatch, "DEPENDENCY_MASKS_KEPT", 2)
+    corpus = load_corpus([str(dag_dir)])
+
+    def packages(text: str) -> set[str]:
+        return {corpus.spec(int(i)).package for i in match(corpus, Query(spec=parse_spec_query(text)))}
+
+    names = ["curl", "perl", "openssl", "zlib"]
+    first = {name: packages(f"^{name}") for name in names}
+    assert len(corpus.memo["dependency-masks"]) == 2  # typing one query after another keeps only the last
+    assert {name: packages(f"^{name}") for name in names} == first  # asked again, worked out again alike
+    assert first["curl"] == dag_mirror.expected_dependents(dag_mirror.index(), "curl")

@@ -14,7 +14,7 @@ from cachetui.core.query.query import Query, RunsOn
 from cachetui.core.query.resolve import QueryProblem
 from cachetui.core.query.results import Results, package_counts_for, results_for
 from cachetui.core.query.spack_find import find_layout
-from cachetui.present.recent import Recent
+from cachetui.core.model.recent import Recent
 from cachetui.present.table_cells import SpecRows
 
 # Package counts for this many queries are kept: moving between packages keeps the query's

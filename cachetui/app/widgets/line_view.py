@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from cachetui.present.recent import Recent
+from cachetui.core.model.recent import Recent
 
 # Painted rows kept: the screen and the pages painted ahead above and below it, at a few widths.
 PAINTED_ROWS_KEPT = 1024

@@ -24,7 +24,7 @@ from cachetui.app.widgets.line_view import LineView
 from cachetui.app.widgets.spec_rows import ColumnRows, FindRows, RowSource, slid
 from cachetui.core.query.sorting import SORT_COLUMNS
 from cachetui.present.inert import inert
-from cachetui.present.recent import Recent
+from cachetui.core.model.recent import Recent
 from cachetui.present.table_cells import SpecRows
 from cachetui.present.table_layout import HIDDEN_AT_FIRST
 

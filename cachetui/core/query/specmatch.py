@@ -30,6 +30,7 @@ import numpy as np
 
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.dependencies import node_graph
+from cachetui.core.model.recent import Recent
 from cachetui.core.query.masks import facet_mask
 from cachetui.core.query.resolve import (
     QueryProblem,
@@ -44,6 +45,9 @@ from cachetui.core.query.resolve import (
 from cachetui.core.spack.deptypes import deptype_bits
 from cachetui.core.spack.specquery import CompilerTerm, DependencyQuery, NodeQuery, SpecQuery, VariantTerm
 from cachetui.core.spack.targets import runs_on
+
+# Dependency masks kept per corpus (a bool per spec: 120 KB each on the 120,000-record mirror).
+DEPENDENCY_MASKS_KEPT = 32
 
 Part = tuple[str, np.ndarray]  # a constraint as typed (spec syntax) and its mask over the scope
 
@@ -188,9 +192,11 @@ def _dependency_mask(corpus: Corpus, query: DependencyQuery) -> np.ndarray:
 
     Every edge the indexes record counts, build edges included and through records held without
     their binary, as Spack's `satisfies` reads `^` on a concrete DAG. It does not depend on the
-    scope, and a query's answer and its facet counts ask for it alike.
+    scope, and a query's answer and its facet counts ask for it alike. The last masks asked for
+    are kept, not all: typing `^zlib` asks for one at each pause, a byte per spec each.
     """
-    return corpus.memoised(("dependency-mask", query), lambda: _compute_dependency_mask(corpus, query))
+    masks = corpus.memoised("dependency-masks", lambda: Recent[DependencyQuery, np.ndarray](DEPENDENCY_MASKS_KEPT))
+    return masks.get(query, lambda: _compute_dependency_mask(corpus, query))
 
 
 def _compute_dependency_mask(corpus: Corpus, query: DependencyQuery) -> np.ndarray:

@@ -1,4 +1,8 @@
-"""A small, bounded memo: the values of the last keys asked for, safe to share with a worker thread."""
+"""A small, bounded memo: the values of the last keys asked for, safe to share with a worker thread.
+
+In the model layer so that every layer above can bound what it keeps (dependency masks, answers,
+painted rows) the same way.
+"""
 
 from __future__ import annotations
 
