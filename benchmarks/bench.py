@@ -360,8 +360,9 @@ def main() -> None:
         args.out.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
     default = (args.scales, args.rounds, args.no_mirror) == (DEFAULT_TREES, 3, False)
     command = "make bench" if default else f"make bench BENCH_ARGS='{' '.join(sys.argv[1:])}'"
-    args.out.write_text(render(results, command) + "\n\n" + "\n".join(blockers(results)) + "\n")
-    print(f"wrote {args.out}")
+    missed = blockers(results)
+    args.out.write_text(render(results, command) + "\n\n" + "\n".join(missed) + "\n")
+    print(f"wrote {args.out}", *missed, sep="\n")  # what blocks each target missed, on the console too
 
 
 if __name__ == "__main__":
