@@ -111,23 +111,24 @@ def test_a_hundred_thousand_non_documents_are_skipped(tmp_path: Path) -> None:
     assert result.report.problems == [] and len(result.documents) == 1
 
 
-def test_cli_text_output_is_inert_and_csv_exact_but_on_a_terminal(
+def test_cli_text_output_is_inert_and_csv_shows_the_escapes_terminal_or_not(
         tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
     write_hostile_tree(tmp_path)
     for argv in (["check", str(tmp_path)], ["query", str(tmp_path)], ["query", str(tmp_path), "--format", "spack"]):
         main(argv)
         out, err = capsys.readouterr()
         assert unsafe_chars(out) == set() and unsafe_chars(err) == set(), argv
-    main(["query", str(tmp_path), "--format", "csv"])  # to a file or a pipe: the exact values, CSV-quoted
-    limit = csv.field_size_limit(1 << 25)  # the tree holds a 10 MB variant
-    try:
-        header, *rows = csv.reader(io.StringIO(capsys.readouterr().out))
-    finally:
-        csv.field_size_limit(limit)
-    assert any(row[header.index("os")] == HOSTILE["osc52"] for row in rows)
-    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
-    main(["query", str(tmp_path), "--format", "csv"])  # to a terminal: never raw
-    assert unsafe_chars(capsys.readouterr().out) == set()
+    for terminal in (False, True):  # a file or a pipe is shown on a terminal sooner or later (`cat f`)
+        monkeypatch.setattr(sys.stdout, "isatty", lambda terminal=terminal: terminal)
+        main(["query", str(tmp_path), "--format", "csv"])
+        out = capsys.readouterr().out
+        assert unsafe_chars(out) == set()
+        limit = csv.field_size_limit(1 << 25)  # the tree holds a 10 MB variant
+        try:
+            header, *rows = csv.reader(io.StringIO(out))
+        finally:
+            csv.field_size_limit(limit)
+        assert any(row[header.index("os")] == "\\x1b]52;c;cHduZWQ=\\x07" == inert(HOSTILE["osc52"]) for row in rows)
     monkeypatch.undo()
     main(["query", str(tmp_path), "--format", "json"])
     out = capsys.readouterr().out

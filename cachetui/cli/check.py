@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -12,6 +11,7 @@ from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import Problem
 from cachetui.present.format import counted
 from cachetui.present.inert import inert
+from cachetui.present.writers import write_json
 
 
 def add_parser(subparsers: Any) -> None:
@@ -41,8 +41,7 @@ def run(args: argparse.Namespace) -> int:
     corpus = load_or_exit(args)
     data = summary(corpus)
     if args.json:
-        json.dump(data, sys.stdout, indent=2, allow_nan=False)
-        sys.stdout.write("\n")
+        write_json(sys.stdout, data)
     else:
         _print_text(data, corpus.report.problems)
     return EXIT_PROBLEMS if data["errors"] else EXIT_OK

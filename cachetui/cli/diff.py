@@ -9,7 +9,6 @@ bundled sample. Exit 0 when both hold the same binaries, 1 when they differ (as 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, TextIO
 
@@ -20,8 +19,7 @@ from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.diff import Diff, Side, corpus_side, diff, tag_side
 from cachetui.core.query.filters import UnknownValue
 from cachetui.present.inert import inert
-from cachetui.present.spec_output import write_csv_rows
-from cachetui.present import table
+from cachetui.present import table, writers
 
 EXIT_SAME, EXIT_DIFFERENT = 0, 1
 FORMATS = ("table", "json", "csv")
@@ -105,10 +103,7 @@ def write_table(out: TextIO, found: Diff) -> None:
 
 
 def write_csv(out: TextIO, found: Diff) -> None:
-    """Exact values, quoted as CSV quotes them; escaped only on a terminal."""
-    shown = inert if out.isatty() else str
-    write_csv_rows(out, [[c.replace(" ", "_") for c in SUMMARY], *([shown(cell) for cell in row]
-                                                                  for row in _summary_rows(found))])
+    writers.write_csv(out, [[c.replace(" ", "_") for c in SUMMARY], *_summary_rows(found)])
 
 
 def write_json(out: TextIO, found: Diff) -> None:
@@ -120,6 +115,5 @@ def write_json(out: TextIO, found: Diff) -> None:
         "packages": [{"package": p.package, "added": p.added, "removed": p.removed, "kept": p.kept,
                       "gained": configs(p.gained), "lost": configs(p.lost)} for p in found.packages],
     }
-    json.dump(data, out, indent=2, ensure_ascii=True, allow_nan=False)  # ascii: control characters come out escaped
-    out.write("\n")
+    writers.write_json(out, data)
 

@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         report_load_errors(corpus)
         return report_unknown(exc)
     indices = np.concatenate([selection.indices() for selection in selections])
-    write_specs(sys.stdout, corpus, [int(i) for i in indices], args.format, to_terminal=sys.stdout.isatty())
+    write_specs(sys.stdout, corpus, [int(i) for i in indices], args.format)
     loaded = report_load_errors(corpus)
     if len(indices):
         return loaded

@@ -4,6 +4,9 @@ Control characters (ESC, CSI, OSC, BEL, backspace, CR...), bidi overrides and
 zero-width characters are shown as visible escapes such as `\\x1b` or `\\u202e`.
 Markup is never interpreted anywhere (the app builds Text objects, not markup),
 so `[bold]` needs no treatment here and stays literal.
+
+This is the one rule for every output: the screen, and every format a command or an export
+writes (`cachetui.present.writers`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,12 @@ def inert(text: str) -> str:
     """`text` with every unsafe character replaced by a visible escape."""
     if text.isprintable():
         return text
-    return "".join(_escape(ch) if unicodedata.category(ch) in _UNSAFE_CATEGORIES else ch for ch in text)
+    return "".join(_escape(ch) if unsafe(ch) else ch for ch in text)
+
+
+def unsafe(ch: str) -> bool:
+    """Whether the character `ch` could drive a terminal or disguise text, so is never written raw."""
+    return unicodedata.category(ch) in _UNSAFE_CATEGORIES
 
 
 def _escape(ch: str) -> str:

@@ -1,14 +1,13 @@
 """Write specs as a table, JSON, CSV or `spack find -lv` text.
 
-Table and `spack` text are made inert (control characters shown as escapes); JSON escapes
-them by its nature, and CSV keeps them exact inside its quoting (made inert only on a terminal).
+Every format goes through an inert writer (`cachetui.present.writers`, `table`): table, `spack`
+text and CSV show control characters as visible escapes, JSON as JSON escapes (the lossless form).
 """
 
 from __future__ import annotations
 
-import csv
-import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
+from itertools import chain
 from typing import Any, TextIO
 
 from cachetui.core.model.corpus import Corpus, SpecView
@@ -16,8 +15,8 @@ from cachetui.core.model.records import Dependency
 from cachetui.core.query.spack_find import find_lines
 from cachetui.core.spack.deptypes import deptype_names
 from cachetui.present.format import human_size
-from cachetui.present.inert import inert
 from cachetui.present.table import write_table
+from cachetui.present.writers import write_csv, write_json, write_lines
 
 FORMATS = ("table", "json", "csv", "spack")
 COLUMNS = ("package", "tag", "hash", "version", "compiler", "platform", "os", "target", "variants", "stacks", "size",
@@ -48,13 +47,14 @@ def spec_record(spec: SpecView, dependencies: list[Dependency] | None = None) ->
     }
 
 
-def _cells(spec: SpecView, shown: Callable[[str], str] = inert) -> list[str]:
+def _cells(spec: SpecView) -> list[str]:
+    """The cells of `COLUMNS`, as the document has them: the writers make them inert."""
     record = spec_record(spec)
     del record["dependencies"]
     record["variants"] = " ".join(spec.raw_variants)
     record["stacks"] = ",".join(spec.stacks)
     record["size"] = human_size(spec.size)
-    return [shown(str(record[column])) for column in COLUMNS]
+    return [str(record[column]) for column in COLUMNS]
 
 
 # A cell a spreadsheet would run as a formula (`+mpi`, `=cmd|…`): documents are others' text.
@@ -71,35 +71,16 @@ def spreadsheet_safe(cell: str) -> str:
     return "'" + cell if cell.startswith(FORMULA_START) else cell
 
 
-def write_specs(out: TextIO, corpus: Corpus, indices: Sequence[int], fmt: str, *, spreadsheet: bool = False,
-                to_terminal: bool = False) -> None:
-    """`spreadsheet`: CSV cells are kept from being read as formulas (the browser's export).
-
-    CSV keeps each value exact (quoted as CSV quotes), except on a terminal (`to_terminal`),
-    where control characters are shown escaped as everywhere else on screen.
-    """
+def write_specs(out: TextIO, corpus: Corpus, indices: Sequence[int], fmt: str, *, spreadsheet: bool = False) -> None:
+    """`spreadsheet`: CSV cells are kept from being read as formulas (the browser's export)."""
     specs = [corpus.spec(i) for i in indices]
     if fmt == "json":
-        records = [spec_record(s, corpus.dependencies(s.index)) for s in specs]
-        # ensure_ascii: control and bidi characters come out as \\u escapes, inert by nature.
-        json.dump(records, out, indent=2, ensure_ascii=True, allow_nan=False)
-        out.write("\n")
+        write_json(out, [spec_record(s, corpus.dependencies(s.index)) for s in specs])
     elif fmt == "spack":  # as `spack buildcache list -lv` prints: grouped by architecture and compiler
-        out.write(f"==> {len(indices)} cached build{'' if len(indices) == 1 else 's'}.\n")
-        out.writelines(inert(line.text) + "\n" for line in find_lines(corpus, indices))
+        header = f"==> {len(indices)} cached build{'' if len(indices) == 1 else 's'}."
+        write_lines(out, chain([header], (line.text for line in find_lines(corpus, indices))))
     elif fmt == "csv":
         safe = spreadsheet_safe if spreadsheet else str
-        shown = inert if to_terminal else str
-        write_csv_rows(out, [[*COLUMNS, "path"], *([safe(cell) for cell in _cells(s, shown) + [shown(s.path)]]
-                                                   for s in specs)])
+        write_csv(out, [[*COLUMNS, "path"], *([safe(cell) for cell in [*_cells(s), s.path]] for s in specs)])
     else:
         write_table(out, [list(COLUMNS)] + [_cells(s) for s in specs])
-
-
-def write_csv_rows(out: TextIO, rows: Iterable[list[str]]) -> None:
-    """CSV with `\\n` line ends; a row holding a carriage return is quoted whole, since Python's
-    writer quotes only for the characters of its own line end and a bare `\\r` would end a line."""
-    minimal = csv.writer(out, lineterminator="\n")
-    quoted = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
-    for row in rows:
-        (quoted if any("\r" in cell for cell in row) else minimal).writerow(row)

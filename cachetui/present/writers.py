@@ -1,0 +1,37 @@
+"""The writers every output format goes through, so no format can let document text out raw.
+
+Each applies `inert`'s rule (`cachetui.present.inert`) whatever the output is: a terminal,
+a pipe, a file or a download, since a file is shown on a terminal sooner or later (`cat f`).
+- Text lines and CSV cells show each unsafe character as its visible escape (`\\x1b`), as the
+  screen does; a CSV cell therefore never holds a raw CR or line break either. Plain-text
+  tables are written by `cachetui.present.table.write_table`, which makes each cell inert too.
+- JSON is the lossless form: every non-ASCII character and every control comes out as a JSON
+  escape (`\\u001b`, `\\u009b`, `\\u202e`), which parses back to the exact value. That escapes
+  every character the rule calls unsafe (all are controls or non-ASCII) and, being ASCII,
+  cannot be broken by a stdout that is not UTF-8.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO
+
+from cachetui.present.inert import inert
+
+
+def write_lines(out: TextIO, lines: Iterable[str]) -> None:
+    """Each line made inert, then ended with `\\n` (a value's own line break shows as `\\x0a`)."""
+    out.writelines(inert(line) + "\n" for line in lines)
+
+
+def write_csv(out: TextIO, rows: Iterable[Sequence[str]]) -> None:
+    """CSV with `\\n` line ends, every cell made inert (quoted as CSV quotes a comma or a `"`)."""
+    csv.writer(out, lineterminator="\n").writerows([inert(cell) for cell in row] for row in rows)
+
+
+def write_json(out: TextIO, data: Any) -> None:
+    """Strict JSON (RFC 8259: no NaN), indented, ASCII only, then a line end."""
+    json.dump(data, out, indent=2, ensure_ascii=True, allow_nan=False)
+    out.write("\n")
