@@ -24,10 +24,9 @@ from cachetui.app.app import CacheTuiApp
 from cachetui.app.screens.export_dialog import NameDialog
 from cachetui.core.model.corpus import Corpus, Document
 from cachetui.core.model.records import MirrorOrigin
-from cachetui.present.export import export_format
+from cachetui.present.export import export_format, export_text
 from cachetui.present.inert import inert
 from cachetui.present.served import ENVIRONMENT, DownloadRefused, Labels, ServeConfig, download_name, served_corpus
-from cachetui.present.spec_output import write_specs
 from cachetui.present.table_cells import SpecRows
 
 EXPORT = "export"
@@ -78,10 +77,7 @@ class ServedApp(CacheTuiApp):
 
     @work(thread=True, group="export", name="export", description="export", exit_on_error=False)
     def _download(self, name: str, data: SpecRows) -> None:
-        out = io.StringIO()
-        write_specs(out, data.corpus, data.indices.tolist(), export_format_of(name), spreadsheet=True)
-        # A lone surrogate from a document would stop the UTF-8 encoding midway: replace it now.
-        text = out.getvalue().encode("utf-8", errors="replace").decode("utf-8")
+        text = export_text(data.corpus, data.indices.tolist(), export_format_of(name))
         self.call_from_thread(self._deliver, name, text, len(data.indices))
 
     def _deliver(self, name: str, text: str, rows: int) -> None:

@@ -1,6 +1,7 @@
 """Export specs to a file the user names: CSV or JSON by its extension, with the columns of `query`.
 
 CSV is for spreadsheets: a cell that starts like a formula (`+mpi`) gets a leading `'`.
+Both are written as `query` writes them (`write_specs`), so a file is as inert as the screen.
 
 The file is written whole to a temporary file beside it, then moved into place, so a reader
 never sees half a file. It never lands inside an input tree (inputs are others' data, never
@@ -28,8 +29,19 @@ class ExportExists(ExportRefused):
     """The file exists: ask before replacing it."""
 
 
+FORMATS = ("csv", "json")  # csv first: a name with any other extension gets CSV
+
+
 def export_format(path: Path) -> str:
-    return "json" if path.suffix.lower() == ".json" else "csv"
+    suffix = path.suffix.lower().removeprefix(".")
+    return suffix if suffix in FORMATS else FORMATS[0]
+
+
+def export_text(corpus: Corpus, indices: Sequence[int], fmt: str) -> str:
+    """The specs as an export or a served download holds them."""
+    out = io.StringIO()
+    write_specs(out, corpus, indices, fmt, spreadsheet=True)
+    return out.getvalue()
 
 
 def resolve_target(typed: str, input_roots: Sequence[str]) -> Path:
@@ -61,11 +73,9 @@ def _checked(target: Path, input_roots: Sequence[str]) -> Path:
 
 def export_specs(target: Path, corpus: Corpus, indices: Sequence[int], *, replace: bool = False) -> int:
     """Write the specs to `target`; returns the bytes written. Raises ExportExists unless `replace`."""
-    buffer = io.StringIO()
-    write_specs(buffer, corpus, indices, export_format(target), spreadsheet=True)
     temporary = None
     try:
-        data = buffer.getvalue().encode("utf-8", errors="replace")  # a lone surrogate is never a crash
+        data = export_text(corpus, indices, export_format(target)).encode("utf-8")  # inert: no lone surrogate
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
         with os.fdopen(handle, "wb") as out:
             os.fchmod(out.fileno(), 0o666 & ~UMASK)  # as any new file of the user's (mkstemp makes it 0600)

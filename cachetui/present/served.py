@@ -25,6 +25,7 @@ from cachetui.core.model.corpus import Corpus, Document
 from cachetui.core.model.problems import LoadReport
 from cachetui.core.model.records import MirrorOrigin
 from cachetui.core.query.spack_commands import mirror_of, without_credentials
+from cachetui.present.export import FORMATS as EXPORT_FORMATS
 
 ENVIRONMENT = "CACHETUI_SERVED"
 _NAMED = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.+-]*)=(?P<source>.+)")
@@ -181,6 +182,6 @@ def download_name(typed: str) -> str:
         raise DownloadRefused("a file name only: the file downloads in your browser, never onto the server")
     name = "".join(c if c.isascii() and (c.isalnum() or c in "._+-") else "_" for c in name).lstrip(".") or "cachetui"
     stem, dot, suffix = name.rpartition(".")
-    if not dot or not stem or suffix.lower() not in ("csv", "json"):
-        name += ".csv"
+    if not dot or not stem or suffix.lower() not in EXPORT_FORMATS:
+        name += "." + EXPORT_FORMATS[0]
     return name
