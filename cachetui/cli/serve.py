@@ -9,6 +9,7 @@ from typing import Any
 
 from cachetui.cli.options import EXIT_OK, add_inputs, check_inputs, fail_usage, load_or_exit
 from cachetui.core.load.sources import SPACK_MIRRORS, local_input
+from cachetui.present.inert import inert
 from cachetui.present.served import Labels, ServeConfig, source_labels
 
 DEFAULT_HOST = "127.0.0.1"
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         # Loaded once here, so each visitor's session starts from the warm cache, not from a cold parse.
         corpus = load_or_exit(args)
         for problem in corpus.report.errors:
-            print(f"cachetui serve: {Labels(inputs).text(problem.described())}", file=sys.stderr)
+            print(f"cachetui serve: {inert(Labels(inputs).text(problem.described()))}", file=sys.stderr)
     if not is_loopback(args.host):
         print(f"cachetui serve: warning: listening on {args.host}: anyone who can reach this port can browse "
               f"these sources ({', '.join(labels)})", file=sys.stderr)
