@@ -122,3 +122,31 @@ def write_hostile_tree(root: Path) -> list[Case]:
     named.parent.mkdir(parents=True)
     named.write_text("---\ntitle: x\n")  # unterminated, so its name shows on the problems screen
     return all_cases
+
+
+# Every kind of unsafe character at once, for the writers: each of HOSTILE, then NUL, DEL and a line break.
+# The tag is typed on `diff`'s command line, which cannot hold a NUL.
+EVERY_TAG = "new" + "".join(HOSTILE.values()) + "\x7fdel\nline"
+EVERY_PACKAGE = "evil" + "".join(HOSTILE.values()) + "\x00nul\x7fdel\nline"
+# Values of the JSON part of a document also carry a line separator, characters beyond the BMP (a tag
+# character, a private-use one) and a lone surrogate, which only JSON's escapes can keep exact.
+EVERY_VALUE = EVERY_PACKAGE + "\u2028\U000e0001\U000f0000\udcff"
+EVERY_DIRECTORY = "dir" + HOSTILE["osc0"] + HOSTILE["bidi"] + HOSTILE["c1"] + "\nline"  # a file name holds no NUL
+
+
+def write_every_unsafe_value(root: Path) -> Path:
+    """`develop` and EVERY_TAG: both hold `zlib`, EVERY_TAG also EVERY_PACKAGE, whose every field holds
+    EVERY_VALUE and whose hash is not 32 characters (a warning naming the file). Returns that file."""
+    plain = root / "_cache" / "develop" / "zlib" / "specs.md"
+    newer = root / "_cache" / "new" / "zlib" / "specs.md"
+    for path, tag in ((plain, "develop"), (newer, json.dumps(EVERY_TAG))):
+        path.parent.mkdir(parents=True)
+        path.write_text(listing("zlib", "develop", [spec_entry(GOOD)]).replace("develop]", tag + "]"))
+    evil = spec_entry("z" * 31, compiler="gcc@" + EVERY_VALUE, os=EVERY_VALUE, target=EVERY_VALUE,
+                      variants=["k=" + EVERY_VALUE], stacks=[EVERY_VALUE], versions=["1.0" + EVERY_VALUE])
+    text = listing(EVERY_PACKAGE, "develop", [evil]).replace(
+        "categories: [package, develop]", "categories: " + json.dumps(["package", EVERY_TAG]))
+    path = root / "_cache" / "new" / EVERY_DIRECTORY / "specs.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(text, errors="surrogateescape")
+    return path
