@@ -7,7 +7,8 @@ Listens on 127.0.0.1, port 0; nothing reaches the internet. Routes, each over th
 - `/away/<path>`: a redirect to `http://localhost:<port>/<path>` (another host name for this server);
 - `/home/<path>`: a redirect to `/private/<path>` on this host;
 - `/reset/...`: the connection reset (RST) without an answer;
-- anything else: the file.
+- anything else: the file;
+- every path, while `forbidden` is set: 403 (a mirror that stopped letting this user in).
 
 Every request is recorded with the host it named and the Authorization header it carried.
 """
@@ -39,6 +40,7 @@ class HostileServer:
     root: Path
     port: int = 0
     seen: list[Seen] = field(default_factory=list)
+    forbidden: bool = False
 
     @property
     def url(self) -> str:
@@ -69,6 +71,9 @@ def _handler(state: HostileServer) -> type[SimpleHTTPRequestHandler]:
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
             state.seen.append(Seen(self.headers.get("Host", ""), self.path, self.headers.get("Authorization")))
             route, _, rest = self.path.lstrip("/").partition("/")
+            if state.forbidden:
+                self.send_error(403)
+                return
             if route == "private":
                 if self.headers.get("Authorization") != expected:
                     self.send_response(401)

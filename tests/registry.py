@@ -5,6 +5,7 @@
   the token endpoint hands out anonymous tokens for public repositories and user tokens for
   the right Basic credentials) or `basic` (a 401 with `Basic realm=…`);
 - a private repository answers an anonymous token as a missing one does (401), as GHCR does;
+- a repository in `denied` answers 403 DENIED to every request, however authorised;
 - blobs can redirect (307) to a second server, the "storage", on another host name
   (`localhost` rather than `127.0.0.1`), which logs every request's headers.
 
@@ -44,6 +45,7 @@ class FakeRegistry:
     auth: str = "none"  # none, bearer, basic
     users: dict[str, str] = field(default_factory=dict)  # user name -> password
     private: set[str] = field(default_factory=set)  # repositories an anonymous token cannot read
+    denied: set[str] = field(default_factory=set)  # repositories that refuse everyone (403)
     manifests: dict[str, dict[str, bytes]] = field(default_factory=dict)  # repository -> tag -> manifest
     blobs: dict[str, dict[str, bytes]] = field(default_factory=dict)  # repository -> digest -> bytes
     blob_redirect: str | None = None  # the storage's base URL, when blobs redirect there
@@ -136,6 +138,9 @@ def _registry_handler(registry: FakeRegistry) -> type[BaseHTTPRequestHandler]:
                 self._answer(404, {})
                 return
             repository, kind, ref = _route(parts.path[4:])
+            if repository in registry.denied:
+                self._answer(403, {"errors": [{"code": "DENIED"}]})
+                return
             if not registry.authorised(dict(self.headers.items()), repository):
                 self._challenge(repository)
                 return

@@ -18,6 +18,7 @@ import pytest
 
 from cachetui.cli.main import _command_parser, main
 from cachetui.cli.web import SessionServer
+from cachetui.core.load.sample import sample_path
 from cachetui.core.load.sources.site.loader import load_paths
 from cachetui.core.model.build import build_corpus
 from cachetui.present import export
@@ -120,7 +121,7 @@ def test_serve_says_what_could_not_be_loaded_inert(tmp_path: Path, monkeypatch: 
     broken.parent.mkdir(parents=True)
     broken.write_text("---\ntitle: never closed\n")
     monkeypatch.setattr(SessionServer, "run", lambda self, ready: None)
-    assert main(["serve", str(tmp_path)]) == 0
+    assert main(["serve", str(tmp_path), str(sample_path())]) == 0  # a source that loads: serve starts
     err = capsys.readouterr().err
     assert "never closed" in err and inert(HOSTILE["osc0"]) in err and raw_unsafe(err) == set()
 

@@ -244,9 +244,14 @@ def test_query_json_rows_carry_every_dependency_edge(mirror_server: MirrorServer
 
 
 def test_query_says_what_could_not_be_loaded(mirror_server: MirrorServer, capsys) -> None:  # noqa: ANN001
+    v3_mirror(mirror_server.root / "develop", index_bytes(DB8))
+    code = main(["query", mirror_server.at("missing"), mirror_server.at("develop"), "--format", "json", "--no-cache"])
+    captured = capsys.readouterr()
+    assert code == 1 and len(json.loads(captured.out)) == 6 and "no build-cache index" in captured.err
+    # Alone, it leaves nothing to answer from: said, and a usage error (see tests/test_stale_or_refused.py).
     code = main(["query", mirror_server.at("missing"), "--format", "json", "--no-cache"])
     captured = capsys.readouterr()
-    assert code == 1 and json.loads(captured.out) == [] and "no build-cache index" in captured.err
+    assert code == 2 and captured.out == "" and "no build-cache index" in captured.err
 
 
 # -- warm start: an unchanged mirror costs one small request; offline shows the stored index ---------------

@@ -6,11 +6,10 @@ import argparse
 import sys
 from typing import Any
 
-from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS, add_inputs, load_or_exit
+from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS, NOTHING_LOADED, add_inputs, load_inputs
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import Problem
-from cachetui.present.format import counted
-from cachetui.present.inert import inert
+from cachetui.present.format import counted, problem_line
 from cachetui.present.writers import write_json
 
 
@@ -38,12 +37,14 @@ def summary(corpus: Corpus) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    corpus = load_or_exit(args)
+    corpus = load_inputs(args)  # the report is check's answer, also when every source failed
     data = summary(corpus)
     if args.json:
         write_json(sys.stdout, data)
     else:
         _print_text(data, corpus.report.problems)
+    if corpus.nothing_loaded:  # said as every command says it; still exit 1: check's problems are its answer
+        print(f"cachetui: {NOTHING_LOADED}", file=sys.stderr)
     return EXIT_PROBLEMS if data["errors"] else EXIT_OK
 
 
@@ -57,5 +58,5 @@ def _print_text(data: dict[str, Any], problems: list[Problem]) -> None:
           f"{counted(data['tags'], 'tag', 'tags')}, {counted(data['specs'], 'spec', 'specs')}{unique} "
           f"from {' and '.join(r for r in read if r)}")
     for problem in problems:
-        print(f"{problem.severity.value}: {inert(problem.described())}")
+        print(problem_line(problem))
     print(f"{counted(len(data['errors']), 'error', 'errors')}, {counted(len(data['warnings']), 'warning', 'warnings')}")

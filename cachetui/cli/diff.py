@@ -93,7 +93,7 @@ def write_table(out: TextIO, found: Diff) -> None:
     """Changed packages and the total, then each configuration gained (+) or lost (-)."""
     summary = _summary_rows(found)
     rows = [list(SUMMARY), *(row for row, p in zip(summary, found.packages) if p.differs), summary[-1]]
-    out.write(f"{inert(found.old)} -> {inert(found.new)}\n")
+    out.write(f"{inert(_said(found.old, found.old_offline))} -> {inert(_said(found.new, found.new_offline))}\n")
     table.write_table(out, rows, right=range(1, len(SUMMARY)))  # the package, then counts
     lines = [("+", c) for p in found.packages for c in p.gained] + [("-", c) for p in found.packages for c in p.lost]
     if lines:
@@ -102,8 +102,22 @@ def write_table(out: TextIO, found: Diff) -> None:
         out.write(inert(f"{sign} {package}@{version} %{compiler} arch={arch}") + "\n")
 
 
+def _said(label: str, offline: dict[str, list[str]]) -> str:
+    """A side as the header names it: an offline copy compared says so, with its date."""
+    copies = Diff.copies(offline)
+    return f"{label} ({'; '.join(copies)})" if copies else label
+
+
 def write_csv(out: TextIO, found: Diff) -> None:
-    writers.write_csv(out, [[c.replace(" ", "_") for c in SUMMARY], *_summary_rows(found)])
+    """Two more columns, `old_offline` and `new_offline`, when a side was read from an offline copy: which copy,
+    per package (the total: every one)."""
+    header, rows = [c.replace(" ", "_") for c in SUMMARY], _summary_rows(found)
+    if found.old_offline or found.new_offline:
+        header += ["old_offline", "new_offline"]
+        packages = [p.package for p in found.packages] + [None]  # None: the total row
+        rows = [[*row, *("; ".join(Diff.copies(side, package)) for side in (found.old_offline, found.new_offline))]
+                for row, package in zip(rows, packages)]
+    writers.write_csv(out, [header, *rows])
 
 
 def write_json(out: TextIO, found: Diff) -> None:
@@ -112,6 +126,7 @@ def write_json(out: TextIO, found: Diff) -> None:
 
     data = {
         "old": found.old, "new": found.new, "changed": found.changed, "total": found.totals(),
+        "offline": {"old": Diff.copies(found.old_offline), "new": Diff.copies(found.new_offline)},
         "packages": [{"package": p.package, "added": p.added, "removed": p.removed, "kept": p.kept,
                       "gained": configs(p.gained), "lost": configs(p.lost)} for p in found.packages],
     }

@@ -18,6 +18,7 @@ from cachetui.core.load.sources.site.loader import DEFAULT_MAX_BYTES
 from cachetui.core.load.sources.transport import DEFAULT_TIMEOUT_S
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import PathNotFound, UnusableInput
+from cachetui.present.format import problem_line
 from cachetui.present.inert import inert
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -91,6 +92,21 @@ def _megabytes(text: str) -> int:
 
 
 def load_or_exit(args: argparse.Namespace) -> Corpus:
+    """The corpus to answer from. A missing path, or no source loaded at all, ends the command (exit 2),
+    never an answer about nothing; an offline copy in it is said on stderr, whatever the output format."""
+    corpus = load_inputs(args)
+    if corpus.nothing_loaded:
+        report_load_errors(corpus)
+        fail_usage(NOTHING_LOADED)
+    for problem in corpus.report.stale:
+        print(f"cachetui: {problem_line(problem)}", file=sys.stderr)
+    return corpus
+
+
+NOTHING_LOADED = "no source loaded: nothing to answer from (the errors above say why)"
+
+
+def load_inputs(args: argparse.Namespace) -> Corpus:
     """Load the corpus, with a progress line on a terminal; a missing path is a usage error (exit 2)."""
     cache = None if args.no_cache else CorpusCache()
     with _inputs_checked(), ProgressLine(sys.stderr) as line:

@@ -56,7 +56,8 @@ else every loaded source) is an error naming the nearest real values (exit 1). P
 exist but match nothing together give an empty answer and one line on stderr saying which part
 emptied it (exit 1). --format json always prints one JSON list ([] when empty), csv its header;
 messages go to stderr. Exit 0: something matched and everything loaded; 1: nothing matched, an
-unknown value, or a source that could not be loaded; 2: usage (a malformed query or option)."""
+unknown value, or a source that could not be loaded; 2: usage (a malformed query or option), or no
+source loaded at all (said as such, never as an unknown value)."""
 
 
 def add_parser(subparsers: Any) -> None:

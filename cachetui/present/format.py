@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from cachetui.core.load.progress import DOCUMENTS
 from cachetui.core.load.sources.transport import is_url
+from cachetui.core.model.problems import Problem
 from cachetui.core.spack.variants import Variant, VariantKind, parse_variants
 from cachetui.present.inert import inert
 
@@ -61,6 +62,11 @@ def describe_variant(variant: Variant) -> tuple[str, str]:
     if variant.kind is VariantKind.MULTI:
         return f"[{len(variant.values)}]", f"{variant.name} = {', '.join(variant.values)}"
     return "=", f"{variant.name} = {variant.values[0] if variant.values else ''}"
+
+
+def problem_line(problem: Problem) -> str:
+    """A load problem as `check` reports it (`warning: WHERE: WHAT`), and every other command that repeats it."""
+    return f"{problem.severity.value}: {inert(problem.described())}"
 
 
 def display_path(path: str) -> str:

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from cachetui.core.model.corpus import Corpus, SpecView
 from cachetui.core.model.records import Dependency
-from cachetui.core.query.spack_find import find_lines
+from cachetui.core.query.spack_find import FindLine, find_lines
 from cachetui.core.spack.deptypes import deptype_names
 from cachetui.present.format import human_size
 from cachetui.present.table import write_table
@@ -78,9 +78,20 @@ def write_specs(out: TextIO, corpus: Corpus, indices: Sequence[int], fmt: str, *
         write_json(out, [spec_record(s, corpus.dependencies(s.index)) for s in specs])
     elif fmt == "spack":  # as `spack buildcache list -lv` prints: grouped by architecture and compiler
         header = f"==> {len(indices)} cached build{'' if len(indices) == 1 else 's'}."
-        write_lines(out, chain([header], (line.text for line in find_lines(corpus, indices))))
+        write_lines(out, chain([header], (_with_offline_copy(corpus, line) for line in find_lines(corpus, indices))))
     elif fmt == "csv":
         safe = spreadsheet_safe if spreadsheet else str
         write_csv(out, [[*COLUMNS, "path"], *([safe(cell) for cell in [*_cells(s), s.path]] for s in specs)])
     else:
-        write_table(out, [list(COLUMNS)] + [_cells(s) for s in specs])
+        columns, rows = list(COLUMNS), [_cells(s) for s in specs]
+        copies = [corpus.offline_copy(s.index) for s in specs]
+        if any(copies):  # a row read from an offline copy says so itself: never shown as current
+            columns.append("offline")
+            rows = [[*row, copy] for row, copy in zip(rows, copies)]
+        write_table(out, [columns, *rows])
+
+
+def _with_offline_copy(corpus: Corpus, line: FindLine) -> str:
+    """A `spack find` line, and after a spec read from an offline copy, which copy (JSON and CSV: its `path`)."""
+    copy = corpus.offline_copy(line.spec) if line.spec is not None else ""
+    return f"{line.text}  ({copy})" if copy else line.text

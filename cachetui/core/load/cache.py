@@ -39,7 +39,8 @@ from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import Problem
 from cachetui.core.model.records import ParsedDocument
 
-CACHE_FORMAT = 4  # 3: dependency columns keep unheld records and externals; 4: the installable column
+CACHE_FORMAT = 5  # 3: dependency columns keep unheld records and externals; 4: the installable column;
+# 5: a problem says whether it is stale, the corpus which documents are offline copies
 
 
 def default_cache_dir() -> Path:

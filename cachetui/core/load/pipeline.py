@@ -154,7 +154,7 @@ class _Load:
         self.report.extend(self.net.problems)
         corpus = builder.finish(self.report)
         corpus.cache_status = _status(cache, snapshot, site, groups)
-        corpus.origins = _origins(groups)
+        corpus.origins, corpus.offline = _origins(groups), _offline(groups)
         if cache is not None and name is not None:
             fingerprints = {key: fingerprint for key, (fingerprint, _) in cacheable.items()}
             problems = {key: group_problems for key, (_, group_problems) in cacheable.items()}
@@ -222,7 +222,7 @@ class _Load:
         indexes = sum(1 for located in groups for ref in located.refs if ref is not None)
         corpus.report = LoadReport(files_seen=len(site.candidates), indexes_read=indexes, problems=problems)
         corpus.cache_status = "hit"
-        corpus.origins = _origins(groups)
+        corpus.origins, corpus.offline = _origins(groups), _offline(groups)
         return corpus
 
 
@@ -235,6 +235,12 @@ def _origins(groups: list[Located]) -> dict[str, MirrorOrigin]:
             for ref in located.refs:
                 origins[labelled(located.group.origin, ref)] = provenance
     return origins
+
+
+def _offline(groups: list[Located]) -> dict[str, str]:
+    """Each offline copy's documents (by the path they carry) -> its label, so every output can say so."""
+    return {labelled(located.group.origin, ref): ref.offline
+            for located in groups for ref in located.refs if ref is not None and ref.offline}
 
 
 def _groups_reused(groups: list[Located], snapshot: Snapshot) -> bool:

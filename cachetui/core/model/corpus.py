@@ -140,6 +140,8 @@ class Corpus:
     cache_status: str = "off"  # how this corpus was loaded: off, miss, hit, partial
     # Document path -> the mirror it was loaded from (for the commands users copy); set by each load.
     origins: dict[str, MirrorOrigin] = field(default_factory=dict, repr=False, compare=False)
+    # Document path -> "offline copy from <date>" for documents read from an old copy of their index; set by each load.
+    offline: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def memoised(self, key: Hashable, compute: Callable[[], T]) -> T:
         """What `compute` gives, worked out once per corpus (memos are not pickled: see __getstate__)."""
@@ -190,6 +192,15 @@ class Corpus:
     @property
     def n_specs(self) -> int:
         return len(self.hashes)
+
+    @property
+    def nothing_loaded(self) -> bool:
+        """No source gave a document, and some failed: any answer would be about nothing, not about the sources."""
+        return not self.documents and bool(self.report.errors)
+
+    def offline_copy(self, i: int) -> str:
+        """Spec i's label "offline copy from <date>" when it was read from an offline copy of its index, else empty."""
+        return self.offline.get(self.documents[self.document_of[i]].path, "") if self.offline else ""
 
     @cached_property
     def package_index(self) -> dict[str, int]:

@@ -28,6 +28,7 @@ class Problem:
     reason: str
     severity: Severity = Severity.ERROR
     line: int | None = None
+    stale: bool = False  # says that what is shown is an old copy, not the source now (an offline copy)
 
     @classmethod
     def missing(cls, path: str) -> Problem:
@@ -66,3 +67,8 @@ class LoadReport:
     @property
     def warnings(self) -> list[Problem]:
         return [p for p in self.problems if p.severity is Severity.WARNING]
+
+    @property
+    def stale(self) -> list[Problem]:
+        """The warnings that what is shown is not current: every command says them, not only `check`."""
+        return [p for p in self.problems if p.stale]

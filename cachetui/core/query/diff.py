@@ -51,6 +51,17 @@ class Side:
     def package(self, i: int) -> str:
         return self.corpus.packages[self.corpus.package_of[i]]
 
+    def offline_copies(self, package: str | None) -> dict[str, list[str]]:
+        """package -> the offline copies (their labels) its specs here were read from; {} when all are current."""
+        corpus = self.corpus
+        found: dict[str, set[str]] = {}
+        if corpus.offline:
+            for i in self.binaries(package).values():
+                copy = corpus.offline_copy(i)
+                if copy:
+                    found.setdefault(self.package(i), set()).add(copy)
+        return {name: sorted(copies) for name, copies in found.items()}
+
 
 @dataclass
 class PackageDiff:
@@ -77,11 +88,19 @@ class Diff:
     old: str
     new: str
     packages: list[PackageDiff]  # every package either side has, by name
+    # Per side, package -> the offline copies it was read from: a comparison with an old copy says so.
+    old_offline: dict[str, list[str]] = field(default_factory=dict)
+    new_offline: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
         """Binaries added or removed, or (two sources whose records of one hash differ) coverage changed."""
         return any(p.differs for p in self.packages)
+
+    @staticmethod
+    def copies(offline: dict[str, list[str]], package: str | None = None) -> list[str]:
+        """The offline copies of one side (`old_offline` or `new_offline`), of one package or all; [] when current."""
+        return offline.get(package, []) if package is not None else sorted({c for cs in offline.values() for c in cs})
 
     def totals(self) -> dict[str, int]:
         return {
@@ -128,7 +147,8 @@ def diff(old: Side, new: Side, package: str | None = None) -> Diff:
     for found in by_package.values():
         found.added.sort()
         found.removed.sort()
-    return Diff(old.label, new.label, [by_package[name] for name in sorted(by_package)])
+    return Diff(old.label, new.label, [by_package[name] for name in sorted(by_package)],
+                old.offline_copies(package), new.offline_copies(package))
 
 
 ADDED, REMOVED, KEPT = 1, 2, 3

@@ -23,6 +23,7 @@ from cachetui.core.load.sources.mirror import (
     Net,
     OfflineCopy,
     age,
+    copy_may_stand_in,
     finder,
     offline_fallback,
     read_index,
@@ -114,7 +115,7 @@ def _locate_member(member: Member, net: Net, problems: list[Problem]) -> IndexRe
     except MirrorError as exc:
         problems.append(Problem(exc.location, exc.reason))
     except FetchError as exc:
-        fallback = None if exc.missing else offline_fallback(member.key, net, exc, member.copies)
+        fallback = offline_fallback(member.key, net, exc, member.copies)
         if fallback is not None:
             return fallback
         problems.append(Problem(exc.url, exc.reason))
@@ -266,12 +267,12 @@ def index_of_indexes(location: str, only: frozenset[str], net: Net) -> tuple[lis
     try:
         data = net.fetch(location, what=downloading("the index of indexes"))
     except FetchError as exc:
-        stored = net.store.latest(location) if net.store is not None and not exc.missing else None
+        stored = net.store.latest(location) if net.store is not None and copy_may_stand_in(exc) else None
         if stored is None:
             return [], [Problem(exc.url, exc.reason)]
         data = stored.data
         warning = Problem(location, f"cannot reach it ({exc.reason}); showing the copy stored "
-                                    f"{age(net.now() - stored.stored_at)} ago", Severity.WARNING)
+                                    f"{age(net.now() - stored.stored_at)} ago", Severity.WARNING, stale=True)
         groups, problems = read_index_of_indexes(data, location, only)
         return groups, [warning, *problems]
     if net.store is not None:

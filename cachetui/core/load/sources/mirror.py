@@ -262,10 +262,19 @@ def _inflated_size(ref: IndexRef, raw: bytes, limit: int) -> int:
     return size
 
 
+def copy_may_stand_in(error: FetchError) -> bool:
+    """Whether an offline copy may be shown for what failed: only when it could not be reached. A mirror that
+    answered that it has no index (404) or that it refuses this user (401, 403) has spoken: a copy would hide it."""
+    return not (error.missing or error.refused)
+
+
 def offline_fallback(key: str, net: Net, error: FetchError,
                      others: Callable[[], list[OfflineCopy]] | None = None) -> IndexRef | None:
     """When the mirror cannot be reached: the newest downloaded copy of its index (cachetui's or Spack's),
-    labelled with its date everywhere it shows, with a warning that says so."""
+    labelled with its date everywhere it shows, with a warning that says so. None when there is no copy,
+    or when the mirror answered (see `copy_may_stand_in`)."""
+    if not copy_may_stand_in(error):
+        return None
     copies = list(others() if others is not None else [])
     stored = net.store.latest(key) if net.store is not None else None
     if stored is not None:
@@ -277,7 +286,7 @@ def offline_fallback(key: str, net: Net, error: FetchError,
     label = f"offline copy from {dated(copy.saved_at)}"
     net.problems.append(Problem(key, f"cannot reach the mirror ({error.reason}); showing the {label} "
                                      f"({age(net.now() - copy.saved_at)} ago, in {copy.where}, "
-                                     f"sha256 {copy.checksum})", Severity.WARNING))
+                                     f"sha256 {copy.checksum})", Severity.WARNING, stale=True))
     return IndexRef(f"{key} ({label})", copy.checksum, "none", copy.layout, offline=label,
                     reader=lambda _net, _what: copy.data)
 

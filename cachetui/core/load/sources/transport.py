@@ -5,8 +5,8 @@ Network reads stream with a progress callback, connect and read timeouts, a stal
 only, never from https down to http, and never carrying an `Authorization` header to
 another origin. Every failure is one `FetchError` of one line whose message names the URL
 (its credentials redacted, see `redact.py`) and says what went wrong (404, refused, reset,
-DNS, TLS, timeout, redirect loop, truncated, too large), never a traceback. Nothing here
-writes anywhere.
+DNS, TLS, timeout, redirect loop, truncated, too large), never a traceback; a 401 or 403 says
+"access refused", since the server answered (`FetchError.refused`). Nothing here writes anywhere.
 """
 
 from __future__ import annotations
@@ -55,6 +55,11 @@ class FetchError(Exception):
         self.status = status  # the HTTP status, when the server answered with an error
         self.challenge = challenge  # a 401's WWW-Authenticate header: what a registry client logs in with
         self.too_large = too_large  # refused for its size (max_bytes)
+
+    @property
+    def refused(self) -> bool:
+        """The server answered and would not let this user read (401, 403): credentials, not reach."""
+        return self.status in (401, 403)
 
 
 @dataclass(frozen=True)
@@ -134,7 +139,7 @@ def exists(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> bool:
             return False
         if exc.code in (405, 501):  # the server does not answer HEAD: assume it is there, the GET will tell
             return True
-        raise FetchError(location, f"HTTP {exc.code} {exc.reason}", status=exc.code) from None
+        raise FetchError(location, _http_reason(exc.code, exc.reason), status=exc.code) from None
     except _RedirectLoop as exc:
         raise FetchError(location, str(exc)) from None
     except urllib.error.URLError as exc:
@@ -241,7 +246,7 @@ def _read_http(url: str, progress: ByteProgress | None, timeout: float, max_byte
         raise
     except urllib.error.HTTPError as exc:
         challenge = exc.headers.get("WWW-Authenticate") if exc.code == 401 and exc.headers else None
-        raise FetchError(url, f"HTTP {exc.code} {exc.reason}", missing=exc.code in (404, 410), status=exc.code,
+        raise FetchError(url, _http_reason(exc.code, exc.reason), missing=exc.code in (404, 410), status=exc.code,
                          challenge=challenge) from None
     except _RedirectLoop as exc:
         raise FetchError(url, str(exc)) from None
@@ -282,6 +287,14 @@ def _stream(url: str, response: http.client.HTTPResponse, total: int | None, pro
     if total is not None and size != total:
         raise FetchError(url, f"truncated: got {size} of {total} bytes")
     return buffer.getvalue()
+
+
+def _http_reason(code: int, reason: object) -> str:
+    """An HTTP error in words; a refusal says it is one, so it is never read as a mirror out of reach."""
+    said = f"HTTP {code} {reason}"
+    if code == 401:
+        return f"{said}: access refused (credentials wrong or missing)"
+    return f"{said}: access refused" if code == 403 else said
 
 
 def _size(n: int) -> str:
