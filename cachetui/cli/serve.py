@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 import sys
 from typing import Any
 
@@ -45,7 +46,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from cachetui.cli.web import SessionServer  # aiohttp and textual-serve load only for `serve`
+        from cachetui.cli.web import SessionServer, session_pythonpath  # aiohttp and textual-serve: `serve` only
     except ImportError as exc:
         fail_usage(f"'cachetui serve' needs textual-serve ({exc.name} is missing): pip install 'cachetui[serve]'")
     inputs = check_inputs(args)
@@ -57,6 +58,10 @@ def run(args: argparse.Namespace) -> int:
         corpus = load_or_exit(args)
         for problem in corpus.report.errors:
             print(f"cachetui serve: {Labels(inputs).text(problem.described())}", file=sys.stderr)
+    _, left_out = session_pythonpath(os.environ.get("PYTHONPATH", ""))
+    if left_out:
+        print(f"cachetui serve: warning: sessions start without PYTHONPATH's entries relative to the working "
+              f"directory ({', '.join(map(repr, left_out))}); they import only from absolute paths", file=sys.stderr)
     if not is_loopback(args.host):
         print(f"cachetui serve: warning: listening on {args.host}: anyone who can reach this port can browse "
               f"these sources ({', '.join(labels)})", file=sys.stderr)

@@ -4,8 +4,9 @@ textual-serve 1.1.3 starts one app process per websocket with no limit, names th
 its shell command line, and guesses its public address from the host it binds. Here:
 - at most `max_sessions` processes at once; a visitor beyond them is told so on the page
   (the websocket closes with 1013 "try again later" and a reason the page shows);
-- the command line is fixed (`python -m cachetui.app.served`): the sources reach each session
-  as JSON in its environment, so no source name is ever read by a shell;
+- the command line is fixed (`python -P -m cachetui.app.served`): the sources reach each session
+  as JSON in its environment, so no source name is ever read by a shell, and `-P` keeps the
+  working directory off the session's import path (a `cachetui/` folder there is not the package);
 - the page is named by the sources' labels, and its addresses come from `--public-url`, else
   from the address the browser itself asked for;
 - a session whose tab closed is told to quit, and killed if it has not within `STOP_S`.
@@ -16,6 +17,7 @@ Imported only by `cachetui serve`: aiohttp and textual-serve never load for the 
 from __future__ import annotations
 
 import asyncio
+import os
 import shlex
 import signal
 import sys
@@ -33,7 +35,20 @@ from cachetui.present.served import ServeConfig, secure_context
 
 PAGE = "serve_page.html"  # beside this file, in the wheel too
 STOP_S = 5.0  # a session told to quit has this long before it is killed
-COMMAND = shlex.join([sys.executable, "-m", "cachetui.app.served"])
+# -P: `-m` would put the working directory first on sys.path, before the installed package. Not -I: that
+# also drops PYTHONPATH and the user's site-packages, where the server's own cachetui may have come from.
+COMMAND = shlex.join([sys.executable, "-P", "-m", "cachetui.app.served"])
+
+
+def session_pythonpath(pythonpath: str) -> tuple[str, list[str]]:
+    """A session's PYTHONPATH: the absolute entries of the server's, and those left out. Python resolves the
+    others against the working directory, an empty one (`PYTHONPATH=$PYTHONPATH:/x`) being that directory:
+    -P alone would leave it on the path."""
+    if not pythonpath:
+        return "", []  # unset and empty are alike to Python
+    entries = pythonpath.split(os.pathsep)
+    return (os.pathsep.join(entry for entry in entries if os.path.isabs(entry)),
+            [entry for entry in entries if not os.path.isabs(entry)])
 
 
 def busy_message(max_sessions: int) -> str:
@@ -58,6 +73,11 @@ class Session(AppService):
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         environment = super()._build_environment(width=width, height=height)
         environment.update(self.config.to_environment())
+        kept, _ = session_pythonpath(environment.get("PYTHONPATH", ""))
+        if kept:
+            environment["PYTHONPATH"] = kept
+        else:
+            environment.pop("PYTHONPATH", None)
         return environment
 
     async def stop(self) -> None:
