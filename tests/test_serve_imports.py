@@ -8,16 +8,19 @@ start from a directory holding such folders, each of which leaves a mark if it i
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import aiohttp
 import pytest
+from aiohttp import WSCloseCode
 from aiohttp.test_utils import TestServer
 
 from cachetui.cli.main import main
-from cachetui.cli.web import SessionServer, session_pythonpath
+from cachetui.cli import web
+from cachetui.cli.web import ENDED, SessionServer, session_pythonpath
 from cachetui.core.load.sample import sample_path
 from cachetui.present.served import ServeConfig
 from tests.test_serve import DEADLINE_S, _loaded, _visit
@@ -57,6 +60,19 @@ async def test_a_session_started_beside_a_planted_cachetui_folder_runs_the_insta
     finally:
         await test_server.close()
     assert not mark.exists(), mark.read_text()
+
+
+async def test_a_session_that_cannot_start_closes_its_page_with_a_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(web, "COMMAND", shlex.join([sys.executable, "-c", "raise SystemExit('No module named x')"]))
+    test_server, server = await _serve_sample()
+    try:
+        async with aiohttp.ClientSession() as http:
+            visitor = await _visit(http, test_server)
+            await visitor.until(lambda v: v.closed is not None, "the page closed")
+            assert visitor.closed == (WSCloseCode.INTERNAL_ERROR, ENDED)
+    finally:
+        await test_server.close()
+    assert not server.sessions
 
 
 def test_python_m_cachetui_imports_nothing_else_from_the_working_directory(tmp_path: Path) -> None:

@@ -9,7 +9,8 @@ its shell command line, and guesses its public address from the host it binds. H
   working directory off the session's import path (a `cachetui/` folder there is not the package);
 - the page is named by the sources' labels, and its addresses come from `--public-url`, else
   from the address the browser itself asked for;
-- a session whose tab closed is told to quit, and killed if it has not within `STOP_S`.
+- a session whose tab closed is told to quit, and killed if it has not within `STOP_S`; one that
+  ends unasked (it could not start) closes its page with a reason, not leaving it on "starting…".
 
 Imported only by `cachetui serve`: aiohttp and textual-serve never load for the other commands.
 """
@@ -38,6 +39,7 @@ STOP_S = 5.0  # a session told to quit has this long before it is killed
 # -P: `-m` would put the working directory first on sys.path, before the installed package. Not -I: that
 # also drops PYTHONPATH and the user's site-packages, where the server's own cachetui may have come from.
 COMMAND = shlex.join([sys.executable, "-P", "-m", "cachetui.app.served"])
+ENDED = "This session ended unexpectedly (the server's output says why). Try again."
 
 
 def session_pythonpath(pythonpath: str) -> tuple[str, list[str]]:
@@ -69,6 +71,13 @@ class Session(AppService):
 
     async def _close_socket(self) -> None:
         await self.websocket.close()
+
+    async def run(self) -> None:
+        """Relay the app's output until its process ends; an app that ends unasked (it failed to start,
+        or crashed) closes the page with a reason rather than leaving it on "starting…"."""
+        await super().run()
+        if not self.websocket.closed:  # a quit asked for has closed it already
+            await self.websocket.close(code=WSCloseCode.INTERNAL_ERROR, message=ENDED.encode())
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         environment = super()._build_environment(width=width, height=height)
