@@ -97,7 +97,7 @@ def test_a_session_imports_only_from_the_absolute_entries_of_pythonpath(
     monkeypatch.setenv("PYTHONPATH", os.pathsep + "/opt/x")
     assert main(["serve", "--no-cache"]) == 0
     err = capsys.readouterr().err
-    assert "sessions start without PYTHONPATH's entries relative to the working directory ('')" in err
+    assert "PYTHONPATH has entries relative to the working directory (''), where this server looks" in err
     monkeypatch.setenv("PYTHONPATH", "/opt/x")
     assert main(["serve", "--no-cache"]) == 0
     assert "PYTHONPATH" not in capsys.readouterr().err

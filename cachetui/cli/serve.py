@@ -69,8 +69,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"cachetui serve: {Labels(inputs).text(problem.described())}", file=sys.stderr)
     _, left_out = session_pythonpath(os.environ.get("PYTHONPATH", ""))
     if left_out:
-        print(f"cachetui serve: warning: sessions start without PYTHONPATH's entries relative to the working "
-              f"directory ({', '.join(map(repr, left_out))}); they import only from absolute paths", file=sys.stderr)
+        print(f"cachetui serve: warning: PYTHONPATH has entries relative to the working directory "
+              f"({', '.join(map(repr, left_out))}), where this server looks for modules too; its sessions start "
+              "without them", file=sys.stderr)
     if not is_loopback(args.host):
         print(f"cachetui serve: warning: listening on {args.host}: anyone who can reach this port can browse "
               f"these sources ({', '.join(labels)})", file=sys.stderr)
