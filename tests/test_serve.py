@@ -288,7 +288,9 @@ async def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterat
 
 
 async def _visit(http: aiohttp.ClientSession, test_server: TestServer) -> Visitor:
-    ws = await http.ws_connect(test_server.make_url("/ws?width=120&height=40"))
+    # A browser sends the page's origin with its websocket; the server starts a session for no other.
+    ws = await http.ws_connect(test_server.make_url("/ws?width=120&height=40"),
+                               origin=str(test_server.make_url("/").origin()))
     visitor = Visitor(ws)
     await ws.send_json(["resize", {"width": 120, "height": 40}])
     return visitor

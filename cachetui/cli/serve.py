@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 import sys
 from typing import Any
 
 from cachetui.cli.options import EXIT_OK, add_inputs, check_inputs, fail_usage, load_or_exit
+from cachetui.cli.served_hosts import SERVED_HOSTS, public_origin
 from cachetui.core.load.sources import SPACK_MIRRORS, local_input
 from cachetui.present.inert import inert
 from cachetui.present.served import Labels, ServeConfig, source_labels
@@ -25,7 +27,9 @@ def add_parser(subparsers: Any) -> None:
         description="Serve the browser as a web page: each visitor gets a session of their own, bound to "
                     f"{DEFAULT_HOST} unless --host says otherwise. Visitors see sources by label (NAME=SOURCE, "
                     "else the last part of the location), never the server's paths; exports download in their "
-                    "browser, copies go to their browser's clipboard (on https or localhost).",
+                    "browser, copies go to their browser's clipboard (on https or localhost). It "
+                    f"{SERVED_HOSTS}: a request for any other host is refused (421), and so is a websocket "
+                    "from any page but its own (403).",
     )
     add_inputs(parser)
     parser.add_argument("--host", default=DEFAULT_HOST,
@@ -33,8 +37,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--port", type=_port, default=DEFAULT_PORT,
                         help=f"default {DEFAULT_PORT}; 0 picks a free one")
     parser.add_argument("--public-url", metavar="URL",
-                        help="the address browsers use, behind a reverse proxy "
-                             "(default: the address each browser asked for)")
+                        help="the address browsers use, behind a reverse proxy that passes the browser's Host "
+                             "header; the only host served (default: the address it listens on)")
     parser.add_argument("--max-sessions", type=_count, default=DEFAULT_MAX_SESSIONS, metavar="N",
                         help=f"at most N visitors at once (default {DEFAULT_MAX_SESSIONS}); "
                              "the next is asked to try later")
@@ -46,9 +50,15 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from cachetui.cli.web import SessionServer  # aiohttp and textual-serve load only for `serve`
+        from cachetui.cli.web import SessionServer, session_pythonpath  # aiohttp and textual-serve: `serve` only
     except ImportError as exc:
         fail_usage(f"'cachetui serve' needs textual-serve ({exc.name} is missing): pip install 'cachetui[serve]'")
+    if args.public_url is not None:
+        try:
+            public_origin(args.public_url)
+        except ValueError:
+            fail_usage(f"--public-url takes the http(s) URL browsers use, such as https://browse.example.org: "
+                       f"{args.public_url!r}")
     inputs = check_inputs(args)
     labels = source_labels(inputs)
     config = ServeConfig(inputs, args.max_file_size, use_cache=not args.no_cache, workers=args.workers,
@@ -58,15 +68,24 @@ def run(args: argparse.Namespace) -> int:
         corpus = load_or_exit(args)
         for problem in corpus.report.errors:
             print(f"cachetui serve: {inert(Labels(inputs).text(problem.described()))}", file=sys.stderr)
+    _, left_out = session_pythonpath(os.environ.get("PYTHONPATH", ""))
+    if left_out:
+        print(inert(f"cachetui serve: warning: PYTHONPATH has entries relative to the working directory "
+                    f"({', '.join(map(repr, left_out))}), where this server looks for modules too; its sessions "
+                    "start without them"), file=sys.stderr)
     if not is_loopback(args.host):
-        print(f"cachetui serve: warning: listening on {args.host}: anyone who can reach this port can browse "
-              f"these sources ({', '.join(labels)})", file=sys.stderr)
+        print(inert(f"cachetui serve: warning: listening on {args.host}: anyone who can reach this port can browse "
+                    f"these sources ({', '.join(labels)})"), file=sys.stderr)
     server = SessionServer(config, host=args.host, port=args.port, public_url=args.public_url,
                            title=page_title(labels), max_sessions=args.max_sessions)
 
     def started(url: str) -> None:
-        print(f"cachetui serve: {url} ({', '.join(labels)}; at most {args.max_sessions} sessions); Ctrl+C stops",
+        print(inert(f"cachetui serve: {url} ({', '.join(labels)}; at most {args.max_sessions} sessions); Ctrl+C stops"),
               flush=True)
+        if is_every_address(args.host) and args.public_url is None:
+            port = url.rpartition(":")[2]
+            print(f"cachetui serve: also at this machine's other addresses (http://ADDRESS:{port}), not at its "
+                  "names: give --public-url to serve a name", file=sys.stderr)
 
     server.run(started)
     return EXIT_OK
@@ -101,6 +120,13 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False  # a host name: it may resolve to any address
+
+
+def is_every_address(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_unspecified
+    except ValueError:
+        return False
 
 
 def _port(text: str) -> int:

@@ -4,11 +4,15 @@ textual-serve 1.1.3 starts one app process per websocket with no limit, names th
 its shell command line, and guesses its public address from the host it binds. Here:
 - at most `max_sessions` processes at once; a visitor beyond them is told so on the page
   (the websocket closes with 1013 "try again later" and a reason the page shows);
-- the command line is fixed (`python -m cachetui.app.served`): the sources reach each session
-  as JSON in its environment, so no source name is ever read by a shell;
+- the command line is fixed (`python -P -m cachetui.app.served`): the sources reach each session
+  as JSON in its environment, so no source name is ever read by a shell, and `-P` keeps the
+  working directory off the session's import path (a `cachetui/` folder there is not the package);
+- only the hosts of `served_hosts` get an answer (DNS rebinding), and only their own page's
+  websocket starts a session: any other is refused before it counts against `max_sessions`;
 - the page is named by the sources' labels, and its addresses come from `--public-url`, else
   from the address the browser itself asked for;
-- a session whose tab closed is told to quit, and killed if it has not within `STOP_S`.
+- a session whose tab closed is told to quit, and killed if it has not within `STOP_S`; one that
+  ends unasked (it could not start) closes its page with a reason, not leaving it on "starting…".
 
 Imported only by `cachetui serve`: aiohttp and textual-serve never load for the other commands.
 """
@@ -16,6 +20,7 @@ Imported only by `cachetui serve`: aiohttp and textual-serve never load for the 
 from __future__ import annotations
 
 import asyncio
+import os
 import shlex
 import signal
 import sys
@@ -25,15 +30,35 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp_jinja2
-from aiohttp import WSCloseCode, web
+from aiohttp import WSCloseCode, hdrs, web
+from aiohttp.typedefs import Handler
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from cachetui.cli.served_hosts import ServedHosts
+from cachetui.present.inert import inert
 from cachetui.present.served import ServeConfig, secure_context
 
 PAGE = "serve_page.html"  # beside this file, in the wheel too
 STOP_S = 5.0  # a session told to quit has this long before it is killed
-COMMAND = shlex.join([sys.executable, "-m", "cachetui.app.served"])
+# -P: `-m` would put the working directory first on sys.path, before the installed package. Not -I: that
+# also drops PYTHONPATH and the user's site-packages, where the server's own cachetui may have come from.
+COMMAND = shlex.join([sys.executable, "-P", "-m", "cachetui.app.served"])
+MISDIRECTED = ("This server does not answer for that host: only for the address it listens on, or for the "
+               "host of its --public-url (a reverse proxy must pass the browser's Host header).")
+FOREIGN_PAGE = "A session starts only for this server's own page."
+ENDED = "This session ended unexpectedly (the server's output says why). Try again."
+
+
+def session_pythonpath(pythonpath: str) -> tuple[str, list[str]]:
+    """A session's PYTHONPATH: the absolute entries of the server's, and those left out. Python resolves the
+    others against the working directory, an empty one (`PYTHONPATH=$PYTHONPATH:/x`) being that directory:
+    -P alone would leave it on the path."""
+    if not pythonpath:
+        return "", []  # unset and empty are alike to Python
+    entries = pythonpath.split(os.pathsep)
+    return (os.pathsep.join(entry for entry in entries if os.path.isabs(entry)),
+            [entry for entry in entries if not os.path.isabs(entry)])
 
 
 def busy_message(max_sessions: int) -> str:
@@ -55,9 +80,21 @@ class Session(AppService):
     async def _close_socket(self) -> None:
         await self.websocket.close()
 
+    async def run(self) -> None:
+        """Relay the app's output until its process ends; an app that ends unasked (it failed to start,
+        or crashed) closes the page with a reason rather than leaving it on "starting…"."""
+        await super().run()
+        if not self.websocket.closed:  # a quit asked for has closed it already
+            await self.websocket.close(code=WSCloseCode.INTERNAL_ERROR, message=ENDED.encode())
+
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         environment = super()._build_environment(width=width, height=height)
         environment.update(self.config.to_environment())
+        kept, _ = session_pythonpath(environment.get("PYTHONPATH", ""))
+        if kept:
+            environment["PYTHONPATH"] = kept
+        else:
+            environment.pop("PYTHONPATH", None)
         return environment
 
     async def stop(self) -> None:
@@ -92,13 +129,23 @@ class SessionServer(Server):
                          templates_path=Path(__file__).parent)
         self.config = config
         self.given_public_url = public_url.rstrip("/") if public_url else None
+        self.hosts = ServedHosts(host, public_url)
         self.max_sessions = max_sessions
         self.sessions: set[Session] = set()
         self._stopping: set[asyncio.Future[None]] = set()  # held here: the loop keeps only weak references
 
     async def make_app(self) -> web.Application:
         """The aiohttp application (routes, page, shutdown), to run here or under a test server."""
-        return await self._make_app()
+        app = await self._make_app()
+        app.middlewares.append(self._served_hosts_only)  # every route: the page, /ws, downloads, static files
+        return app
+
+    @web.middleware
+    async def _served_hosts_only(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        arrived = _arrived_at(request)
+        if arrived is None or not self.hosts.serves_host(request.headers.get(hdrs.HOST), *arrived):
+            raise web.HTTPMisdirectedRequest(text=MISDIRECTED)
+        return await handler(request)
 
     async def on_startup(self, app: web.Application) -> None:
         pass  # textual-serve prints its logo and the command line; `run` says what matters instead
@@ -126,6 +173,9 @@ class SessionServer(Server):
         return aiohttp_jinja2.render_template(PAGE, request, context)
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        arrived = _arrived_at(request)
+        if arrived is None or not self.hosts.serves_origin(request.headers.get(hdrs.ORIGIN), *arrived):
+            raise web.HTTPForbidden(text=FOREIGN_PAGE)  # before the upgrade: no session, no place taken
         websocket = web.WebSocketResponse(heartbeat=15)
         await websocket.prepare(request)
         if len(self.sessions) >= self.max_sessions:
@@ -141,7 +191,7 @@ class SessionServer(Server):
         except asyncio.CancelledError:
             pass
         except Exception as error:  # noqa: BLE001 - one visitor's broken message must not stop the server
-            print(f"cachetui serve: a session failed: {type(error).__name__}: {error}", file=sys.stderr)
+            print(inert(f"cachetui serve: a session failed: {type(error).__name__}: {error}"), file=sys.stderr)
         finally:
             await self._end(session)
             if not websocket.closed:
@@ -176,10 +226,24 @@ class SessionServer(Server):
                 loop.add_signal_handler(signum, stop.set)
             host, port = runner.addresses[0][:2]
             if started is not None:
-                started(self.given_public_url or f"http://{_url_host(host)}:{port}")
+                started(self.given_public_url or f"http://{_url_host(_browsable(host))}:{port}")
             await stop.wait()
         finally:
             await runner.cleanup()
+
+
+def _arrived_at(request: web.Request) -> tuple[str, int] | None:
+    """The local address and port a request came in on: which of this machine's addresses the browser used."""
+    sockname = request.transport.get_extra_info("sockname") if request.transport is not None else None
+    if not isinstance(sockname, tuple) or len(sockname) < 2:
+        return None
+    return str(sockname[0]), int(sockname[1])
+
+
+def _browsable(host: str) -> str:
+    """Bound to every address (0.0.0.0, ::), the server is browsed at one of them, such as loopback:
+    a browser sent to 0.0.0.0 asks for host 0.0.0.0, which is not one this server answers."""
+    return {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
 
 
 def _url_host(host: str) -> str:
