@@ -12,8 +12,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# With no ARGS, the bundled sample by name: config.toml's `sources` apply only when no source is named.
 run: $(STAMP)
-	$(BIN)/cachetui $(ARGS)
+	$(BIN)/cachetui $(or $(ARGS),cachetui/sample)
 
 test: $(STAMP)
 	$(BIN)/lint-imports

@@ -38,6 +38,14 @@ def private_cache_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     return home
 
 
+@pytest.fixture(autouse=True)
+def private_config_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Tests never read the user's own settings (config.toml): each starts with none."""
+    home = tmp_path_factory.mktemp("xdg-config")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    return home
+
+
 @pytest.fixture(scope="session")
 def sample_corpus() -> Corpus:
     result = load_paths([sample_path()])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 
 from textual import on, work
 from textual.app import App
@@ -29,6 +30,8 @@ from cachetui.core.model.problems import LoadReport, Problem
 from cachetui.core.model.records import MirrorOrigin
 from cachetui.core.query.spack_commands import mirror_of
 from cachetui.present.inert import inert
+from cachetui.present.settings import UserSettings
+from cachetui.present.settings_file import ThemeNotSaved, save_theme
 from cachetui.present.table_cells import SpecRows
 
 
@@ -50,6 +53,7 @@ class CacheTuiApp(App[None]):
         use_cache: bool = True,
         workers: int | None = None,
         timeout: float = DEFAULT_TIMEOUT_S,
+        settings: UserSettings | None = None,
     ) -> None:
         super().__init__()
         self.paths = list(paths)
@@ -59,10 +63,36 @@ class CacheTuiApp(App[None]):
         self.load_workers = workers
         self.system_clipboard = system_clipboard
         self.browser = BrowserScreen()
+        self.settings = settings  # the user's config.toml; None: Textual's and cachetui's defaults, nothing saved
+        if settings is not None:
+            self.set_keymap(dict(settings.settings.keymap))
 
-    def on_mount(self) -> None:
-        self.push_screen(self.browser)
+    async def on_mount(self) -> None:
+        settings = self.settings
+        if settings is not None and settings.settings.theme is not None:
+            self.theme = settings.settings.theme
+        self.watch(self, "theme", self._save_theme, init=False)  # only what is chosen from now on is saved
+        mounted = self.push_screen(self.browser)
         self.load_documents()
+        if settings is not None:
+            await mounted  # the table the columns go to is there
+            self.browser.hidden_columns = settings.settings.hidden_columns
+            if settings.bad:
+                lines = "\n".join(inert(p.described()) for p in settings.problems()[:3])
+                self.notify(f"{lines}\n\nThe defaults are used instead; the problems screen lists them.",
+                            title="Bad entries in your settings", severity="warning", markup=False, timeout=15)
+
+    def _save_theme(self, theme: str) -> None:
+        """A theme chosen in the palette is kept in config.toml: only its `theme` line changes."""
+        if self.settings is None:
+            return
+        try:
+            save_theme(self.settings.path, theme)
+        except ThemeNotSaved as exc:
+            self.notify(inert(f"Not saved in {self.settings.path}: {exc}"), title=inert(f"Theme {theme}"),
+                        severity="warning", markup=False)
+        else:
+            self.notify(inert(f"Saved in {self.settings.path}"), title=inert(f"Theme {theme}"), markup=False)
 
     @work(thread=True, exclusive=True, group="load", name="load documents", exit_on_error=False)
     def load_documents(self) -> Corpus:
@@ -71,7 +101,7 @@ class CacheTuiApp(App[None]):
 
         corpus = load_corpus(self.paths, max_bytes=self.max_bytes, progress=progress, cache=self.cache,
                              workers=self.load_workers, timeout=self.timeout)
-        corpus = self.presented(corpus)
+        corpus = self.presented(self._with_settings_problems(corpus))
         self.call_from_thread(setattr, self.browser, "corpus", corpus)
         return corpus
 
@@ -83,7 +113,15 @@ class CacheTuiApp(App[None]):
         if event.worker.group == "load" and self.browser.corpus is None:
             # Never leave "Loading…" up forever: an empty corpus whose report says what went wrong.
             report = LoadReport(problems=[Problem("(loading)", message)])
-            self.browser.corpus = self.presented(build_corpus([], report))
+            self.browser.corpus = self.presented(self._with_settings_problems(build_corpus([], report)))
+
+    def _with_settings_problems(self, corpus: Corpus) -> Corpus:
+        """The settings file's bad entries first among the problems (the status line counts them, `p` lists them)."""
+        if self.settings is None or not self.settings.bad:
+            return corpus
+        report = corpus.report
+        problems = self.settings.problems() + report.problems
+        return replace(corpus, report=LoadReport(report.files_seen, report.indexes_read, problems))
 
     # -- what screens ask for -----------------------------------------------------------------------------
 

@@ -5,21 +5,25 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from cachetui import __version__
-from cachetui.cli import check, diff, query, serve
-from cachetui.cli.options import EXIT_OK, add_inputs, check_inputs, guarded
+from cachetui.cli import check, config, diff, query, serve
+from cachetui.cli.options import EXIT_OK, UsageError, add_inputs, check_inputs, guarded, names_a_source
 
-COMMANDS = ("check", "query", "diff", "serve")
+if TYPE_CHECKING:
+    from cachetui.app.app import CacheTuiApp
+
+COMMANDS = ("check", "query", "diff", "serve", "config")
 
 
-def _browse_parser() -> argparse.ArgumentParser:
+def browse_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cachetui",
         description="Browse Spack build caches: site documents, mirrors and the public cache. Commands: "
         "'check SOURCE...', 'query SOURCE...', 'diff OLD NEW [SOURCE...]' (see 'cachetui diff --help') and "
-        "'serve SOURCE...' (the browser as a web page). With no SOURCE, opens the "
-        "bundled sample corpus.",
+        "'serve SOURCE...' (the browser as a web page) and 'config' (your settings). With no SOURCE, opens "
+        "the sources of your config.toml, else the bundled sample corpus.",
     )
     parser.add_argument("--version", action="version", version=f"cachetui {__version__}")
     add_inputs(parser)
@@ -33,6 +37,7 @@ def _command_parser() -> argparse.ArgumentParser:
     query.add_parser(subparsers)
     diff.add_parser(subparsers)
     serve.add_parser(subparsers)
+    config.add_parser(subparsers)
     return parser
 
 
@@ -41,14 +46,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] in COMMANDS:
         args = _command_parser().parse_args(argv)
         return guarded(lambda: args.run(args), args.debug)
-    args = _browse_parser().parse_args(argv)
+    args = browse_parser().parse_args(argv)
     return guarded(lambda: _browse(args), args.debug)
 
 
 def _browse(args: argparse.Namespace) -> int:
-    from cachetui.app.app import CacheTuiApp  # Textual loads only when the browser opens
-
-    inputs = check_inputs(args)  # before the window opens: a typo is a usage error, not a blank app
-    CacheTuiApp(inputs, max_bytes=args.max_file_size, use_cache=not args.no_cache, workers=args.workers,
-                timeout=args.timeout).run()
+    browser_app(args).run()
     return EXIT_OK
+
+
+def browser_app(args: argparse.Namespace) -> CacheTuiApp:
+    """The browser for a command line: its sources, else config.toml's, else the bundled sample."""
+    from cachetui.app.app import CacheTuiApp  # Textual loads only when the browser opens
+    from cachetui.app.user_settings import load_user_settings
+
+    settings = load_user_settings()  # the browser's alone: no other command reads it
+    from_settings = not names_a_source(args) and bool(settings.settings.sources)
+    if from_settings:
+        args.inputs = list(settings.settings.sources)
+    try:
+        inputs = check_inputs(args)  # before the window opens: a typo is a usage error, not a blank app
+    except UsageError as exc:
+        if from_settings:
+            raise UsageError(f"{exc} (in the sources of {settings.path})") from None
+        raise
+    return CacheTuiApp(inputs, max_bytes=args.max_file_size, use_cache=not args.no_cache, workers=args.workers,
+                       timeout=args.timeout, settings=settings)

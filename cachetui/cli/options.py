@@ -55,6 +55,11 @@ def inputs_of(args: argparse.Namespace) -> list[str]:
     return inputs or [str(sample_path())]
 
 
+def names_a_source(args: argparse.Namespace) -> bool:
+    """Whether the command line names what to load (else the browser opens config.toml's sources)."""
+    return bool(args.inputs or args.public is not None or args.spack_mirrors or args.spack_mirror)
+
+
 def add_load_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-file-size",

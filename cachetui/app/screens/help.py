@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -14,9 +15,12 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from cachetui.app.user_settings import app_bindings
+
+# <binding id>: the keys bound to it now (config.toml's [keymap] may have changed them).
 INTRO = (
     "cachetui: find a prebuilt Spack binary and copy its hash.\n"
-    "/ searches packages, Enter opens one, the facets narrow it, y copies the hash.\n"
+    "<browser.search> searches packages, Enter opens one, the facets narrow it, <browser.copy-hash> copies the hash.\n"
     "Tab / Shift+Tab move between panes; Ctrl+P opens the command palette.\n"
 )
 
@@ -25,9 +29,14 @@ Section = tuple[str, list[KeyRow]]
 
 
 def _bindings(node: DOMNode) -> Iterable[Binding]:
-    # Textual keeps each node's merged bindings (class BINDINGS up the MRO, keymap applied) in
-    # `_bindings`; the footer reads the same map, so this is what the keys really do.
-    for _, binding in node._bindings:
+    # Textual keeps each node's merged bindings (class BINDINGS up the MRO) in `_bindings`, and
+    # applies the app's keymap (the user's config.toml) to a copy of them for every key press, as
+    # here: so this is what the keys really do. Neither has a public getter for a node that is not
+    # in the focus chain (`active_bindings` has only those); the help lists every pane.
+    bindings = node._bindings.copy()
+    if node.app._keymap:
+        bindings.apply_keymap(node.app._keymap)
+    for _, binding in bindings:
         yield binding
 
 
@@ -75,6 +84,16 @@ def help_sections(screen: Screen[Any], panes: Sequence[Widget]) -> list[Section]
     return sections
 
 
+def intro(app: App[Any]) -> str:
+    """INTRO with each binding id replaced by the keys bound to it now."""
+    def keys(match: re.Match[str]) -> str:
+        declared = app_bindings()[match.group(1)].key
+        bound = app._keymap.get(match.group(1), declared)  # the keymap Textual applies (see _bindings)
+        return " or ".join(app.get_key_display(Binding(key, "")) for key in bound.split(","))
+
+    return re.sub(r"<([a-z.-]+)>", keys, INTRO)
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,question_mark,q", "app.pop_screen", "Close", id="help.close")]
 
@@ -87,7 +106,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(self._help_text(), id="help-body")
 
     def _help_text(self) -> Text:
-        text = Text(INTRO)
+        text = Text(intro(self.app))
         for title, rows in self._sections:
             text.append(f"\n{title}\n", "bold underline")
             for keys, description in rows:

@@ -8,12 +8,15 @@ footer is one widget that draws a line of text, redrawn only when the keys it sh
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.binding import Binding
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -30,17 +33,31 @@ class FooterKey:
 
 
 def footer_keys(screen: Screen[object]) -> tuple[tuple[FooterKey, ...], FooterKey | None]:
-    """The keys to show, in binding order (one per action), and the command palette's key."""
-    shown: dict[str, FooterKey] = {}
+    """The keys to show, in the order BINDINGS declare them (one per action), and the command palette's key."""
+    shown: dict[str, tuple[int, FooterKey]] = {}
     palette = None
     app = screen.app
-    for key, (_node, binding, enabled, _tooltip) in screen.active_bindings.items():
+    declared = _declared_order(active.node for active in screen.active_bindings.values())
+    for position, (key, (_node, binding, enabled, _tooltip)) in enumerate(screen.active_bindings.items()):
         entry = FooterKey(key, app.get_key_display(binding), binding.description, enabled)
         if key == app.COMMAND_PALETTE_BINDING and app.ENABLE_COMMAND_PALETTE:
             palette = entry
         elif binding.show:
-            shown.setdefault(binding.action, entry)
-    return tuple(shown.values()), palette
+            rank = declared.get(binding.id, len(declared) + position) if binding.id else len(declared) + position
+            shown.setdefault(binding.action, (rank, entry))
+    return tuple(entry for _, entry in sorted(shown.values(), key=lambda ranked: ranked[0])), palette
+
+
+def _declared_order(nodes: Iterable[DOMNode]) -> dict[str, int]:
+    """Binding id -> its place in the nodes' BINDINGS. A key the user remapped (config.toml) keeps its
+    binding's place there: Textual's keymap moves a remapped key to the end of the active bindings."""
+    order: dict[str, int] = {}
+    for node in dict.fromkeys(nodes):
+        for node_class in reversed(type(node).__mro__):
+            for binding in Binding.make_bindings(vars(node_class).get("BINDINGS", ())):
+                if binding.id is not None:
+                    order.setdefault(binding.id, len(order))
+    return order
 
 
 class KeyFooter(Widget, can_focus=False):

@@ -1,0 +1,34 @@
+"""`cachetui config`: where the browser's settings file is, and the settings in effect with their defaults."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS
+from cachetui.present.inert import inert
+from cachetui.present.settings import effective_toml
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "config",
+        help="the browser's settings file and the settings in effect",
+        description="Print the path of the browser's settings file ($XDG_CONFIG_HOME/cachetui/config.toml) and "
+                    "the settings in effect, as TOML, with their defaults. A bad entry is one line on stderr "
+                    "naming the file, line and key (exit 1); the browser uses that setting's default.",
+    )
+    parser.add_argument("--debug", action="store_true", help="show a traceback for internal errors")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cachetui.app.user_settings import known, load_user_settings  # the app's binding ids and themes
+
+    user = load_user_settings()
+    sys.stdout.write(effective_toml(user, known()))
+    sys.stdout.flush()
+    for problem in user.problems():
+        print(f"cachetui: {inert(problem.described())}", file=sys.stderr)
+    return EXIT_PROBLEMS if user.bad else EXIT_OK

@@ -1,0 +1,119 @@
+"""The browser with the user's config.toml: remapped keys act and are shown, the theme is applied and
+saved, hidden columns hide, and a bad entry is said without stopping the app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.command import CommandList
+
+from cachetui.app.app import CacheTuiApp
+from cachetui.app.screens.help import HelpScreen
+from cachetui.app.screens.problems import ProblemsScreen
+from cachetui.app.widgets.key_footer import KeyFooter
+from cachetui.app.widgets.spec_table import SpecTable
+from cachetui.cli.main import browse_parser, browser_app
+from cachetui.core.load.sample import sample_path
+from tests.app.helpers import run_palette, wait_loaded, wait_until
+
+
+def _app_with(config_home: Path, text: str) -> CacheTuiApp:
+    """The browser as `cachetui SAMPLE` starts it, with this config.toml."""
+    path = config_home / "cachetui" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    app = browser_app(browse_parser().parse_args([str(sample_path()), "--no-cache"]))
+    app.system_clipboard = False
+    return app
+
+
+async def test_help_mapped_to_f2_opens_with_f2_and_the_footer_and_help_say_so(private_config_home: Path) -> None:
+    app = _app_with(private_config_home, '[keymap]\nbrowser.help = "f2"\n')
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        footer = app.screen.query_one(KeyFooter).render().plain
+        assert " f2 Help " in footer and " ? Help" not in footer
+        assert footer.index("f2 Help") < footer.index("q Quit")  # its place in the footer, not moved to the end
+        await pilot.press("question_mark")
+        assert app.screen is app.browser  # `?` no longer opens it
+        await pilot.press("f2")
+        assert isinstance(app.screen, HelpScreen)
+        help_text = app.screen.query_one("#help-body").render().plain
+        assert any(line.split() == ["f2", "Help"] for line in help_text.splitlines())
+
+
+async def test_keys_remapped_show_in_the_helps_introduction_and_in_another_panes_keys(
+        private_config_home: Path) -> None:
+    app = _app_with(private_config_home, '[keymap]\n"table.sort" = "o"\n"browser.copy-hash" = "ctrl+y,Y"\n')
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("question_mark")  # the focus is on the package list: the table's keys are another pane's
+        text = app.screen.query_one("#help-body").render().plain
+        assert "^y or Y copies the hash" in text.split("\n\n")[0]
+        sections = text.split("\n\nSpecs\n")[1]
+        assert any(line.split()[:1] == ["o"] and "Sort" in line for line in sections.splitlines())
+        assert not any(line.split()[:1] == ["s"] for line in sections.splitlines())
+
+
+async def test_the_theme_and_hidden_columns_of_the_file_apply_at_start(private_config_home: Path) -> None:
+    app = _app_with(private_config_home, 'theme = "nord"\nhidden_columns = ["variants", "os", "cache-only"]\n')
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        assert app.theme == "nord"
+        assert app.screen.query_one(SpecTable).hidden == {"variants", "os", "installable"}
+        assert (private_config_home / "cachetui" / "config.toml").read_text().startswith('theme = "nord"\n')
+
+
+async def test_a_theme_chosen_in_the_palette_is_saved_rewriting_only_its_line(private_config_home: Path) -> None:
+    original = '# mine\ntheme = "nord"  # dark\n\n[keymap]\n"browser.help" = "f2"\n'
+    app = _app_with(private_config_home, original)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await run_palette(pilot, "theme", "Theme")
+        await pilot.press(*"dracula")
+
+        def dracula_on_top() -> bool:
+            lists = app.screen.query(CommandList)
+            return bool(lists) and lists.first().option_count > 0 and \
+                "dracula" in str(lists.first().get_option_at_index(0).prompt)
+
+        await wait_until(pilot, dracula_on_top)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.theme == "dracula"
+    saved = (private_config_home / "cachetui" / "config.toml").read_text()
+    assert saved == original.replace('"nord"', '"dracula"')
+
+
+async def test_a_bad_entry_is_on_the_problems_screen_with_a_notification_and_the_app_starts(
+        private_config_home: Path) -> None:
+    app = _app_with(private_config_home, 'theme = "nord"\n[keymap]\nbrowser.hlep = "f2"\n')
+    path = private_config_home / "cachetui" / "config.toml"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        assert app.theme == "nord"  # the rest of the file applies
+        said = f"{path}:3: keymap.browser.hlep: no binding id 'browser.hlep'"
+        assert any(said in n.message for n in app._notifications)
+        assert app.browser.corpus is not None and app.browser.corpus.report.problems[0].path == str(path)
+        await pilot.press("p")
+        assert isinstance(app.screen, ProblemsScreen)
+        detail = app.screen.query_one("#problem-detail")
+        await wait_until(pilot, lambda: detail.render().plain.startswith(f"{path}:3\nkeymap.browser.hlep: no binding"))
+
+
+async def test_a_file_that_is_not_toml_leaves_every_default_and_is_said(private_config_home: Path) -> None:
+    app = _app_with(private_config_home, '[keymap]\nbrowser.help = f2\n')
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        assert any("config.toml:2: not valid TOML" in n.message for n in app._notifications)
+
+
+async def test_an_app_without_settings_saves_no_theme(private_config_home: Path) -> None:
+    app = CacheTuiApp([str(sample_path())], system_clipboard=False)  # as `serve` starts a visitor's session
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        app.theme = "nord"
+        await pilot.pause()
+    assert not (private_config_home / "cachetui").exists()

@@ -1,0 +1,286 @@
+"""The user's config.toml: read and checked without Textual, bad entries said by file, line and key;
+the theme saved by rewriting its line alone; `cachetui config`; only the browser reads the file."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cachetui.app.user_settings import app_bindings, known
+from cachetui.cli.main import browse_parser, browser_app, main
+from cachetui.cli.options import UsageError
+from cachetui.core.load.sample import sample_path
+from cachetui.present.settings import Known, Settings, config_path, effective_toml, parse_settings, read_settings
+from cachetui.present.settings_file import ThemeNotSaved, save_theme, with_theme
+from cachetui.present.table_layout import HIDDEN_AT_FIRST
+from cachetui.present.toml_lines import key_lines, toml_string
+
+KNOWN = Known({"browser.help": "question_mark", "browser.quit": "q", "table.sort": "s"},
+              frozenset({"nord", "dracula", "textual-dark"}), "textual-dark")
+PATH = Path("/home/u/.config/cachetui/config.toml")
+REPO = Path(__file__).resolve().parent.parent
+
+
+def parsed(text: str):  # noqa: ANN201 - a test helper
+    return parse_settings(text, PATH, KNOWN)
+
+
+def write_config(home: Path, text: str) -> Path:
+    path = home / "cachetui" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+# -- reading and checking -------------------------------------------------------------------------------------
+
+def test_a_binding_id_quoted_or_dotted_is_the_same_binding() -> None:
+    quoted = parsed('[keymap]\n"browser.help" = "f2"\n')
+    dotted = parsed('[keymap]\nbrowser.help = "f2"\n')
+    top_level = parsed('keymap."browser.help" = "f2"\n')
+    assert quoted.settings.keymap == dotted.settings.keymap == top_level.settings.keymap == {"browser.help": "f2"}
+    assert not quoted.bad and not dotted.bad and not top_level.bad
+
+
+def test_every_setting_is_read() -> None:
+    user = parsed('theme = "nord"\nsources = ["/m", "v1=https://example.org/m"]\n'
+                  'hidden_columns = ["variants", "os"]\n[keymap]\n"table.sort" = "o,ctrl+o"\n')
+    assert user.settings == Settings({"table.sort": "o,ctrl+o"}, "nord", ("/m", "v1=https://example.org/m"),
+                                     frozenset({"variants", "os"}))
+    assert user.given == {"theme", "sources", "hidden_columns", "keymap"} and not user.bad
+
+
+def test_no_file_is_every_default(tmp_path: Path) -> None:
+    user = read_settings(tmp_path / "config.toml", KNOWN)
+    assert not user.found and not user.bad
+    assert user.settings == Settings() and user.settings.hidden_columns == HIDDEN_AT_FIRST
+
+
+def test_an_unknown_binding_id_is_one_line_naming_file_line_and_key_and_the_rest_applies() -> None:
+    user = parsed('theme = "nord"\n\n[keymap]\nbrowser.quit = "ctrl+q"\nbrowser.hlep = "f2"\n')
+    assert user.settings.theme == "nord" and user.settings.keymap == {"browser.quit": "ctrl+q"}
+    [problem] = user.problems()
+    assert problem.described() == (f"{PATH}:5: keymap.browser.hlep: no binding id 'browser.hlep' "
+                                   "(did you mean 'browser.help'?)")
+
+
+def test_malformed_toml_names_its_line_and_every_setting_keeps_its_default() -> None:
+    user = parsed('theme = "nord"\n[keymap]\nbrowser.help = f2\n')
+    assert user.settings == Settings()
+    [problem] = user.problems()
+    assert problem.line == 3 and problem.path == str(PATH)
+    assert "not valid TOML" in problem.described() and "\n" not in problem.described()
+
+
+@pytest.mark.parametrize(("text", "line", "key"), [
+    ('sources = ["/m"]\ntheme = 3\n', 2, "theme"),
+    ('sources = "/m"\n', 1, "sources"),
+    ('hidden_columns = ["os", 4]\n', 1, "hidden_columns"),
+    ('keymap = "f2"\n', 1, "keymap"),
+    ('[keymap]\n"browser.help" = ["f2"]\n', 2, 'keymap."browser.help"'),
+    ('[keymap]\n"browser.help" = ""\n', 2, 'keymap."browser.help"'),
+])
+def test_a_value_of_the_wrong_type_is_a_bad_entry_and_keeps_that_default(text: str, line: int, key: str) -> None:
+    user = parsed(text)
+    [entry] = user.bad
+    assert (entry.line, entry.key) == (line, key)
+    name = key.split(".")[0]
+    assert getattr(user.settings, name) == getattr(Settings(), name)
+
+
+@pytest.mark.parametrize(("text", "wrong"), [
+    ('theme = "nrod"\n', "theme"),
+    ('hidden_columns = ["variants", "colour"]\n', "hidden_columns"),
+    ('hiden_columns = ["os"]\n', "hiden_columns"),
+])
+def test_an_unknown_theme_column_or_setting_is_a_bad_entry(text: str, wrong: str) -> None:
+    user = parsed(text)
+    [entry] = user.bad
+    assert entry.key == wrong and entry.line == 1
+    assert user.settings == Settings()
+
+
+def test_a_binding_given_quoted_and_dotted_is_said_twice() -> None:
+    user = parsed('[keymap]\n"browser.help" = "f2"\nbrowser.help = "f3"\n')
+    assert len(user.bad) == 1 and "twice" in user.bad[0].reason
+    assert user.settings.keymap == {"browser.help": "f2"}
+
+
+def test_a_column_is_named_as_csv_heads_it_or_as_the_table_titles_it() -> None:
+    assert parsed('hidden_columns = ["installable", "cache-only", "os"]\n').settings.hidden_columns == {
+        "installable", "os"}
+
+
+def test_sources_starting_with_a_tilde_are_in_the_home_folder() -> None:
+    sources = parsed('sources = ["~/mirror", "https://example.org/~x"]\n').settings.sources
+    assert sources == (os.path.expanduser("~/mirror"), "https://example.org/~x")
+
+
+def test_the_scan_finds_keys_in_tables_dotted_and_quoted() -> None:
+    text = ('# c\ntheme = "x"\n[keymap]\nbrowser.help = "f2"\n"a.b" = "x"  # note\n'
+            "[keymap.table]\nsort = 's'\n")
+    lines = key_lines(text)
+    assert lines[("theme",)] == 2 and lines[("keymap",)] == 3
+    assert lines[("keymap", "browser", "help")] == 4 and lines[("keymap", "a.b")] == 5
+    assert lines[("keymap", "table", "sort")] == 7
+
+
+def test_a_key_in_an_inline_table_is_said_on_the_line_of_its_table() -> None:
+    user = parsed('theme = "nord"\nkeymap = { "browser.hlep" = "f2" }\n')
+    assert user.bad[0].line == 2
+
+
+def test_a_hostile_key_is_said_inert() -> None:
+    user = parsed('[keymap]\n"\\u001b]0;owned\\u0007" = "f2"\n')
+    described = user.problems()[0].described()
+    assert "\x1b" not in described and "\x07" not in described and "\\x1b" in described
+
+
+def test_the_config_file_is_under_xdg_config_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert config_path() == tmp_path / "cachetui" / "config.toml"
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    assert config_path() == Path(os.path.expanduser("~/.config/cachetui/config.toml"))
+
+
+def test_every_binding_id_in_the_app_can_be_remapped() -> None:
+    declared = set()
+    for source in (REPO / "cachetui" / "app").rglob("*.py"):
+        declared |= set(re.findall(r'Binding\([^)]*\bid="([^"{]+)"', source.read_text()))
+    assert declared and declared <= set(app_bindings())
+    assert {"browser.help", "app.quit", "copy.1", "table.sort"} <= set(known().bindings)
+
+
+# -- the theme, saved -------------------------------------------------------------------------------------------
+
+ORIGINAL = ('# my cachetui\r\n\r\ntheme = "nord"   # was dark\r\nsources = [\r\n  "/m",  # the site\r\n]\r\n'
+            '\r\n[keymap]\r\nbrowser.help = "f2"\r\n')
+
+
+def test_choosing_a_theme_rewrites_only_its_line() -> None:
+    changed = with_theme(ORIGINAL, "dracula")
+    assert changed == ORIGINAL.replace('theme = "nord"', 'theme = "dracula"')
+
+
+def test_a_theme_is_added_before_the_first_table_and_its_comment() -> None:
+    text = 'sources = ["/m"]\n\n# keys\n[keymap]\nbrowser.help = "f2"\n'
+    assert with_theme(text, "nord") == 'sources = ["/m"]\n\ntheme = "nord"\n# keys\n[keymap]\nbrowser.help = "f2"\n'
+
+
+def test_a_theme_is_added_at_the_end_of_a_file_without_tables() -> None:
+    assert with_theme('sources = ["/m"]', "nord") == 'sources = ["/m"]\ntheme = "nord"\n'
+    assert with_theme("", "nord") == 'theme = "nord"\n'
+
+
+def test_a_file_that_is_not_toml_is_not_rewritten(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("theme = nord\n")
+    with pytest.raises(ThemeNotSaved, match="not valid TOML"):
+        save_theme(path, "dracula")
+    assert path.read_text() == "theme = nord\n"
+
+
+def test_the_theme_is_saved_atomically_keeping_the_files_mode(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_bytes(ORIGINAL.encode())
+    path.chmod(0o640)
+    before = path.stat().st_ino
+    save_theme(path, "dracula")
+    assert path.read_bytes() == ORIGINAL.replace('"nord"', '"dracula"').encode()
+    assert path.stat().st_ino != before  # a new file put in its place, never the old one written over
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert os.listdir(tmp_path) == ["config.toml"]  # no temporary file left
+
+
+def test_a_symlinked_file_is_saved_where_it_lives(tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "cachetui.toml"
+    real.parent.mkdir()
+    real.write_text('theme = "nord"\n')
+    link = tmp_path / "config.toml"
+    link.symlink_to(real)
+    save_theme(link, "dracula")
+    assert link.is_symlink() and real.read_text() == 'theme = "dracula"\n'
+
+
+def test_a_missing_file_and_folder_are_made(tmp_path: Path) -> None:
+    path = tmp_path / "cachetui" / "config.toml"
+    save_theme(path, "nord")
+    assert path.read_text() == 'theme = "nord"\n'
+
+
+# -- cachetui config -------------------------------------------------------------------------------------------
+
+def test_effective_settings_mark_defaults_and_name_what_a_change_replaced() -> None:
+    text = effective_toml(parsed('[keymap]\nbrowser.help = "f2"\n'), KNOWN)
+    assert 'theme = "textual-dark"  # default\n' in text
+    assert 'sources = []  # default: the bundled sample\n' in text
+    assert '"browser.help" = "f2"  # default: "question_mark"\n' in text
+    assert '"browser.quit" = "q"  # default\n' in text
+
+
+def test_toml_strings_are_inert_and_read_back() -> None:
+    import tomllib
+
+    value = 'a"\\\x1b]0;x\x07\u202e'
+    written = toml_string(value)
+    assert written.isprintable() and tomllib.loads(f"v = {written}")["v"] == value
+
+
+def test_cachetui_config_prints_the_path_and_settings_and_exits_0(
+        private_config_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["config"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"# {private_config_home / 'cachetui' / 'config.toml'}: not found")
+    assert '"browser.help" = "question_mark"  # default; Help' in out
+
+
+def test_cachetui_config_exits_1_on_a_bad_entry_naming_file_line_and_key(
+        private_config_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_config(private_config_home, '[keymap]\nbrowser.help = "f2"\n"browser.hlep" = "f3"\n')
+    assert main(["config"]) == 1
+    captured = capsys.readouterr()
+    assert '"browser.help" = "f2"  # default: "question_mark"; Help' in captured.out
+    assert captured.err == f"cachetui: {path}:3: keymap.\"browser.hlep\": no binding id 'browser.hlep' " \
+                           "(did you mean 'browser.help'?)\n"
+
+
+# -- only the browser reads it ---------------------------------------------------------------------------------
+
+def test_headless_commands_never_read_the_file(private_config_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_config(private_config_home, 'sources = ["/no/such/mirror"]\n')
+    assert main(["check", "--no-cache"]) == 0  # the bundled sample, as without a config.toml
+    assert main(["query", "--no-cache", "--package", "py-mpi4py", "--format", "json"]) == 0
+    assert "/no/such" not in capsys.readouterr().err
+
+
+def test_the_browser_opens_the_files_sources_when_its_command_line_names_none(
+        private_config_home: Path, tmp_path: Path) -> None:
+    write_config(private_config_home, f'sources = ["{tmp_path}", "v1=file://{tmp_path}"]\n')
+    assert browser_app(browse_parser().parse_args([])).paths == [str(tmp_path), f"v1=file://{tmp_path}"]
+    assert browser_app(browse_parser().parse_args([str(sample_path())])).paths == [str(sample_path())]
+
+
+def test_no_sources_in_the_file_opens_the_bundled_sample() -> None:
+    assert browser_app(browse_parser().parse_args([])).paths == [str(sample_path())]
+
+
+def test_a_missing_source_in_the_file_is_a_usage_error_naming_the_file(private_config_home: Path) -> None:
+    path = write_config(private_config_home, 'sources = ["/no/such/mirror"]\n')
+    with pytest.raises(UsageError, match=f"/no/such/mirror \\(in the sources of {re.escape(str(path))}\\)"):
+        browser_app(browse_parser().parse_args([]))
+
+
+def test_make_run_opens_the_bundled_sample_whatever_the_files_sources(
+        private_config_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_config(private_config_home, f'sources = ["{tmp_path}"]\n')
+    shown = subprocess.run(["make", "-n", "--no-print-directory", "run"], cwd=REPO, capture_output=True,
+                           text=True, check=True).stdout.splitlines()
+    command = next(line for line in shown if "bin/cachetui" in line).split()[1:]
+    monkeypatch.chdir(REPO)
+    app = browser_app(browse_parser().parse_args(command))
+    assert [Path(p).resolve() for p in app.paths] == [sample_path().resolve()]
