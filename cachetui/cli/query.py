@@ -16,6 +16,7 @@ from cachetui.cli.options import (
     load_or_exit,
     report_load_errors,
     report_unknown,
+    UsageError,
 )
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.installable import VALUES as INSTALLABLE_VALUES
@@ -27,7 +28,7 @@ from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, VariantTer
 from cachetui.core.spack.targets import archspec_names, host, known
 from cachetui.core.spack.variants import parse_variants
 from cachetui.present.inert import inert
-from cachetui.present.spec_output import FORMATS, write_specs
+from cachetui.present.spec_output import FORMATS, write_no_answer, write_specs
 
 # option -> facet; repeated options of one kind are OR, different kinds AND (each variant
 # name is its own kind: `--variant +mpi --variant ~cuda` needs both). One `--variant` with
@@ -145,8 +146,12 @@ def _runs_on(text: str | None) -> RunsOn | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    spec = _spec(args.spec)  # syntax first: a malformed query is a usage error whatever the corpus
-    corpus = load_or_exit(args)
+    try:
+        spec = _spec(args.spec)  # syntax first: a malformed query is a usage error whatever the corpus
+        corpus = load_or_exit(args)
+    except UsageError:
+        write_no_answer(sys.stdout, args.format)
+        raise
     try:
         packages = _packages(corpus, args.package)
         filters = build_filters(corpus, args, packages[0] if len(packages) == 1 else None)
@@ -155,8 +160,7 @@ def run(args: argparse.Namespace) -> int:
         scopes: list[str | None] = [*packages] or [None]
         selections = [select(corpus, Query(p, Filters(filters), spec, runs_on)) for p in scopes]
     except QueryProblem as exc:
-        if args.format in ("json", "csv"):  # `[]` or the header: a pipe into jq or a parser never breaks
-            write_specs(sys.stdout, corpus, [], args.format)
+        write_no_answer(sys.stdout, args.format)
         report_load_errors(corpus)
         return report_unknown(exc)
     indices = np.concatenate([selection.indices() for selection in selections])

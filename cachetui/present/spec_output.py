@@ -91,6 +91,15 @@ def write_specs(out: TextIO, corpus: Corpus, indices: Sequence[int], fmt: str, *
         write_table(out, [columns, *rows])
 
 
+def write_no_answer(out: TextIO, fmt: str) -> None:
+    """What a machine-read format prints when there is no answer to give (an unknown value, a usage error):
+    `[]`, or CSV's header, so a pipe into jq or a CSV reader never breaks; the other formats print nothing."""
+    if fmt == "json":
+        write_json(out, [])
+    elif fmt == "csv":
+        write_csv(out, [[*COLUMNS, "path"]])
+
+
 def _with_offline_copy(corpus: Corpus, line: FindLine) -> str:
     """A `spack find` line, and after a spec read from an offline copy, which copy (JSON and CSV: its `path`)."""
     copy = corpus.offline_copy(line.spec) if line.spec is not None else ""
