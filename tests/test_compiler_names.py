@@ -14,11 +14,12 @@ import pytest
 
 from cachetui.core.load.pipeline import load_corpus
 from cachetui.core.model.corpus import Corpus
+from cachetui.core.query.diff import diff, tag_side
 from cachetui.core.query.query import Query, all_facet_counts, match
 from cachetui.core.query.resolve import UnknownValue
 from cachetui.core.spack.specquery import parse_spec_query
 from tests.cli_answers import query
-from tests.conftest import listing, spec_entry
+from tests.conftest import WriteDoc, listing, spec_entry
 from tests.mirrors import v3_mirror
 
 # label: (package, version, compiler as a site document writes it)
@@ -138,3 +139,11 @@ def test_a_near_miss_of_either_name_suggests_the_compiler_under_the_name_it_is_s
 def test_a_scope_without_the_compiler_says_so_under_the_name_typed(corpus: Corpus) -> None:
     with pytest.raises(UnknownValue, match="zlib has no binary built with %oneapi"):
         match(corpus, Query(spec=parse_spec_query("zlib %oneapi")))
+
+
+def test_diff_sees_no_configuration_change_when_only_the_compiler_s_name_changed(write_doc: WriteDoc) -> None:
+    for tag, compiler, label in (("old", "oneapi@=2024.2.1", "a"), ("new", "intel-oneapi-compilers@2024.2.1", "b")):
+        write_doc(f"_cache/{tag}/hdf5/specs.md", listing("hdf5", tag, [spec_entry(label * 32, compiler=compiler)]))
+    corpus = load_corpus([str(write_doc("x", "").parent)])
+    (hdf5,) = diff(tag_side(corpus, "old"), tag_side(corpus, "new")).packages
+    assert (len(hdf5.added), len(hdf5.removed), hdf5.gained, hdf5.lost) == (1, 1, [], [])
