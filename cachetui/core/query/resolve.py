@@ -150,7 +150,7 @@ def resolve_compiler(scope: Scope, name: str, versions: VersionConstraint | None
 
 
 def nearest_compilers(typed: str, names: Iterable[str]) -> list[str]:
-    """The held compiler names near `typed` under either spelling (`clnag` finds llvm, once clang's)."""
+    """The held compiler names near `typed` under either spelling (`clnag` finds llvm, whose old name is clang)."""
     held_as = {spelling: name for name in names for spelling in compiler_spellings(name)}
     return list(dict.fromkeys(held_as[s] for s in nearest(typed, held_as, limit=2 * SUGGESTIONS)))[:SUGGESTIONS]
 

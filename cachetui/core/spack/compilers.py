@@ -3,7 +3,8 @@ and `intel-oneapi-compilers@2024.1`.
 
 Every compiler a source names goes through `normalise_compiler` as it is loaded, so the corpus holds one
 value per compiler: the facets count it once, the palette offers it once, a query finds it under either
-name (`compiler_spellings`), and the table, the details and every output show the same text.
+name (`canonical_compiler_name`; near misses and the palette try both, `compiler_spellings`), and the
+table, the details and every output show the same text.
 """
 
 from __future__ import annotations
