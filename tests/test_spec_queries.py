@@ -138,7 +138,7 @@ def test_a_hash_prefix_is_found_across_the_corpus(corpus: Corpus) -> None:
     [
         ("hfd5", "package", "hdf5"),  # a typo is said, with the near name, never an empty table
         ("%gnu", "compiler", None),
-        ("%oneap", "compiler", "oneapi"),
+        ("%oneap", "compiler", "intel-oneapi-compilers"),  # suggested under the name it is shown by
         ("+mip", "variant", "mpi"),
         ("cuda_arch=70", "variant value", "cuda_arch=80"),
         ("target=zen9", "target", None),

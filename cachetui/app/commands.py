@@ -11,6 +11,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.widgets.facet_panel import FACET_TITLES
+from cachetui.core.query.resolve import typed_forms
 from cachetui.core.query.search import search_packages
 from cachetui.core.query.sorting import SORT_COLUMNS
 from cachetui.present.inert import inert
@@ -63,10 +64,11 @@ class FacetCommands(Provider):
         chosen = browser.spec_query.filters
         for facet, counts in browser.facet_counts.items():  # computed with the results, not per keystroke
             for value, count in counts.items():
-                relevance = _relevance(query, value)
+                forms = typed_forms(facet, value)  # a compiler under its old name too: `oneapi` finds it
+                relevance = max(_relevance(query, form) for form in forms)
                 if relevance < MIN_RELEVANCE:
                     continue
-                score = _score(query, value, relevance)
+                score = max(_score(query, form, relevance) for form in forms)
                 verb = "remove filter" if value in chosen.get(facet, ()) else "filter"
                 display = Text.assemble(f"{verb} {FACET_TITLES[facet].lower()}: ", (inert(value), "bold"))
                 toggle = partial(browser.toggle_filter, facet, value)

@@ -22,7 +22,7 @@ from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.installable import VALUES as INSTALLABLE_VALUES
 from cachetui.core.model.installable import YES
 from cachetui.core.query.filters import MalformedValue, resolve_filters
-from cachetui.core.query.query import Filters, Query, RunsOn, select
+from cachetui.core.query.query import Filters, Query, RunsOn, said_beside, select
 from cachetui.core.query.resolve import QueryProblem, UnknownValue, resolve_package
 from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, VariantTerm, parse_spec_query
 from cachetui.core.spack.targets import archspec_names, host, known
@@ -166,8 +166,8 @@ def run(args: argparse.Namespace) -> int:
     indices = np.concatenate([selection.indices() for selection in selections])
     write_specs(sys.stdout, corpus, [int(i) for i in indices], args.format)
     loaded = report_load_errors(corpus)
-    if len(indices):
-        return loaded
-    for reason in filter(None, (selection.why_empty() for selection in selections)):
-        print(f"cachetui: {inert(reason)}", file=sys.stderr)
-    return EXIT_PROBLEMS
+    for selection in selections:  # the browser says the same beside its query line (Results.note)
+        note = said_beside(None if len(indices) else selection.why_empty(), selection.dependencies_unknown())
+        if note is not None:
+            print(f"cachetui: {inert(note)}", file=sys.stderr)
+    return loaded if len(indices) else EXIT_PROBLEMS

@@ -154,7 +154,7 @@ class BrowserScreen(BrowserPanes):
             return
         if query.spec is not None and query.spec == self._wanted_spec:
             bar.problem = None
-        bar.note = found.results.why_empty
+        bar.note = found.results.note
         self._applied = query
         with self.app.batch_update():  # the widgets change together: never paint a half-updated screen
             self._push_results(corpus, found.results, found.package_counts or {})

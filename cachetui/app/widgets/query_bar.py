@@ -60,7 +60,7 @@ class QueryBar(Horizontal):
     BINDINGS = [Binding("down", "leave", "To results", show=False, id="query.leave")]
 
     problem: reactive[str | None] = reactive(None)  # the query cannot be answered: the table keeps the last answer
-    note: reactive[str | None] = reactive(None)  # an empty answer: which part of the query emptied it
+    note: reactive[str | None] = reactive(None)  # which part emptied the answer; what the sources cannot tell
 
     @dataclass
     class Typed(Message):
@@ -124,7 +124,7 @@ class QueryBar(Horizontal):
         if problem:
             shown = Text("✗ " + inert(problem), style="bold")
         else:
-            shown = Text("∅ " + inert(note)) if note else Text()
+            shown = Text("⚠ " + inert(note)) if note else Text()  # not ∅: a note may come with rows
         self._note.say(shown)
 
     @on(Input.Changed, "#query-line")

@@ -292,6 +292,13 @@ class Corpus:
         """Whether any source carried dependency data (mirror indexes do; site documents do not)."""
         return len(self.deps.hash) > 0
 
+    @cached_property
+    def dependencies_recorded(self) -> np.ndarray:
+        """Per spec, whether its source records what it depends on. A mirror's index does; a site listing
+        document records no dependencies, so for its binaries what they depend on is unknown, not nothing."""
+        from_mirror = np.fromiter((doc.from_mirror for doc in self.documents), dtype=bool, count=len(self.documents))
+        return from_mirror[self.document_of] if self.n_specs else np.zeros(0, dtype=bool)
+
     def dependencies(self, i: int) -> list[Dependency]:
         """Spec i's dependency edges, as its index recorded them."""
         d = self.deps

@@ -24,8 +24,7 @@ VALUES = (YES, NO, UNKNOWN)  # vocabulary order: the column's ids
 def installable_column(corpus: Corpus) -> np.ndarray:
     """Per spec, the id of YES, NO or UNKNOWN in VALUES."""
     column = np.full(corpus.n_specs, VALUES.index(UNKNOWN), dtype=np.int32)
-    from_mirror = np.fromiter((doc.from_mirror for doc in corpus.documents), dtype=bool, count=len(corpus.documents))
-    known = from_mirror[corpus.document_of] if corpus.n_specs else np.zeros(0, dtype=bool)
+    known = corpus.dependencies_recorded
     if not known.any():
         return column
     graph = node_graph(corpus)

@@ -14,7 +14,9 @@ import numpy as np
 
 from cachetui.core.model.corpus import FACETS, MULTI_FACETS, Corpus
 from cachetui.core.query.masks import facet_mask
-from cachetui.core.query.specmatch import runs_on_mask, spec_parts
+from cachetui.core.query.resolve import QueryProblem, UnknownValue
+from cachetui.core.query.specmatch import dependency_parts, root_parts, runs_on_mask
+from cachetui.core.query.unrecorded import unknown_dependencies
 from cachetui.core.spack.specquery import SpecQuery
 from cachetui.core.spack.tags import sort_tags
 from cachetui.core.spack.variants import atom_name
@@ -123,6 +125,7 @@ class Selection:
     scope: slice
     masks: dict[str, np.ndarray]  # filter key -> mask; keys are ANDed
     labels: dict[str, str] = field(default_factory=dict)  # filter key -> the constraint in spec syntax
+    dependencies: frozenset[str] = frozenset()  # the keys of `^` constraints
 
     @property
     def size(self) -> int:
@@ -154,9 +157,25 @@ class Selection:
             before = int(running.sum())
             among = f"{before} {_are(before)} {' '.join(kept)}" if kept else f"{before} {_are(before)} in scope"
             found = f"no binary is {whole}: {among}, none of them {label}"
+            if key in self.dependencies:  # none of those whose dependencies are recorded; the others: unknown
+                recorded = int(np.count_nonzero(running & self.corpus.dependencies_recorded[self.scope]))
+                if not recorded:
+                    return None  # unknown for every one: dependencies_unknown says so
+                if recorded < before:
+                    found = (f"no binary is known to be {whole}: {among}; of the {recorded} whose dependencies "
+                             f"are recorded, none is {label}")
             relaxed = int(_all_but(masks, size, skip=key).sum())
             return found if relaxed == before else f"{found}; without {label}: {relaxed}"
         return f"no binary in {self.query.package or 'the loaded sources'}" if not size else None
+
+    def dependencies_unknown(self) -> str | None:
+        """A `^` asked of binaries whose sources record no dependencies: how many they are, said whatever
+        the answer (cachetui.core.query.unrecorded); None when there is no `^` or none of them."""
+        if not self.dependencies:
+            return None
+        asked = _all_but(self.masks, self.size, skip=self.dependencies)
+        constraint = " ".join(self.labels[key] for key in self.masks if key in self.dependencies)
+        return unknown_dependencies(self.corpus, self.scope, asked, constraint, *_described(self, self.dependencies))
 
     def facet_counts(self, facets: tuple[str, ...] = FACETS) -> dict[str, dict[str, int]]:
         """Counts for several facets, each under every other active filter."""
@@ -182,16 +201,51 @@ def select(corpus: Corpus, query: Query, within: np.ndarray | None = None) -> Se
     masks = {key: facet_mask(corpus, scope, facet, values) for key, (facet, values) in groups}
     labels = {key: filter_label(facet, values) for key, (facet, values) in groups}
     if query.spec is not None:
-        for i, (label, part) in enumerate(spec_parts(corpus, scope, query.spec, query.package)):
+        for i, (label, part) in enumerate(root_parts(corpus, scope, query.spec, query.package)):
             masks[f"spec:{i}"], labels[f"spec:{i}"] = part, label
+    after: dict[str, np.ndarray] = {}  # read after the spec query's `^` parts, worked out before them
     if query.runs_on is not None:
-        masks["runs-on"] = runs_on_mask(corpus, scope, query.runs_on.machine, query.runs_on.platform)
+        after["runs-on"] = runs_on_mask(corpus, scope, query.runs_on.machine, query.runs_on.platform)
         labels["runs-on"] = str(query.runs_on)
     if within is not None:  # never a facet's key, so no count leaves it out
         inside = np.zeros(scope.stop - scope.start, dtype=bool)
         inside[within[(within >= scope.start) & (within < scope.stop)] - scope.start] = True
-        masks["within"], labels["within"] = inside, "in the comparison"
-    return Selection(corpus, query, scope, masks, labels)
+        after["within"], labels["within"] = inside, "in the comparison"
+    selection = Selection(corpus, query, scope, {**masks, **after}, labels)
+    if query.spec is None or not query.spec.dependencies:
+        return selection
+    keys = [f"dependency:{i}" for i in range(len(query.spec.dependencies))]
+    for key, (label, part) in zip(keys, _dependency_parts(selection, query.spec)):
+        masks[key], labels[key] = part, label
+    return replace(selection, masks={**masks, **after}, dependencies=frozenset(keys))
+
+
+def _dependency_parts(selection: Selection, spec: SpecQuery) -> list[tuple[str, np.ndarray]]:
+    """The `^` parts of a selection (of its other parts). A name no index records is an error, which says
+    too for how many binaries it is unknown: a listing document's binary may still depend on it."""
+    try:
+        return dependency_parts(selection.corpus, selection.scope, spec)
+    except UnknownValue as exc:
+        said = unknown_dependencies(selection.corpus, selection.scope, _all_but(selection.masks, selection.size),
+                                    " ".join(map(str, spec.dependencies)), *_described(selection, frozenset()))
+        if said is None:
+            raise
+        text = str(exc)  # it may end with a question (`did you mean: zstd?`): then a new sentence
+        raise QueryProblem(f"{text} {said[0].upper()}{said[1:]}" if text.endswith("?") else f"{text}; {said}") from exc
+
+
+def _described(selection: Selection, skip: frozenset[str]) -> tuple[str, str]:
+    """The binaries a selection's parts but `skip` stand for, in words: what they are (`hdf5 +mpi`; "" for
+    any) and where (`in the comparison`; "" for everywhere)."""
+    words = [selection.labels.get(key, key) for key in selection.masks if key not in skip and key != "within"]
+    package = selection.query.package
+    what = " ".join([package, *words] if package and package not in words else words)
+    return what, selection.labels["within"] if "within" in selection.masks else ""
+
+
+def said_beside(*notes: str | None) -> str | None:
+    """The notes on one answer as the one line said beside it: on stderr, or beside the browser's query line."""
+    return "; ".join(filter(None, notes)) or None
 
 
 def filter_label(facet: str, values: frozenset[str]) -> str:
@@ -210,10 +264,11 @@ def _are(count: int) -> str:
     return "is" if count == 1 else "are"
 
 
-def _all_but(masks: dict[str, np.ndarray], size: int, skip: str | None = None) -> np.ndarray:
+def _all_but(masks: dict[str, np.ndarray], size: int, skip: str | frozenset[str] = frozenset()) -> np.ndarray:
+    skipped = {skip} if isinstance(skip, str) else skip
     mask = np.ones(size, dtype=bool)
     for key, facet_mask_ in masks.items():
-        if key != skip:
+        if key not in skipped:
             mask &= facet_mask_
     return mask
 

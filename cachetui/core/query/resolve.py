@@ -21,7 +21,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from cachetui.core.model.corpus import MULTI_FACETS, Corpus
-from cachetui.core.spack.compilers import compiler_spellings
+from cachetui.core.spack.compilers import canonical_compiler_name, compiler_spellings, spellings_of
 from cachetui.core.spack.targets import UnknownTarget, in_range, known
 from cachetui.core.spack.variants import atom_name
 from cachetui.core.spack.versions import VersionConstraint, version_key
@@ -127,13 +127,14 @@ def resolve_versions(scope: Scope, versions: VersionConstraint) -> frozenset[str
 
 
 def resolve_compiler(scope: Scope, name: str, versions: VersionConstraint | None) -> frozenset[str]:
-    """The scope's compilers that are `name` (any of its spellings) within `versions`."""
+    """The scope's compilers that are `name` (either of its spellings: sources hold one, see
+    cachetui.core.spack.compilers) within `versions`."""
     every_name = {value.partition("@")[0] for value in scope.corpus.vocab["compiler"].values}
-    spellings = compiler_spellings(name)
-    if not spellings & every_name:
-        raise UnknownValue("compiler", name, every_name)
+    held = canonical_compiler_name(name)
+    if held not in every_name:
+        raise UnknownValue("compiler", name, every_name, suggestions=nearest_compilers(name, every_name))
     known_compilers = scope.values("compiler")
-    same_name = [value for value in known_compilers if value.partition("@")[0] in spellings]
+    same_name = [value for value in known_compilers if value.partition("@")[0] == held]
     if not same_name:
         in_scope = {value.partition("@")[0] for value in known_compilers}
         raise UnknownValue("compiler", name, in_scope, f"{scope.where} no binary built with %{name}", [])
@@ -146,6 +147,21 @@ def resolve_compiler(scope: Scope, name: str, versions: VersionConstraint | None
         raise UnknownValue("compiler", f"{name}@{versions}", same_name,
                            f"{scope.where} no {name} compiler satisfying @{versions}", [by_version[v] for v in near])
     return found
+
+
+def nearest_compilers(typed: str, names: Iterable[str]) -> list[str]:
+    """The held compiler names near `typed` under either spelling (`clnag` finds llvm, whose old name is clang)."""
+    held_as = {spelling: name for name in names for spelling in compiler_spellings(name)}
+    return list(dict.fromkeys(held_as[s] for s in nearest(typed, held_as, limit=2 * SUGGESTIONS)))[:SUGGESTIONS]
+
+
+COMPILER_FACETS = ("compiler", "compiler_name")
+
+
+def typed_forms(facet: str, value: str) -> list[str]:
+    """How a facet value may be typed, its own text first: a compiler under either of its names, any
+    other value as it is (the palette matches what is typed against these)."""
+    return spellings_of(value) if facet in COMPILER_FACETS else [value]
 
 
 def resolve_variant(scope: Scope, name: str, values: tuple[str, ...], boolean: bool) -> list[str]:

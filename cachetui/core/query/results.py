@@ -13,7 +13,7 @@ import numpy as np
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.common import Common, common_to
 from cachetui.core.query.diff import Comparison
-from cachetui.core.query.query import Query, match, select
+from cachetui.core.query.query import Query, match, said_beside, select
 from cachetui.core.query.sorting import sort_specs
 from cachetui.core.query.spack_find import FindLayout
 
@@ -28,6 +28,12 @@ class Results:
     comparison: Comparison | None = None  # compare mode: rows are marked added, removed or kept
     find: FindLayout | None = None  # the `spack find -lv` lines of these rows, when asked for
     why_empty: str | None = None  # an empty answer: which part of the query emptied it
+    dependencies_unknown: str | None = None  # a `^` over binaries whose sources record no dependencies
+
+    @property
+    def note(self) -> str | None:
+        """What is said beside the answer (the browser's query line; the CLI's stderr says the same)."""
+        return said_beside(self.why_empty, self.dependencies_unknown)
 
 
 def results_for(corpus: Corpus, query: Query, sort: tuple[str | None, bool] = (None, False), *,
@@ -39,7 +45,8 @@ def results_for(corpus: Corpus, query: Query, sort: tuple[str | None, bool] = (N
     if column is not None:
         indices = sort_specs(corpus, indices, column, descending=descending)
     return Results(query, indices, selection.size, selection.facet_counts(),
-                   common_to(corpus, indices), comparison, why_empty=None if len(indices) else selection.why_empty())
+                   common_to(corpus, indices), comparison, why_empty=None if len(indices) else selection.why_empty(),
+                   dependencies_unknown=selection.dependencies_unknown())
 
 
 def package_counts_for(corpus: Corpus, query: Query) -> dict[str, int]:

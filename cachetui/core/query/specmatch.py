@@ -10,7 +10,8 @@
 - `/abc` is every binary whose hash starts with abc;
 - `^dep@v` needs dep (or a provider of the virtual dep) somewhere among the dependencies, along
   every edge the indexes record, through records held without their binary too; only mirror
-  indexes record dependencies, so on site documents alone it is an error;
+  indexes record dependencies, so on site documents alone it is an error, and beside a mirror
+  it is unknown for the site documents' binaries, and said so (cachetui.core.query.unrecorded);
 - what follows `%gcc` is gcc's own (Spack 1.x), which caches do not record: said, not guessed.
 
 Every value resolves through cachetui.core.query.resolve, in the package the query names (else the
@@ -73,12 +74,21 @@ def spec_parts(corpus: Corpus, scope: slice, query: SpecQuery, package: str | No
 
     Values resolve in the package the query names, else in `package` (the one open), else the corpus.
     """
+    return root_parts(corpus, scope, query, package) + dependency_parts(corpus, scope, query)
+
+
+def root_parts(corpus: Corpus, scope: slice, query: SpecQuery, package: str | None = None) -> list[Part]:
+    """The constraints on the binary itself (all but its `^` dependencies): see spec_parts."""
     root = query.root
     if root.name is not None and root.name not in corpus.package_index:
         raise UnknownValue("package", root.name, corpus.packages)
-    parts = node_parts(corpus, scope, root, Scope(corpus, root.name or package))
-    parts += [(str(dependency), _dependency_mask(corpus, dependency)[scope]) for dependency in query.dependencies]
-    return parts
+    return node_parts(corpus, scope, root, Scope(corpus, root.name or package))
+
+
+def dependency_parts(corpus: Corpus, scope: slice, query: SpecQuery) -> list[Part]:
+    """The `^` constraints. A binary whose source records no dependencies matches none of them: for it
+    they are unknown (cachetui.core.query.unrecorded says so), not false."""
+    return [(str(dependency), _dependency_mask(corpus, dependency)[scope]) for dependency in query.dependencies]
 
 
 def node_parts(corpus: Corpus, scope: slice, node: NodeQuery, resolution: Scope) -> list[Part]:

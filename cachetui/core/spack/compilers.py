@@ -1,4 +1,11 @@
-"""Normalise compiler spellings: `gcc@=13.2.0` and `gcc@13.2.0` are one compiler."""
+"""Normalise compiler spellings: `gcc@=13.2.0` and `gcc@13.2.0` are one compiler, and so are `oneapi@2024.1`
+and `intel-oneapi-compilers@2024.1`.
+
+Every compiler a source names goes through `normalise_compiler` as it is loaded, so the corpus holds one
+value per compiler: the facets count it once, the palette offers it once, a query finds it under either
+name (`canonical_compiler_name`; near misses and the palette try both, `compiler_spellings`), and the
+table, the details and every output show the same text.
+"""
 
 from __future__ import annotations
 
@@ -16,8 +23,10 @@ NOT_A_COMPILER = len(COMPILER_LANGUAGES)
 
 @lru_cache(maxsize=4096)
 def normalise_compiler(text: str) -> str:
-    """`gcc@=13.2.0` -> `gcc@13.2.0`; surrounding space dropped; case kept."""
+    """`gcc@=13.2.0` -> `gcc@13.2.0`, `oneapi@=2024.1` -> `intel-oneapi-compilers@2024.1` (see
+    `canonical_compiler_name`); surrounding space dropped; case kept."""
     name, at, version = text.strip().partition("@")
+    name = canonical_compiler_name(name)
     if not at:
         return name
     return f"{name}@{version.removeprefix('=')}"
@@ -58,7 +67,7 @@ def node_compiler(own: str, provider: tuple[str, str], annotated: str) -> str:
     if own:
         return normalise_compiler(own)
     if provider[0]:
-        return name_at_version(*provider)
+        return name_at_version(canonical_compiler_name(provider[0]), provider[1])
     return normalise_compiler(annotated) if annotated else "none"
 
 
@@ -74,6 +83,24 @@ PACKAGE_TO_COMPILER = {
 COMPILER_TO_PACKAGE = {compiler: package for package, compiler in PACKAGE_TO_COMPILER.items()}
 
 
+def canonical_compiler_name(name: str) -> str:
+    """The one name a compiler is held, counted and shown under: Spack 1.x's package name (`oneapi` ->
+    `intel-oneapi-compilers`, `clang` -> `llvm`); any other name is its own.
+
+    The package name, not whichever spelling the loaded sources use most: it is what Spack 1.x writes
+    and reads in a spec (and what the newest site documents write), and it does not depend on what else
+    is loaded, so a binary's compiler reads the same in every session, export and script.
+    """
+    return COMPILER_TO_PACKAGE.get(name, name)
+
+
 def compiler_spellings(name: str) -> frozenset[str]:
     """Every name that means this compiler: `oneapi` and `intel-oneapi-compilers` are one."""
     return frozenset({name, PACKAGE_TO_COMPILER.get(name, name), COMPILER_TO_PACKAGE.get(name, name)})
+
+
+def spellings_of(compiler: str) -> list[str]:
+    """A held compiler (name or `name@version`) as it may be typed: its own text first, then under its
+    old name (`llvm@17.0.6` -> `llvm@17.0.6`, `clang@17.0.6`)."""
+    name, at, version = compiler.partition("@")
+    return [f"{spelling}{at}{version}" for spelling in sorted(compiler_spellings(name), key=lambda n: n != name)]
