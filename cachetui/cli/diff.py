@@ -19,6 +19,7 @@ from cachetui.core.load.sources.redact import redact
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.diff import Diff, Side, corpus_side, diff, tag_side
 from cachetui.core.query.filters import UnknownValue
+from cachetui.core.spack.words import counted
 from cachetui.present.inert import inert
 from cachetui.present.spec_output import write_csv_rows
 from cachetui.present import table
@@ -68,7 +69,8 @@ def _tag(corpus: Corpus, tag: str) -> Side:
 def _report_load_errors(corpus: Corpus) -> None:
     """An unreadable file could look like removed binaries: never compare on a partial load."""
     if report_load_errors(corpus):
-        fail_usage(f"{len(corpus.report.errors)} input(s) could not be loaded; not comparing an incomplete snapshot")
+        fail_usage(f"{counted(len(corpus.report.errors), 'input')} could not be loaded; "
+                   "not comparing an incomplete snapshot")
 
 
 def run(args: argparse.Namespace) -> int:

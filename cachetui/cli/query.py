@@ -26,6 +26,7 @@ from cachetui.core.query.resolve import QueryProblem, UnknownValue, resolve_pack
 from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, VariantTerm, parse_spec_query
 from cachetui.core.spack.targets import archspec_names, host, known
 from cachetui.core.spack.variants import parse_variants
+from cachetui.core.spack.words import echo_at
 from cachetui.present.inert import inert
 from cachetui.present.spec_output import FORMATS, write_specs
 
@@ -128,7 +129,8 @@ def _spec(text: str | None) -> SpecQuery | None:
     try:
         return parse_spec_query(text)
     except SpecSyntaxError as exc:
-        fail_usage(f"malformed spec query: {exc.message}\n  {exc.text}\n  {' ' * exc.position}^")
+        shown, column = echo_at(exc.text, exc.position)
+        fail_usage(f"malformed spec query: {exc.message}\n  {shown}\n  {' ' * column}^")
 
 
 def _runs_on(text: str | None) -> RunsOn | None:

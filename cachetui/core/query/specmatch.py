@@ -41,10 +41,12 @@ from cachetui.core.query.resolve import (
     resolve_compiler,
     resolve_variant,
     resolve_versions,
+    unknown_hash,
 )
 from cachetui.core.spack.deptypes import deptype_bits
 from cachetui.core.spack.specquery import CompilerTerm, DependencyQuery, NodeQuery, SpecQuery, VariantTerm
 from cachetui.core.spack.targets import runs_on
+from cachetui.core.spack.words import echo
 
 # Dependency masks kept per corpus (a bool per spec: 120 KB each on the 120,000-record mirror).
 DEPENDENCY_MASKS_KEPT = 32
@@ -96,7 +98,7 @@ def node_parts(corpus: Corpus, scope: slice, node: NodeQuery, resolution: Scope)
         parts.append((str(arch), _values_mask(corpus, scope, arch.key, satisfies)))
     if node.hash_prefix:
         if not len(hash_matches(corpus, node.hash_prefix)):
-            raise UnknownValue("hash", node.hash_prefix, [], f"no binary's hash starts with {node.hash_prefix}")
+            raise unknown_hash(node.hash_prefix)
         parts.append((f"/{node.hash_prefix}", _hash_mask(corpus, scope, node.hash_prefix)))
     for compiler in node.compilers:
         if compiler.options is not None:
@@ -249,7 +251,7 @@ def _check_dependency_versions(corpus: Corpus, node: NodeQuery, named: np.ndarra
     versions = corpus.vocab["dep_version"].values
     known_versions = {versions[i] for i in np.unique(corpus.deps.version_of[named]).tolist()} - {""}
     raise UnknownValue("version", str(node.versions), known_versions,
-                       f"no {node.name} dependency satisfies @{node.versions}",
+                       f"no {echo(node.name)} dependency satisfies @{echo(str(node.versions))}",
                        nearest_versions(str(node.versions), known_versions))
 
 

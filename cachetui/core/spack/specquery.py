@@ -17,6 +17,7 @@ from cachetui.core.spack.deptypes import DEPTYPES
 from cachetui.core.spack.hashes import is_base32
 from cachetui.core.spack.variants import COMPILER_FLAGS
 from cachetui.core.spack.versions import VersionConstraint, VersionSyntaxError, parse_version_constraint
+from cachetui.core.spack.words import echo
 
 NAME = r"[a-zA-Z_0-9][a-zA-Z_0-9\-.]*"
 IDENTIFIER = r"[a-zA-Z_0-9][a-zA-Z_0-9\-]*"
@@ -156,7 +157,7 @@ class _Parser:
             if token.lastgroup != "UNEXPECTED":
                 continue
             if token.group() == "=" and before is not None and before.end() == token.start():
-                raise SpecSyntaxError(f"'{before.group()}=' needs a value", text, before.start())
+                raise SpecSyntaxError(f"'{echo(before.group())}=' needs a value", text, before.start())
             raise SpecSyntaxError(f"unexpected {token.group()!r}", text, token.start())
 
     def parse(self) -> SpecQuery:
@@ -165,7 +166,7 @@ class _Parser:
         while self.at < len(self.tokens):
             token = self.tokens[self.at]
             if not token.group().startswith("^"):
-                raise SpecSyntaxError(f"unexpected {token.group()!r}", self.text, token.start())
+                raise SpecSyntaxError(f"unexpected {echo(token.group(), quoted=True)}", self.text, token.start())
             self.at += 1
             attributed = token.lastgroup == "EDGE_ATTRIBUTES"
             deptypes, virtuals = _edge_attributes(token, self.text) if attributed else ((), ())
@@ -234,7 +235,8 @@ class _Parser:
         token = self.tokens[self.at]
         name = token.group().rsplit(".", 1)[-1]
         if not re.fullmatch(IDENTIFIER, name):
-            raise SpecSyntaxError(f"{token.group()!r} is not a package name", self.text, token.start())
+            raise SpecSyntaxError(f"{echo(token.group(), quoted=True)} is not a package name", self.text,
+                                  token.start())
         self.at += 1
         return name
 
@@ -270,10 +272,11 @@ class _Parser:
         name = name.removesuffix(":")
         value = _unquote(value)
         if not value:
-            raise SpecSyntaxError(f"'{name}=' needs a value", self.text, position)
+            raise SpecSyntaxError(f"'{echo(name)}=' needs a value", self.text, position)
         items = value.split(",")
         if not all(items) or any(item.startswith("=") for item in items) or "'" in value or '"' in value:
-            raise SpecSyntaxError(f"'{name}=' has a value no package uses ({value!r})", self.text, position)
+            raise SpecSyntaxError(f"'{echo(name)}=' has a value no package uses ({echo(value, quoted=True)})",
+                                  self.text, position)
         if name in COMPILER_FLAGS:
             raise SpecSyntaxError(f"compiler flags ({name}) are not recorded in build caches", self.text, position)
         if name in ("arch", "architecture"):

@@ -36,6 +36,7 @@ from cachetui.core.load.sources.transport import DEFAULT_MAX_BYTES as MAX_BLOB_B
 from cachetui.core.load.sources.transport import DEFAULT_MAX_BYTES as MAX_INDEX_BYTES  # once inflated
 from cachetui.core.load.sources.transport import FetchError, exists, fetch, join
 from cachetui.core.model.problems import Problem, Severity
+from cachetui.core.spack.words import counted
 
 DB_MEDIA_TYPE = re.compile(r"application/vnd\.spack\.db\.v(\d+)\+json")
 GZIP_MAGIC = b"\x1f\x8b"
@@ -291,6 +292,6 @@ def age(seconds: float) -> str:
     """How long ago, in words a person reads at a glance."""
     minutes = max(0, int(seconds // 60))
     if minutes < 120:
-        return f"{minutes} minutes"
+        return counted(minutes, "minute")
     hours = minutes // 60
     return f"{hours} hours" if hours < 48 else f"{hours // 24} days"

@@ -1,0 +1,76 @@
+"""What the commands say at the edges: refusals as usage errors, typed input echoed cut, counts in good
+English, a diff of a package in neither tag, the `root` stack, and the README's public mirror line."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from cachetui.app.app import CacheTuiApp
+from cachetui.app.commands import FacetCommands
+from cachetui.cli.main import main
+from cachetui.core.load.sources.mirror import age
+from cachetui.core.model.corpus import Document
+from cachetui.core.query.spack_commands import mirror_add_command, mirror_of
+from cachetui.core.spack.specquery import SpecSyntaxError, parse_spec_query
+from tests.app.helpers import wait_loaded
+from tests.conftest import WriteDoc, front_matter, listing, spec_entry
+
+README = Path(__file__).parent.parent / "README.md"
+LONG = 102_400  # a 100 KB token
+
+
+def _query(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["query", "--no-cache", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- a long token is echoed cut -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make", [
+    lambda t: ["--spec", t],  # an unknown package
+    lambda t: ["--spec", f"hdf5 +{t}"],  # an unknown variant
+    lambda t: ["--spec", f"hdf5 %{t}"],  # an unknown compiler
+    lambda t: ["--spec", f"hdf5@{'9' * LONG}"],  # a version (digits past Python's own limit on int())
+    lambda t: ["--spec", f"hdf5 {t}"],  # malformed: an unexpected name, with a caret under it
+    lambda t: ["--spec", f"/{'a' * LONG}"],  # a hash prefix
+    lambda t: ["--compiler", t],
+    lambda t: ["--tag", t],
+    lambda t: ["--variant", f"{t}=1"],
+    lambda t: ["--version", f"1:{'x' * LONG}:2"],  # malformed
+    lambda t: ["--runs-on", t],
+])
+def test_a_100_kb_token_is_echoed_cut_never_whole(capsys: pytest.CaptureFixture[str], spec_tree: Path,
+                                                  make: object) -> None:
+    token = "q" * LONG
+    code, _, err = _query(capsys, str(spec_tree), *make(token))  # type: ignore[operator]
+    assert code in (1, 2) and "Traceback" not in err and "internal error" not in err
+    assert len(err) < 1000 and "…" in err and re.search(r"\(10240\d characters\)", err), err[:300]
+
+
+def test_a_100_kb_tag_given_to_diff_is_echoed_cut(capsys: pytest.CaptureFixture[str], spec_tree: Path) -> None:
+    code = main(["diff", "develop", "x" * LONG, str(spec_tree), "--no-cache"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err) < 1000 and f"({LONG} characters)" in err
+
+
+# -- counts in good English ---------------------------------------------------------------------------------
+
+
+def test_one_is_singular_in_what_the_commands_say(capsys: pytest.CaptureFixture[str], write_doc: WriteDoc,
+                                                  tmp_path: Path) -> None:
+    doc = listing("zlib", "a", [spec_entry("a" * 32)]).replace('"num_specs": 1', '"num_specs": 2')
+    write_doc("_cache/a/zlib/specs.md", doc)
+    write_doc("_cache/b/zlib/specs.md", listing("zlib", "b", [spec_entry("b" * 32)]))
+    write_doc("_cache/b/hdf5/specs.md", front_matter(title="[unclosed"))
+    main(["check", "--no-cache", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "the document lists 1 spec" in out and "1 specs" not in out and "1 errors" not in out
+    code = main(["diff", "a", "b", str(tmp_path), "--no-cache"])
+    err = capsys.readouterr().err
+    assert code == 2 and "1 input could not be loaded" in err and "input(s)" not in err
+    assert age(90) == "1 minute"  # an offline copy's age
