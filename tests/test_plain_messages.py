@@ -28,6 +28,28 @@ def _query(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, st
     return code, out, err
 
 
+# -- the readings build caches do not record ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["hdf5 %gcc+foo", "hdf5 %gcc target=x86_64", "hdf5 cflags=-O3",
+                                  "zlib ^hdf5 %gcc +mpi"])
+def test_what_caches_do_not_record_is_a_usage_error_and_not_called_malformed(
+        capsys: pytest.CaptureFixture[str], spec_tree: Path, text: str) -> None:
+    from cachetui.core.spack.specquery import refusal  # what the browser shows beside its query line
+
+    code, out, err = _query(capsys, str(spec_tree), "--format", "json", "--spec", text)
+    assert code == 2 and out == "" and "build caches do not record" in err and "malformed" not in err
+    with pytest.raises(SpecSyntaxError) as caught:  # the browser's line says the same, through the same function
+        parse_spec_query(text)
+    assert err.strip() == "cachetui: " + refusal(caught.value)
+
+
+def test_what_caches_do_not_record_is_refused_before_anything_is_loaded(capsys: pytest.CaptureFixture[str],
+                                                                         tmp_path: Path) -> None:
+    code, _, err = _query(capsys, str(tmp_path / "missing"), "--spec", "nosuchpackage %gcc +mpi")
+    assert code == 2 and "build caches do not record" in err and "unknown package" not in err
+
+
 # -- a long token is echoed cut -----------------------------------------------------------------------------
 
 

@@ -23,7 +23,7 @@ from cachetui.core.model.installable import YES
 from cachetui.core.query.filters import MalformedValue, resolve_filters
 from cachetui.core.query.query import Filters, Query, RunsOn, select
 from cachetui.core.query.resolve import QueryProblem, UnknownValue, resolve_package
-from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, VariantTerm, parse_spec_query
+from cachetui.core.spack.specquery import NotRecorded, SpecQuery, SpecSyntaxError, VariantTerm, parse_spec_query
 from cachetui.core.spack.targets import archspec_names, host, known
 from cachetui.core.spack.variants import parse_variants
 from cachetui.core.spack.words import echo_at
@@ -57,7 +57,8 @@ else every loaded source) is an error naming the nearest real values (exit 1). P
 exist but match nothing together give an empty answer and one line on stderr saying which part
 emptied it (exit 1). --format json always prints one JSON list ([] when empty), csv its header;
 messages go to stderr. Exit 0: something matched and everything loaded; 1: nothing matched, an
-unknown value, or a source that could not be loaded; 2: usage (a malformed query or option)."""
+unknown value, or a source that could not be loaded; 2: usage (a malformed query or option, or one
+that asks what build caches do not record: compiler flags, a compiler's variants or target)."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -128,6 +129,8 @@ def _spec(text: str | None) -> SpecQuery | None:
         return None
     try:
         return parse_spec_query(text)
+    except NotRecorded as exc:  # valid Spack, but nothing a cache could answer: a usage error, not a malformed one
+        fail_usage(exc.message)
     except SpecSyntaxError as exc:
         shown, column = echo_at(exc.text, exc.position)
         fail_usage(f"malformed spec query: {exc.message}\n  {shown}\n  {' ' * column}^")
