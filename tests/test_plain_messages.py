@@ -96,3 +96,25 @@ def test_one_is_singular_in_what_the_commands_say(capsys: pytest.CaptureFixture[
     err = capsys.readouterr().err
     assert code == 2 and "1 input could not be loaded" in err and "input(s)" not in err
     assert age(90) == "1 minute"  # an offline copy's age
+
+
+# -- `root` is the whole tag --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("label", ["root", "build_cache"])
+def test_stack_root_is_refused_as_the_whole_tag(capsys: pytest.CaptureFixture[str], spec_tree: Path,
+                                                label: str) -> None:
+    code, out, err = _query(capsys, str(spec_tree), "--stack", label, "--format", "json")
+    assert code == 2 and out == "" and f"'{label}' is not a stack: it names the whole tag" in err
+    code, _, _ = _query(capsys, str(spec_tree), "--stack", "e4s", "--format", "json")
+    assert code == 0
+
+
+async def test_the_palette_does_not_offer_the_root_stack(spec_tree: Path) -> None:
+    app = CacheTuiApp([str(spec_tree)], system_clipboard=False, use_cache=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        offered = [hit.text async for hit in FacetCommands(app.screen).search("root")]
+        assert "stack=root" not in offered
+        offered = [hit.text async for hit in FacetCommands(app.screen).search("e4s")]
+        assert "stack=e4s" in offered  # a stack is offered

@@ -13,6 +13,8 @@ from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.widgets.facet_panel import FACET_TITLES
 from cachetui.core.query.search import search_packages
 from cachetui.core.query.sorting import SORT_COLUMNS
+from cachetui.core.spack.tags import is_whole_tag
+from cachetui.present.format import counted
 from cachetui.present.inert import inert
 from cachetui.present.table_layout import COLUMNS
 
@@ -64,13 +66,13 @@ class FacetCommands(Provider):
         for facet, counts in browser.facet_counts.items():  # computed with the results, not per keystroke
             for value, count in counts.items():
                 relevance = _relevance(query, value)
-                if relevance < MIN_RELEVANCE:
+                if relevance < MIN_RELEVANCE or (facet == "stack" and is_whole_tag(value)):  # the whole tag
                     continue
                 score = _score(query, value, relevance)
                 verb = "remove filter" if value in chosen.get(facet, ()) else "filter"
                 display = Text.assemble(f"{verb} {FACET_TITLES[facet].lower()}: ", (inert(value), "bold"))
                 toggle = partial(browser.toggle_filter, facet, value)
-                yield Hit(score, display, toggle, text=f"{facet}={value}", help=f"{count} specs")
+                yield Hit(score, display, toggle, text=f"{facet}={value}", help=counted(count, "spec"))
 
 
 def _actions(browser: BrowserScreen) -> list[tuple[str, str, Callable[[], object]]]:

@@ -88,7 +88,7 @@ FILTER_HELP = {
     "platform": "linux, darwin, …",
     "os": "ubuntu22.04, rhel8, …",
     "target": "a microarchitecture (zen3) or a range (x86_64_v3: is it and every descendant)",
-    "stack": "a stack of an index of indexes, e.g. e4s",
+    "stack": "a stack of an index of indexes, e.g. e4s (root is the whole tag, not a stack)",
     "variant": "+mpi, ~cuda, cuda_arch=80 (has 80), cuda_arch=80,90 (has both)",
     "installable": "yes (the default): its link/run dependencies, at any depth, are all held by the loaded "
                    "sources, so `spack install --use-buildcache only` can fetch it; no; unknown (site documents)",

@@ -23,6 +23,7 @@ from rapidfuzz.distance import OSA
 
 from cachetui.core.model.corpus import MULTI_FACETS, Corpus
 from cachetui.core.spack.compilers import compiler_spellings
+from cachetui.core.spack.tags import is_whole_tag
 from cachetui.core.spack.targets import UnknownTarget, in_range, known
 from cachetui.core.spack.variants import atom_name
 from cachetui.core.spack.versions import VersionConstraint, version_key
@@ -55,7 +56,7 @@ class UnknownValue(QueryProblem):
 
 
 class MalformedValue(ValueError):
-    """A typed value that is not valid syntax (a usage error)."""
+    """A typed value that cannot be asked as typed: not valid syntax, or not a value of its kind (a usage error)."""
 
 
 def nearest(typed: str, known: Iterable[str], limit: int = SUGGESTIONS) -> list[str]:
@@ -201,7 +202,14 @@ def _in_range(value: str, lo: str | None, hi: str | None) -> bool:
 
 
 def resolve_exact(scope: Scope, facet: str, typed: str) -> str:
-    """A value picked by name (a tag, a stack): it must be one the scope has."""
+    """A value picked by name (a tag, a stack): it must be one the scope has.
+
+    A stack label that names the whole tag (`root`) is refused wherever the corpus has it: it
+    narrows nothing, and mirrors read through an index of indexes never list it as a stack.
+    """
+    if facet == "stack" and is_whole_tag(typed):
+        raise MalformedValue(f"{typed!r} is not a stack: it names the whole tag (every binary of a tag is in it), "
+                             "so it narrows nothing; leave the stack out, or choose a tag")
     present = scope.values(facet)
     if typed not in present:
         shown = echo(typed, quoted=True)

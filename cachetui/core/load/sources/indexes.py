@@ -1,7 +1,7 @@
 """Index groups: one tag's indexes (the whole tag, and its stacks), read and merged into documents.
 
 A mirror is a group of one index. A ref of the index of indexes is a group of several: the
-`root` label (or `build_cache` in older files) is the whole tag, every other label a stack,
+`root` label (or `build_cache` in older files: `tags.is_whole_tag`) is the whole tag, every other label a stack,
 and a spec's stacks are the labels whose index lists it. A group is loaded, cached and
 reused as a whole: its fingerprint is the checksums of all its indexes.
 """
@@ -32,9 +32,7 @@ from cachetui.core.load.sources.spack_db import IndexFormatError, read_database,
 from cachetui.core.load.sources.transport import FetchError, is_url, join, local_path, public_url
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.records import DepBlock, MirrorOrigin, ParsedDocument, SpecColumns, UnheldRecords
-
-ROOT_LABELS = frozenset({"root", "build_cache"})  # the whole tag, not a stack
-
+from cachetui.core.spack.tags import is_whole_tag
 
 @dataclass(frozen=True)
 class Member:
@@ -307,7 +305,7 @@ def _member(entry: object, location: str, problems: list[Problem]) -> Member | N
         shown = redact(str(entry))[:80]
         problems.append(Problem(location, f"an entry is not {{label, url}}: {shown}", Severity.WARNING))
         return None
-    label = None if entry["label"] in ROOT_LABELS else entry["label"]
+    label = None if is_whole_tag(entry["label"]) else entry["label"]
     try:
         url = _resolve(entry["url"], location)
     except FetchError as exc:
