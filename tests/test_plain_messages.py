@@ -98,6 +98,21 @@ def test_one_is_singular_in_what_the_commands_say(capsys: pytest.CaptureFixture[
     assert age(90) == "1 minute"  # an offline copy's age
 
 
+# -- diff of a package in neither tag -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", ["table", "json", "csv"])
+def test_diff_of_a_package_in_neither_tag_says_so(capsys: pytest.CaptureFixture[str], write_doc: WriteDoc,
+                                                  tmp_path: Path, form: str) -> None:
+    write_doc("_cache/a/zlib/specs.md", listing("zlib", "a", [spec_entry("a" * 32)]))
+    write_doc("_cache/b/zlib/specs.md", listing("zlib", "b", [spec_entry("b" * 32)]))
+    write_doc("_cache/c/hdf5/specs.md", listing("hdf5", "c", [spec_entry("c" * 32)]))
+    code = main(["diff", "a", "b", str(tmp_path), "--no-cache", "--package", "hdf5", "--format", form])
+    out, err = capsys.readouterr()
+    assert code == 0 and out  # both hold the same binaries of hdf5: none; the output keeps its shape
+    assert err == "cachetui: hdf5 has no binaries in a or b: nothing to compare\n"
+
+
 # -- `root` is the whole tag --------------------------------------------------------------------------------
 
 

@@ -83,6 +83,9 @@ def run(args: argparse.Namespace) -> int:
         fail_usage(str(exc))
     found = diff(old, new, package)
     {"json": write_json, "csv": write_csv}.get(args.format, write_table)(sys.stdout, found)
+    if package is not None and not found.packages:  # loaded, but in neither side: the same, and said so
+        print(f"cachetui: {inert(package)} has no binaries in {inert(old.label)} or {inert(new.label)}: "
+              "nothing to compare", file=sys.stderr)
     return EXIT_DIFFERENT if found.changed else EXIT_SAME
 
 
