@@ -133,3 +133,20 @@ async def test_the_palette_does_not_offer_the_root_stack(spec_tree: Path) -> Non
         assert "stack=root" not in offered
         offered = [hit.text async for hit in FacetCommands(app.screen).search("e4s")]
         assert "stack=e4s" in offered  # a stack is offered
+
+
+# -- the README's public mirror line ------------------------------------------------------------------------
+
+
+def test_the_readme_gives_the_public_mirror_line_the_copy_menu_gives() -> None:
+    text = " ".join(README.read_text().split())  # a line of the README may wrap anywhere
+    given = re.findall(r"spack mirror add (\S+) (https://binaries\.spack\.io/[^\s`]+)", text)
+    assert given and "releases/" not in text
+    for name, url in given:
+        tag = url.removeprefix("https://binaries.spack.io/")
+        concrete = "develop" if tag == "<tag>" else tag
+        document = Document(f"_cache/{concrete}/zlib/specs.md", "zlib", concrete, "zlib", "", 0, 0)
+        origin = mirror_of(document, {})
+        assert origin is not None
+        expected = mirror_add_command(origin.name, origin.url)
+        assert f"spack mirror add {name} {url}".replace("<tag>", concrete) == expected
