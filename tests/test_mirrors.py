@@ -251,7 +251,7 @@ def test_query_says_what_could_not_be_loaded(mirror_server: MirrorServer, capsys
     # Alone, it leaves nothing to answer from: said, and a usage error (see tests/test_stale_or_refused.py).
     code = main(["query", mirror_server.at("missing"), "--format", "json", "--no-cache"])
     captured = capsys.readouterr()
-    assert code == 2 and captured.out == "" and "no build-cache index" in captured.err
+    assert code == 2 and captured.out == "[]\n" and "no build-cache index" in captured.err
 
 
 # -- warm start: an unchanged mirror costs one small request; offline shows the stored index ---------------

@@ -14,6 +14,8 @@ from cachetui.app.widgets.facet_panel import FACET_TITLES
 from cachetui.core.query.resolve import typed_forms
 from cachetui.core.query.search import search_packages
 from cachetui.core.query.sorting import SORT_COLUMNS
+from cachetui.core.spack.tags import is_whole_tag
+from cachetui.present.format import counted
 from cachetui.present.inert import inert
 from cachetui.present.table_layout import COLUMNS
 
@@ -64,6 +66,8 @@ class FacetCommands(Provider):
         chosen = browser.spec_query.filters
         for facet, counts in browser.facet_counts.items():  # computed with the results, not per keystroke
             for value, count in counts.items():
+                if facet == "stack" and is_whole_tag(value):  # the whole tag, not a stack to filter by
+                    continue
                 forms = typed_forms(facet, value)  # a compiler under its old name too: `oneapi` finds it
                 relevance = max(_relevance(query, form) for form in forms)
                 if relevance < MIN_RELEVANCE:
@@ -72,7 +76,7 @@ class FacetCommands(Provider):
                 verb = "remove filter" if value in chosen.get(facet, ()) else "filter"
                 display = Text.assemble(f"{verb} {FACET_TITLES[facet].lower()}: ", (inert(value), "bold"))
                 toggle = partial(browser.toggle_filter, facet, value)
-                yield Hit(score, display, toggle, text=f"{facet}={value}", help=f"{count} specs")
+                yield Hit(score, display, toggle, text=f"{facet}={value}", help=counted(count, "spec"))
 
 
 def _actions(browser: BrowserScreen) -> list[tuple[str, str, Callable[[], object]]]:

@@ -12,6 +12,7 @@ from textual.app import App
 from cachetui.app.screens.choice_dialog import ChoiceDialog
 from cachetui.app.screens.export_dialog import ExportDialog
 from cachetui.present.export import ExportExists, ExportRefused, export_specs
+from cachetui.present.format import counted
 from cachetui.present.inert import inert
 from cachetui.present.table_cells import SpecRows
 
@@ -33,5 +34,5 @@ async def export_flow(app: App[None], suggested: str, rows: SpecRows, roots: Seq
         except ExportRefused as exc:
             app.notify(inert(str(exc)), severity="error", markup=False)
         else:
-            app.notify(inert(f"{len(rows.indices)} specs to {target}"), title="Exported", markup=False)
+            app.notify(inert(f"{counted(len(rows.indices), 'spec')} to {target}"), title="Exported", markup=False)
         return

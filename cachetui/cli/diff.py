@@ -18,6 +18,7 @@ from cachetui.core.load.sources.redact import redact
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.diff import Diff, Side, corpus_side, diff, tag_side
 from cachetui.core.query.filters import UnknownValue
+from cachetui.core.spack.words import counted
 from cachetui.present.inert import inert
 from cachetui.present import table, writers
 
@@ -66,7 +67,8 @@ def _tag(corpus: Corpus, tag: str) -> Side:
 def _report_load_errors(corpus: Corpus) -> None:
     """An unreadable file could look like removed binaries: never compare on a partial load."""
     if report_load_errors(corpus):
-        fail_usage(f"{len(corpus.report.errors)} input(s) could not be loaded; not comparing an incomplete snapshot")
+        fail_usage(f"{counted(len(corpus.report.errors), 'input')} could not be loaded; "
+                   "not comparing an incomplete snapshot")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
         fail_usage(str(exc))
     found = diff(old, new, package)
     {"json": write_json, "csv": write_csv}.get(args.format, write_table)(sys.stdout, found)
+    if package is not None and not found.packages:  # loaded, but in neither side: the same, and said so
+        print(f"cachetui: {inert(package)} has no binaries in {inert(old.label)} or {inert(new.label)}: "
+              "nothing to compare", file=sys.stderr)
     return EXIT_DIFFERENT if found.changed else EXIT_SAME
 
 

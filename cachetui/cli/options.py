@@ -28,8 +28,9 @@ def add_inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "inputs", nargs="*", metavar="SOURCE",
         help="site documents (files, directories), a mirror (directory or file:// http(s):// s3:// URL), "
-             "an OCI build cache (oci://HOST/NAME, oci+http://HOST/NAME), an index, or cache_spack_io_index.json; "
-             "NAME=SOURCE names its tag. Default: the bundled sample",
+             "an OCI build cache (oci://HOST/NAME, oci+http://HOST/NAME), an index, or an index of indexes "
+             "(cache_spack_io_index.json, or a file of any name holding one); NAME=SOURCE names a mirror's tag. "
+             "Default: the bundled sample",
     )
     parser.add_argument(
         "--public", nargs="?", const="", default=None, metavar="TAG",

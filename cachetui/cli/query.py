@@ -24,9 +24,10 @@ from cachetui.core.model.installable import YES
 from cachetui.core.query.filters import MalformedValue, resolve_filters
 from cachetui.core.query.query import Filters, Query, RunsOn, said_beside, select
 from cachetui.core.query.resolve import QueryProblem, UnknownValue, resolve_package
-from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, VariantTerm, parse_spec_query
+from cachetui.core.spack.specquery import NotRecorded, SpecQuery, SpecSyntaxError, VariantTerm, parse_spec_query
 from cachetui.core.spack.targets import archspec_names, host, known
 from cachetui.core.spack.variants import parse_variants
+from cachetui.core.spack.words import echo_at
 from cachetui.present.inert import inert
 from cachetui.present.spec_output import FORMATS, write_no_answer, write_specs
 
@@ -57,7 +58,8 @@ else every loaded source) is an error naming the nearest real values (exit 1). P
 exist but match nothing together give an empty answer and one line on stderr saying which part
 emptied it (exit 1). --format json always prints one JSON list ([] when empty), csv its header;
 messages go to stderr. Exit 0: something matched and everything loaded; 1: nothing matched, an
-unknown value, or a source that could not be loaded; 2: usage (a malformed query or option), or no
+unknown value, or a source that could not be loaded; 2: usage (a malformed query or option, or one
+that asks what build caches do not record: compiler flags, a compiler's variants or target), or no
 source loaded at all (said as such, never as an unknown value)."""
 
 
@@ -88,7 +90,7 @@ FILTER_HELP = {
     "platform": "linux, darwin, …",
     "os": "ubuntu22.04, rhel8, …",
     "target": "a microarchitecture (zen3) or a range (x86_64_v3: is it and every descendant)",
-    "stack": "a stack of an index of indexes, e.g. e4s",
+    "stack": "a stack of an index of indexes, e.g. e4s (root is the whole tag, not a stack)",
     "variant": "+mpi, ~cuda, cuda_arch=80 (has 80), cuda_arch=80,90 (has both)",
     "installable": "yes (the default): its link/run dependencies, at any depth, are all held by the loaded "
                    "sources, so `spack install --use-buildcache only` can fetch it; no; unknown (site documents)",
@@ -129,8 +131,11 @@ def _spec(text: str | None) -> SpecQuery | None:
         return None
     try:
         return parse_spec_query(text)
+    except NotRecorded as exc:  # valid Spack, but nothing a cache could answer: a usage error, not a malformed one
+        fail_usage(exc.message)
     except SpecSyntaxError as exc:
-        fail_usage(f"malformed spec query: {exc.message}\n  {exc.text}\n  {' ' * exc.position}^")
+        shown, column = echo_at(exc.text, exc.position)
+        fail_usage(f"malformed spec query: {exc.message}\n  {shown}\n  {' ' * column}^")
 
 
 def _runs_on(text: str | None) -> RunsOn | None:

@@ -10,14 +10,10 @@ from cachetui.core.load.progress import DOCUMENTS
 from cachetui.core.load.sources.transport import is_url
 from cachetui.core.model.problems import Problem
 from cachetui.core.spack.variants import Variant, VariantKind, parse_variants
+from cachetui.core.spack.words import counted as counted  # one rule for counts, shared with the core
 from cachetui.present.inert import inert
 
 _UNITS = ("B", "kB", "MB", "GB", "TB", "PB")
-
-
-def counted(n: int, one: str, many: str | None = None) -> str:
-    """`1 tag`, `2 tags`: a count with its noun in the right number."""
-    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def human_size(size: int | None) -> str:

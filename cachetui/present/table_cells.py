@@ -13,6 +13,7 @@ from cachetui.core.query.common import Common
 from cachetui.core.query.diff import Comparison
 from cachetui.core.query.spack_find import FindLayout
 from cachetui.core.spack.hashes import short_hash
+from cachetui.core.spack.tags import is_whole_tag
 from cachetui.present.format import condensed, condensed_variants, human_size
 from cachetui.present.inert import inert
 
@@ -69,7 +70,7 @@ def cell_getters(rows: SpecRows) -> dict[str, Getter]:
         "target": single("target"),
         "tag": single("tag"),
         "installable": lambda i: INSTALLABLE_TEXT[installable(i)],
-        "stacks": lambda i: ",".join(stack_values[v] for v in stacks.of(i) if stack_values[v] != "root"),
+        "stacks": lambda i: ",".join(stack_values[v] for v in stacks.of(i) if not is_whole_tag(stack_values[v])),
         "variants": lambda i: condensed_variants(corpus.raw_variants(i)),
         "size": lambda i: human_size(int(corpus.size[i]) if corpus.size[i] >= 0 else None),
     }

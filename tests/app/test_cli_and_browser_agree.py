@@ -52,8 +52,8 @@ def sources(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 def _cli(capsys: pytest.CaptureFixture[str], sources: list[str], text: str) -> tuple[set[tuple[str, str]], str]:
     main(["query", *sources, "--no-cache", "--format", "json", "--spec", text])
-    out, err = capsys.readouterr()
-    return {(row["hash"], row["tag"]) for row in json.loads(out)}, err.strip().removeprefix("cachetui: ")
+    out, err = capsys.readouterr()  # a usage error (exit 2) prints no list: it is no answer
+    return {(row["hash"], row["tag"]) for row in json.loads(out or "[]")}, err.strip().removeprefix("cachetui: ")
 
 
 def _shown(app: CacheTuiApp) -> set[tuple[str, str]]:

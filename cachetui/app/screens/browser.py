@@ -34,7 +34,7 @@ from cachetui.core.query.interpret import interpret
 from cachetui.core.query.query import Query, match
 from cachetui.core.query.resolve import QueryProblem
 from cachetui.core.query.results import Results
-from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query
+from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query, refusal
 from cachetui.present.answer import Answer, RecentAnswers, View, answer, compare_text, rows_to_show, runs_on_text
 from cachetui.present.format import loading_text
 
@@ -325,7 +325,7 @@ class BrowserScreen(BrowserPanes):
             spec = parse_spec_query(text)
             interpretation = interpret(self.corpus, spec, self.spec_query, self._opened)
         except SpecSyntaxError as exc:
-            bar.problem = f"column {exc.position + 1}: {exc.message}"
+            bar.problem = refusal(exc)
             return False
         except QueryProblem as exc:
             bar.problem = str(exc)

@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from cachetui.present.export import ExportRefused, resolve_target
+from cachetui.present.format import counted
 from cachetui.present.inert import inert
 
 T = TypeVar("T")
@@ -66,7 +67,7 @@ class ExportDialog(NameDialog[Path]):
     REFUSALS = (ExportRefused,)
 
     def __init__(self, suggested: str, rows: int, input_roots: Sequence[str]) -> None:
-        super().__init__(f"Export {rows} specs  (.csv or .json; enter writes, esc cancels)", suggested)
+        super().__init__(f"Export {counted(rows, 'spec')}  (.csv or .json; enter writes, esc cancels)", suggested)
         self._input_roots = list(input_roots)
 
     def checked(self, text: str) -> Path:

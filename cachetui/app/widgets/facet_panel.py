@@ -19,6 +19,7 @@ from cachetui.present.fit import fit
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.model.corpus import FACETS
 from cachetui.core.query.query import sort_values
+from cachetui.core.spack.tags import WHOLE_TAG_LABELS
 from cachetui.present.inert import inert
 
 FACET_TITLES = {
@@ -35,8 +36,8 @@ FACET_TITLES = {
 }
 MAX_VALUES = 40  # per facet; the rest is one "… N more" row (Enter shows them), chosen values always show
 _ORDERED_BY_VALUE = frozenset({"version", "tag"})
-# Every spec of a tag is in its `root` stack: as a facet value it narrows nothing.
-_HIDDEN_VALUES = {"stack": frozenset({"root"})}
+# Every spec of a tag is in its `root` stack: the whole tag, which as a facet value narrows nothing.
+_HIDDEN_VALUES = {"stack": WHOLE_TAG_LABELS}
 # Site documents record no dependencies: a facet that can only say "unknown" says nothing.
 _ONLY_WHEN_KNOWN = frozenset({"installable"})
 

@@ -16,12 +16,22 @@ from dataclasses import dataclass, field
 
 from cachetui.core.load.cache import CorpusCache, Snapshot, listing_unchanged
 from cachetui.core.load.progress import DOCUMENTS, Progress
-from cachetui.core.load.sources import IndexOfIndexes, SiteDocuments, Source, identity, recognise
+from cachetui.core.load.sources import (
+    IndexOfIndexes,
+    MaybeIndexOfIndexes,
+    SiteDocuments,
+    Source,
+    distinct_tags,
+    identity,
+    ignored_name,
+    recognise,
+)
 from cachetui.core.load.sources.index_store import IndexStore
 from cachetui.core.load.sources.indexes import (
     IndexGroup,
     Located,
     index_of_indexes,
+    index_of_indexes_or,
     labelled,
     load_group,
     locate,
@@ -70,7 +80,8 @@ def require_inputs(inputs: Sequence[str | os.PathLike[str]]) -> tuple[list[Sourc
     """Recognise every input: a missing or unusable one is a problem and the others still load.
 
     Raises PathNotFound (or UnusableInput) for the first input only when none can be used: there
-    is then nothing to show, and saying so is a usage error. The same source named twice is one.
+    is then nothing to show, and saying so is a usage error. The same source named twice is one;
+    two mirrors whose locations end alike get distinct tags.
     """
     sources: list[Source] = []
     problems: list[Problem] = []
@@ -91,9 +102,11 @@ def require_inputs(inputs: Sequence[str | os.PathLike[str]]) -> tuple[list[Sourc
             else:
                 seen.add(identity(source))
                 sources.append(source)
+                problems.extend(filter(None, [ignored_name(text, source)]))
     if not sources and first is not None:
         raise first
-    return sources, problems
+    sources, retagged = distinct_tags(sources)
+    return sources, problems + retagged
 
 
 def recognisable(typed: str) -> bool:
@@ -170,6 +183,9 @@ class _Load:
                 found = [source]
             elif isinstance(source, IndexOfIndexes):
                 found, problems = index_of_indexes(source.location, source.only, self.net)
+                self.report.extend(problems)
+            elif isinstance(source, MaybeIndexOfIndexes):
+                found, problems = index_of_indexes_or(source.location, source.only, source.otherwise, self.net)
                 self.report.extend(problems)
             elif isinstance(source, SpackMirrors):
                 found, problems = configured_groups(source, self.net)

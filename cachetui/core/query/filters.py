@@ -24,6 +24,7 @@ from cachetui.core.query.resolve import (
 )
 from cachetui.core.spack.variants import VariantKind, parse_variants
 from cachetui.core.spack.versions import VersionConstraint, VersionSyntaxError, parse_version_constraint
+from cachetui.core.spack.words import echo
 
 __all__ = ["MalformedValue", "UnknownValue", "resolve_filters", "resolve_package", "resolve_value"]
 
@@ -65,14 +66,14 @@ def _versions(typed: str, text: str) -> VersionConstraint:
     try:
         return parse_version_constraint(text)
     except VersionSyntaxError as exc:
-        raise MalformedValue(f"{typed!r}: {exc}") from None
+        raise MalformedValue(f"{echo(typed, quoted=True)}: {exc}") from None
 
 
 def _variants(scope: Scope, typed: str) -> frozenset[str]:
     """Each variant must be one the scope has; `cuda_arch:=80` is `cuda_arch=80`."""
     variants = parse_variants(typed.strip())
     if not variants:
-        raise MalformedValue(f"variant {typed!r}: empty")
+        raise MalformedValue(f"variant {echo(typed, quoted=True)}: empty")
     atoms: set[str] = set()
     for variant in variants:
         boolean = variant.kind in (VariantKind.ON, VariantKind.OFF)

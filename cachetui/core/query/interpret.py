@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.query import Query
-from cachetui.core.query.resolve import UnknownValue, resolve_package
+from cachetui.core.query.resolve import resolve_package, unknown_hash
 from cachetui.core.query.specmatch import hash_matches
 from cachetui.core.spack.specquery import NodeQuery, SpecQuery
 
@@ -30,7 +30,7 @@ def interpret(corpus: Corpus, spec: SpecQuery, current: Query, opened: str | Non
     if root.hash_prefix and not spec.dependencies and root == NodeQuery(hash_prefix=root.hash_prefix):
         hits = hash_matches(corpus, root.hash_prefix)
         if not len(hits):
-            raise UnknownValue("hash", root.hash_prefix, [], f"no binary's hash starts with {root.hash_prefix}")
+            raise unknown_hash(root.hash_prefix)
         if len(hits) > 1:
             return Interpretation(Query(None, spec=spec))  # every candidate, whatever the filters
         return Interpretation(Query(corpus.packages[corpus.package_of[hits[0]]], spec=spec), int(hits[0]))

@@ -21,6 +21,7 @@ from cachetui.core.spack.specquery import SpecQuery
 from cachetui.core.spack.tags import sort_tags
 from cachetui.core.spack.variants import atom_name
 from cachetui.core.spack.versions import version_key
+from cachetui.core.spack.words import echo
 
 
 class Filters(Mapping[str, frozenset[str]]):
@@ -146,9 +147,9 @@ class Selection:
         running = np.ones(size, dtype=bool)
         package = self.query.package
         kept = [package] if package and package not in self.labels.values() else []  # said once
-        whole = " ".join([*kept, *(self.labels.get(key, key) for key in masks)])
+        whole = " ".join([*kept, *(echo(self.labels.get(key, key)) for key in masks)])
         for key, mask in masks.items():
-            label = self.labels.get(key, key)
+            label = echo(self.labels.get(key, key))  # a part as typed: a long one is cut
             narrowed = running & mask
             if narrowed.any():
                 running = narrowed

@@ -7,7 +7,8 @@ one message everywhere.
 A value is resolved in its scope: the package the query names (or the one opened in the
 browser), else the whole corpus. A value that names nothing there is never a silently empty
 answer: it raises `UnknownValue`, whose message names the nearest real values (compared
-case-insensitively; for a variant, the package's own variants first).
+case-insensitively; for a variant, the package's own variants first). What was typed is echoed
+through `words.echo`: a 100 KB token comes back cut, never whole.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from rapidfuzz.distance import OSA
 
 from cachetui.core.model.corpus import MULTI_FACETS, Corpus
 from cachetui.core.spack.compilers import canonical_compiler_name, compiler_spellings, spellings_of
+from cachetui.core.spack.tags import is_whole_tag
 from cachetui.core.spack.targets import UnknownTarget, in_range, known
 from cachetui.core.spack.variants import atom_name
 from cachetui.core.spack.versions import VersionConstraint, version_key
+from cachetui.core.spack.words import echo
 
 SUGGESTIONS = 3
 VARIANTS_SHOWN = 12  # a package's own variants, when none is near what was typed: most packages have fewer
@@ -43,7 +46,7 @@ class UnknownValue(QueryProblem):
         self.what, self.typed = what, typed
         choices = sorted(set(known))
         self.suggestions = nearest(typed, choices) if suggestions is None else suggestions[:SUGGESTIONS]
-        message = detail or f"unknown {what} {typed!r}"
+        message = detail or f"unknown {what} {echo(typed, quoted=True)}"
         if self.suggestions:
             message += f"; did you mean: {', '.join(self.suggestions)}?"
         elif choices:  # nothing near: the first `shown` of what there is
@@ -53,7 +56,7 @@ class UnknownValue(QueryProblem):
 
 
 class MalformedValue(ValueError):
-    """A typed value that is not valid syntax (a usage error)."""
+    """A typed value that cannot be asked as typed: not valid syntax, or not a value of its kind (a usage error)."""
 
 
 def nearest(typed: str, known: Iterable[str], limit: int = SUGGESTIONS) -> list[str]:
@@ -121,7 +124,7 @@ def resolve_versions(scope: Scope, versions: VersionConstraint) -> frozenset[str
     found = frozenset(v for v in known_versions if versions.contains(v))
     if not found:
         raise UnknownValue("version", str(versions), known_versions,
-                           f"{scope.where} no version satisfying @{versions}",
+                           f"{scope.where} no version satisfying @{echo(str(versions))}",
                            nearest_versions(str(versions), known_versions))
     return found
 
@@ -137,7 +140,7 @@ def resolve_compiler(scope: Scope, name: str, versions: VersionConstraint | None
     same_name = [value for value in known_compilers if value.partition("@")[0] == held]
     if not same_name:
         in_scope = {value.partition("@")[0] for value in known_compilers}
-        raise UnknownValue("compiler", name, in_scope, f"{scope.where} no binary built with %{name}", [])
+        raise UnknownValue("compiler", name, in_scope, f"{scope.where} no binary built with %{echo(name)}", [])
     if versions is None:
         return frozenset(same_name)
     found = frozenset(v for v in same_name if versions.contains(v.partition("@")[2]))
@@ -145,7 +148,8 @@ def resolve_compiler(scope: Scope, name: str, versions: VersionConstraint | None
         near = nearest_versions(str(versions), [v.partition("@")[2] for v in same_name])
         by_version = {v.partition("@")[2]: v for v in same_name}
         raise UnknownValue("compiler", f"{name}@{versions}", same_name,
-                           f"{scope.where} no {name} compiler satisfying @{versions}", [by_version[v] for v in near])
+                           f"{scope.where} no {echo(name)} compiler satisfying @{echo(str(versions))}",
+                           [by_version[v] for v in near])
     return found
 
 
@@ -170,7 +174,7 @@ def resolve_variant(scope: Scope, name: str, values: tuple[str, ...], boolean: b
     names_in_scope = dict.fromkeys(map(atom_name, atoms_in_scope))
     if name not in names_in_scope:
         # A package's own variants: the near ones, else all of them; another package's are no answer.
-        raise UnknownValue("variant", name, names_in_scope, f"{scope.where} no variant {name!r}",
+        raise UnknownValue("variant", name, names_in_scope, f"{scope.where} no variant {echo(name, quoted=True)}",
                            nearest(name, names_in_scope), shown=VARIANTS_SHOWN if scope.package else SUGGESTIONS)
     if boolean:
         atoms = ["+" + name if values == ("true",) else "~" + name]
@@ -180,7 +184,7 @@ def resolve_variant(scope: Scope, name: str, values: tuple[str, ...], boolean: b
     for atom in atoms:
         if atom not in present:
             same = [a for a in atoms_in_scope if atom_name(a) == name]
-            raise UnknownValue("variant value", atom, same, f"{scope.where} no binary with {atom!r}")
+            raise UnknownValue("variant value", atom, same, f"{scope.where} no binary with {echo(atom, quoted=True)}")
     return atoms
 
 
@@ -190,17 +194,19 @@ def resolve_arch(scope: Scope, key: str, values: tuple[str, ...]) -> Callable[[s
     exact = {value for value in values if ":" not in value}
     ranges = [tuple(value.split(":", 1)) for value in values if ":" in value]
     for value in sorted(exact - set(present)):
-        raise UnknownValue(key, value, present, f"{scope.where} no binary with {key}={value}")
+        raise UnknownValue(key, value, present, f"{scope.where} no binary with {key}={echo(value)}")
     for bounds in ranges:
         for bound in filter(None, bounds):
             if not known(bound):
-                raise UnknownValue("target", bound, present, f"{bound!r} is not a microarchitecture archspec knows")
+                raise UnknownValue("target", bound, present,
+                                   f"{echo(bound, quoted=True)} is not a microarchitecture archspec knows")
 
     def satisfies(value: str) -> bool:
         return value in exact or any(_in_range(value, lo or None, hi or None) for lo, hi in ranges)
 
     if ranges and not any(map(satisfies, present)):
-        raise UnknownValue(key, ",".join(values), present, f"{scope.where} no binary with {key}={','.join(values)}")
+        raise UnknownValue(key, ",".join(values), present,
+                           f"{scope.where} no binary with {key}={echo(','.join(values))}")
     return satisfies
 
 
@@ -212,9 +218,22 @@ def _in_range(value: str, lo: str | None, hi: str | None) -> bool:
 
 
 def resolve_exact(scope: Scope, facet: str, typed: str) -> str:
-    """A value picked by name (a tag, a stack): it must be one the scope has."""
+    """A value picked by name (a tag, a stack): it must be one the scope has.
+
+    A stack label that names the whole tag (`root`) is refused wherever the corpus has it: it
+    narrows nothing, and mirrors read through an index of indexes never list it as a stack.
+    """
+    if facet == "stack" and is_whole_tag(typed):
+        raise MalformedValue(f"{typed!r} is not a stack: it names the whole tag (every binary of a tag is in it), "
+                             "so it narrows nothing; leave the stack out, or choose a tag")
     present = scope.values(facet)
     if typed not in present:
-        detail = f"unknown {facet} {typed!r}" if scope.package is None else f"{scope.where} no {facet} {typed!r}"
+        shown = echo(typed, quoted=True)
+        detail = f"unknown {facet} {shown}" if scope.package is None else f"{scope.where} no {facet} {shown}"
         raise UnknownValue(facet, typed, present, detail)
     return typed
+
+
+def unknown_hash(prefix: str) -> UnknownValue:
+    """A hash prefix no binary has: said with what was typed (cut when long)."""
+    return UnknownValue("hash", prefix, [], f"no binary's hash starts with {echo(prefix)}")

@@ -20,8 +20,8 @@ def install_command(hash_: str) -> str:
 
 
 def public_mirror_url(tag: str) -> str:
-    """The public cache's mirror of a tag, as its instructions give it for develop, develop-YYYY-MM-DD
-    and vX.Y.Z alike (`spack mirror add v0.22.1 https://binaries.spack.io/v0.22.1`)."""
+    """The public cache's mirror of a tag, for develop, develop-YYYY-MM-DD and vX.Y.Z alike
+    (`spack mirror add spack-build-cache-v0.22.1 https://binaries.spack.io/v0.22.1`)."""
     return f"{PUBLIC_MIRROR}/{tag}"
 
 

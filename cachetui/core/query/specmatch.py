@@ -12,7 +12,7 @@
   every edge the indexes record, through records held without their binary too; only mirror
   indexes record dependencies, so on site documents alone it is an error, and beside a mirror
   it is unknown for the site documents' binaries, and said so (cachetui.core.query.unrecorded);
-- what follows `%gcc` is gcc's own (Spack 1.x), which caches do not record: said, not guessed.
+- what follows `%gcc` is gcc's own (Spack 1.x), which caches do not record: the parser refuses it.
 
 Every value resolves through cachetui.core.query.resolve, in the package the query names (else the
 one open, else the corpus): a value that names nothing there is an error with the near ones.
@@ -42,10 +42,12 @@ from cachetui.core.query.resolve import (
     resolve_compiler,
     resolve_variant,
     resolve_versions,
+    unknown_hash,
 )
 from cachetui.core.spack.deptypes import deptype_bits
-from cachetui.core.spack.specquery import CompilerTerm, DependencyQuery, NodeQuery, SpecQuery, VariantTerm
+from cachetui.core.spack.specquery import DependencyQuery, NodeQuery, SpecQuery, VariantTerm
 from cachetui.core.spack.targets import runs_on
+from cachetui.core.spack.words import echo
 
 # Dependency masks kept per corpus (a bool per spec: 120 KB each on the 120,000-record mirror).
 DEPENDENCY_MASKS_KEPT = 32
@@ -55,10 +57,6 @@ Part = tuple[str, np.ndarray]  # a constraint as typed (spec syntax) and its mas
 
 class NoDependencyData(QueryProblem):
     """`^` asked of a corpus whose sources record no dependencies."""
-
-
-class CompilerOptions(QueryProblem):
-    """Options written after `%compiler`: Spack 1.x reads them as the compiler's, which caches do not record."""
 
 
 def spec_mask(corpus: Corpus, scope: slice, query: SpecQuery, package: str | None = None) -> np.ndarray:
@@ -106,25 +104,12 @@ def node_parts(corpus: Corpus, scope: slice, node: NodeQuery, resolution: Scope)
         parts.append((str(arch), _values_mask(corpus, scope, arch.key, satisfies)))
     if node.hash_prefix:
         if not len(hash_matches(corpus, node.hash_prefix)):
-            raise UnknownValue("hash", node.hash_prefix, [], f"no binary's hash starts with {node.hash_prefix}")
+            raise unknown_hash(node.hash_prefix)
         parts.append((f"/{node.hash_prefix}", _hash_mask(corpus, scope, node.hash_prefix)))
     for compiler in node.compilers:
-        if compiler.options is not None:
-            raise CompilerOptions(_compiler_options_message(node, compiler))
         compilers = resolve_compiler(resolution, compiler.name, compiler.versions)
         parts.append((str(compiler), facet_mask(corpus, scope, "compiler", compilers)))
     return parts
-
-
-def _compiler_options_message(node: NodeQuery, compiler: CompilerTerm) -> str:
-    """Say how the query was read, and how to write what an older Spack would have read."""
-    options = compiler.options or NodeQuery()
-    own = replace(node, variants=node.variants + options.variants, arch=node.arch + options.arch,
-                  hash_prefix=node.hash_prefix or options.hash_prefix,
-                  compilers=tuple(replace(c, options=None) for c in node.compilers))
-    return (f"read as Spack 1.x reads it, {str(options)!r} after '%{compiler.name}' constrains the compiler "
-            f"{compiler.name}, and build caches do not record a compiler's variants or target; for the "
-            f"package's own, write them before the '%': {str(own)!r}")
 
 
 def runs_on_mask(corpus: Corpus, scope: slice, machine: str, platform: str | None = None) -> np.ndarray:
@@ -259,7 +244,7 @@ def _check_dependency_versions(corpus: Corpus, node: NodeQuery, named: np.ndarra
     versions = corpus.vocab["dep_version"].values
     known_versions = {versions[i] for i in np.unique(corpus.deps.version_of[named]).tolist()} - {""}
     raise UnknownValue("version", str(node.versions), known_versions,
-                       f"no {node.name} dependency satisfies @{node.versions}",
+                       f"no {echo(node.name)} dependency satisfies @{echo(str(node.versions))}",
                        nearest_versions(str(node.versions), known_versions))
 
 

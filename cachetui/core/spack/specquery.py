@@ -6,6 +6,10 @@ lists, `=` exact), `%` a compiler (or the 1.x form `%c,cxx=gcc@13`), variants `+
 plain forms), `arch=`/`platform=`/`os=`/`target=` (lists, and target ranges such as
 `x86_64_v2:`), `/hash` prefixes and `^` dependencies. What it means for a binary is in
 cachetui.core.query.specmatch. `str(query)` prints a query that parses back to the same query.
+
+Two readings are valid Spack but ask what build caches do not record, and are refused here,
+before any corpus is asked (`NotRecorded`): compiler flags (`cflags=-O3`), and what follows
+`%gcc` (`%gcc +mpi`, `%gcc target=zen3`), which Spack 1.x reads as the compiler's own.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from cachetui.core.spack.deptypes import DEPTYPES
 from cachetui.core.spack.hashes import is_base32
 from cachetui.core.spack.variants import COMPILER_FLAGS
 from cachetui.core.spack.versions import VersionConstraint, VersionSyntaxError, parse_version_constraint
+from cachetui.core.spack.words import echo
 
 NAME = r"[a-zA-Z_0-9][a-zA-Z_0-9\-.]*"
 IDENTIFIER = r"[a-zA-Z_0-9][a-zA-Z_0-9\-]*"
@@ -49,6 +54,15 @@ class SpecSyntaxError(ValueError):
     def __init__(self, message: str, text: str, position: int) -> None:
         super().__init__(f"{message} (at column {position + 1})")
         self.message, self.text, self.position = message, text, position
+
+
+class NotRecorded(SpecSyntaxError):
+    """Valid Spack that asks what build caches do not record: refused as a usage error, but not malformed."""
+
+
+def refusal(exc: SpecSyntaxError) -> str:
+    """The one line the browser shows beside its query line (the CLI says the same, with a caret when malformed)."""
+    return exc.message if isinstance(exc, NotRecorded) else f"column {exc.position + 1}: {exc.message}"
 
 
 @dataclass(frozen=True)
@@ -84,12 +98,10 @@ class CompilerTerm:
     name: str
     versions: VersionConstraint | None = None
     languages: tuple[str, ...] = ()  # `%c,cxx=gcc` (Spack 1.x): the languages it provides
-    options: NodeQuery | None = None  # variants, arch or a hash written after it: the compiler's
 
     def __str__(self) -> str:
         assigned = f"{','.join(self.languages)}=" if self.languages else ""
-        own = f" {self.options}" if self.options is not None else ""
-        return f"%{assigned}{self.name}" + (f"@{self.versions}" if self.versions else "") + own
+        return f"%{assigned}{self.name}" + (f"@{self.versions}" if self.versions else "")
 
 
 @dataclass(frozen=True)
@@ -110,7 +122,7 @@ class NodeQuery:
         parts += [str(v) for v in self.variants] + [str(a) for a in self.arch]
         if self.hash_prefix is not None:
             parts.append(f"/{self.hash_prefix}")
-        parts += [str(c) for c in self.compilers]  # last: what follows a compiler is its own
+        parts += [str(c) for c in self.compilers]  # last: what follows a compiler would be its own
         return " ".join(p for p in parts if p)
 
 
@@ -156,7 +168,7 @@ class _Parser:
             if token.lastgroup != "UNEXPECTED":
                 continue
             if token.group() == "=" and before is not None and before.end() == token.start():
-                raise SpecSyntaxError(f"'{before.group()}=' needs a value", text, before.start())
+                raise SpecSyntaxError(f"'{echo(before.group())}=' needs a value", text, before.start())
             raise SpecSyntaxError(f"unexpected {token.group()!r}", text, token.start())
 
     def parse(self) -> SpecQuery:
@@ -165,7 +177,7 @@ class _Parser:
         while self.at < len(self.tokens):
             token = self.tokens[self.at]
             if not token.group().startswith("^"):
-                raise SpecSyntaxError(f"unexpected {token.group()!r}", self.text, token.start())
+                raise SpecSyntaxError(f"unexpected {echo(token.group(), quoted=True)}", self.text, token.start())
             self.at += 1
             attributed = token.lastgroup == "EDGE_ATTRIBUTES"
             deptypes, virtuals = _edge_attributes(token, self.text) if attributed else ((), ())
@@ -176,10 +188,11 @@ class _Parser:
         return SpecQuery(root, tuple(dependencies))
 
     def _node(self) -> NodeQuery:
-        """One node: its options in any order, then `%compiler@version` terms, each with its own options.
+        """One node: its options in any order, then `%compiler@version` terms.
 
         As in Spack 1.x, options written after `%gcc` belong to gcc (a direct dependency), not to the
-        node: `hdf5 +mpi %gcc` asks for hdf5 +mpi, `hdf5 %gcc +mpi` for a gcc with +mpi.
+        node: `hdf5 +mpi %gcc` asks for hdf5 +mpi, `hdf5 %gcc +mpi` for a gcc with +mpi, which build
+        caches do not record: refused, saying how it was read and how to write the other reading.
         """
         name = None
         if self._next("NAME"):
@@ -189,16 +202,23 @@ class _Parser:
                 name = self._package_name()
         node = self._options(name)
         compilers: list[CompilerTerm] = []
+        refused: tuple[CompilerTerm, NodeQuery, int] | None = None  # the first compiler given options
         while self.at < len(self.tokens) and self.tokens[self.at].lastgroup in ("DEPENDENCY", "EDGE_ATTRIBUTES") \
                 and self.tokens[self.at].group().startswith("%"):
             token = self.tokens[self.at]
             self.at += 1
             compiler = self._compiler(token)
+            at = self.tokens[self.at].start() if self.at < len(self.tokens) else len(self.text)
             options = self._options(None)
             if options.versions is not None:
                 raise SpecSyntaxError("a compiler has one version constraint", self.text, token.start())
-            compilers.append(replace(compiler, options=options if options != NodeQuery() else None))
-        return replace(node, compilers=tuple(compilers))
+            if options != NodeQuery() and refused is None:
+                refused = (compiler, options, at)
+            compilers.append(compiler)
+        node = replace(node, compilers=tuple(compilers))
+        if refused is not None:
+            raise NotRecorded(_compiler_options_message(node, *refused[:2]), self.text, refused[2])
+        return node
 
     def _options(self, name: str | None) -> NodeQuery:
         """Versions, variants, arch and a hash, in any order, up to a `%`, a `^` or the end."""
@@ -234,7 +254,8 @@ class _Parser:
         token = self.tokens[self.at]
         name = token.group().rsplit(".", 1)[-1]
         if not re.fullmatch(IDENTIFIER, name):
-            raise SpecSyntaxError(f"{token.group()!r} is not a package name", self.text, token.start())
+            raise SpecSyntaxError(f"{echo(token.group(), quoted=True)} is not a package name", self.text,
+                                  token.start())
         self.at += 1
         return name
 
@@ -270,12 +291,14 @@ class _Parser:
         name = name.removesuffix(":")
         value = _unquote(value)
         if not value:
-            raise SpecSyntaxError(f"'{name}=' needs a value", self.text, position)
+            raise SpecSyntaxError(f"'{echo(name)}=' needs a value", self.text, position)
         items = value.split(",")
         if not all(items) or any(item.startswith("=") for item in items) or "'" in value or '"' in value:
-            raise SpecSyntaxError(f"'{name}=' has a value no package uses ({value!r})", self.text, position)
+            raise SpecSyntaxError(f"'{echo(name)}=' has a value no package uses ({echo(value, quoted=True)})",
+                                  self.text, position)
         if name in COMPILER_FLAGS:
-            raise SpecSyntaxError(f"compiler flags ({name}) are not recorded in build caches", self.text, position)
+            raise NotRecorded(f"build caches do not record compiler flags, so no binary can be asked for "
+                              f"{echo(text, quoted=True)}", self.text, position)
         if name in ("arch", "architecture"):
             arch.extend(_arch_triple(value, self.text, position))
         elif name in ARCH_KEYS:
@@ -284,6 +307,15 @@ class _Parser:
             variants.append(VariantTerm(name, (value,), boolean=True))  # `mpi=true` is `+mpi`
         else:
             variants.append(VariantTerm(name, tuple(items), exact=exact))
+
+
+def _compiler_options_message(node: NodeQuery, compiler: CompilerTerm, options: NodeQuery) -> str:
+    """Say how the query was read, and how to write what an older Spack would have read."""
+    own = replace(node, variants=node.variants + options.variants, arch=node.arch + options.arch,
+                  hash_prefix=node.hash_prefix or options.hash_prefix)
+    return (f"read as Spack 1.x reads it, {echo(str(options), quoted=True)} after '%{echo(compiler.name)}' "
+            f"constrains the compiler {echo(compiler.name)}, and build caches do not record a compiler's variants "
+            f"or target; for the package's own, write them before the '%': {echo(str(own), quoted=True)}")
 
 
 def _printed(value: str) -> str:

@@ -1,4 +1,6 @@
-"""Order cache tags: `develop` first, then releases newest first, then dated snapshots newest first."""
+"""Cache tags: their order (`develop`, releases newest first, dated snapshots newest first), and which
+stack labels name the whole tag rather than a stack.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +11,14 @@ from cachetui.core.spack.versions import version_key
 
 _RELEASE = re.compile(r"^(?:releases?[/-])?v?(?P<version>\d+(?:\.\d+)+(?:[.-]?[A-Za-z]+\d*)?)$")
 _DATED = re.compile(r"\d{4}-\d{2}-\d{2}")
+# The public cache lists every binary of a tag under `root` (`build_cache` in older files) beside the
+# stacks that built it: that label is the whole tag, never a stack to narrow to.
+WHOLE_TAG_LABELS = frozenset({"root", "build_cache"})
+
+
+def is_whole_tag(label: str) -> bool:
+    """Whether a stack label names the whole tag (every binary of it) rather than a stack."""
+    return label in WHOLE_TAG_LABELS
 
 
 def sort_tags(tags: Iterable[str]) -> list[str]:

@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from cachetui.core.spack.words import echo
+
 # Ascending, as Spack lists them (spack/version/common.py).
 INFINITY_WORDS = ("stable", "nightly", "trunk", "head", "master", "main", "develop")
 _INFINITY_INDEX = {word: i for i, word in enumerate(INFINITY_WORDS)}
@@ -40,9 +42,19 @@ TYPEMAX: VersionKey = (((_INF, len(INFINITY_WORDS)),), (FINAL,))
 _UNASSIGNED_GIT: VersionKey = (((_INF, len(INFINITY_WORDS) + 1),), (FINAL,))
 
 
+def _number(digits: str) -> int:
+    """`int(digits)`, also past Python's 4300-digit limit on converting a string (a typed or hostile
+    version may be longer), exactly: a few thousand digits at a time."""
+    value = 0
+    for start in range(0, len(digits), 4000):
+        chunk = digits[start : start + 4000]
+        value = value * 10 ** len(chunk) + int(chunk)
+    return value
+
+
 def _component(num: str, text: str) -> Component:
     if num:
-        return (_NUM, int(num))
+        return (_NUM, _number(num))
     if text in _INFINITY_INDEX:
         return (_INF, _INFINITY_INDEX[text])
     return (_STR, text)
@@ -58,7 +70,7 @@ def version_key(version: str) -> VersionKey:
     segments = [(m.group("num"), m.group("str")) for m in _SEGMENT.finditer(text)]
     prerelease: tuple[int, ...] = (FINAL,)
     if len(segments) >= 3 and segments[-2][1] in _PRERELEASE and segments[-1][0]:
-        prerelease = (_PRERELEASE[segments[-2][1]], int(segments[-1][0]))
+        prerelease = (_PRERELEASE[segments[-2][1]], _number(segments[-1][0]))
         segments = segments[:-2]
     elif len(segments) >= 2 and segments[-1][1] in _PRERELEASE:
         prerelease = (_PRERELEASE[segments[-1][1]],)
@@ -141,7 +153,7 @@ class VersionConstraint:
 
 def _bound(text: str) -> VersionKey:
     if not _VALID.fullmatch(text):
-        raise VersionSyntaxError(f"not a version: {text!r}")
+        raise VersionSyntaxError(f"not a version: {echo(text, quoted=True)}")
     return version_key(text)
 
 
@@ -154,11 +166,11 @@ def _part(text: str) -> VersionRange | ExactVersion:
     if ":" in text:
         lo_text, sep, hi_text = text.partition(":")
         if ":" in hi_text:
-            raise VersionSyntaxError(f"a range has one ':': {text!r}")
+            raise VersionSyntaxError(f"a range has one ':': {echo(text, quoted=True)}")
         lo = _bound(lo_text) if lo_text else TYPEMIN
         hi = next_version(_bound(hi_text) if hi_text else TYPEMAX)
         if hi <= lo:
-            raise VersionSyntaxError(f"{text} is an empty range")
+            raise VersionSyntaxError(f"{echo(text)} is an empty range")
         return VersionRange(text, lo, hi)
     key = _bound(text)
     return VersionRange(text, key, next_version(key))

@@ -1,7 +1,7 @@
 """Index groups: one tag's indexes (the whole tag, and its stacks), read and merged into documents.
 
 A mirror is a group of one index. A ref of the index of indexes is a group of several: the
-`root` label (or `build_cache` in older files) is the whole tag, every other label a stack,
+`root` label (or `build_cache` in older files: `tags.is_whole_tag`) is the whole tag, every other label a stack,
 and a spec's stacks are the labels whose index lists it. A group is loaded, cached and
 reused as a whole: its fingerprint is the checksums of all its indexes.
 """
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cachetui.core.load.progress import downloading, reading
-from cachetui.core.load.sources.locator import layout_root
+from cachetui.core.load.sources.locator import Named, layout_root, named
 from cachetui.core.load.sources.mirror import (
     IndexRef,
     MirrorError,
@@ -30,12 +30,11 @@ from cachetui.core.load.sources.mirror import (
 )
 from cachetui.core.load.sources.redact import redact, remember
 from cachetui.core.load.sources.spack_db import IndexFormatError, read_database, read_membership
-from cachetui.core.load.sources.transport import FetchError, is_url, join, local_path, public_url
+from cachetui.core.load.sources.transport import DEFAULT_MAX_BYTES as MAX_BLOB_BYTES
+from cachetui.core.load.sources.transport import FetchError, exists, is_url, join, local_path, public_url
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.records import DepBlock, MirrorOrigin, ParsedDocument, SpecColumns, UnheldRecords
-
-ROOT_LABELS = frozenset({"root", "build_cache"})  # the whole tag, not a stack
-
+from cachetui.core.spack.tags import is_whole_tag
 
 @dataclass(frozen=True)
 class Member:
@@ -54,6 +53,7 @@ class IndexGroup:
     tag: str
     members: list[Member]
     provenance: MirrorOrigin | None = None  # what `spack mirror add` needs; None for the public cache
+    named: bool = False  # its tag was given (NAME=SOURCE), not taken from its location
 
     @property
     def key(self) -> str:
@@ -182,10 +182,10 @@ class _Reading:
         try:
             content = read_database(data, origin, self.group.tag, "mirror index")
         except IndexFormatError as exc:
-            self._fail(Problem(ref.location, f"{exc} (sha256 {ref.checksum})"))
+            self._fail(Problem(ref.location, f"{exc} ({ref.said})"))
             return []
         except Exception as exc:  # noqa: BLE001 - a reader's bug must cost this index, not every other source
-            self._fail(Problem(ref.location, f"could not be read: {_bug(exc)} (sha256 {ref.checksum})"))
+            self._fail(Problem(ref.location, f"could not be read: {_bug(exc)} ({ref.said})"))
             return []
         self.problems.extend(content.problems)
         layout = "OCI registry" if ref.layout == "oci" else f"layout {ref.layout}"
@@ -262,22 +262,68 @@ def _attach_stacks(documents: list[ParsedDocument], membership: dict[str, set[st
 # -- the index of indexes ----------------------------------------------------------------------------------
 
 
+INDEX_OF_INDEXES_MAX = 16 * 2**20  # the public one is about 100 KB: a larger file is never taken for one
+
+
 def index_of_indexes(location: str, only: frozenset[str], net: Net) -> tuple[list[IndexGroup], list[Problem]]:
     """Fetch an index of indexes (offline: its stored copy, with its age) and read its groups."""
+    data, problems = _fetched(location, net, lambda _: True)
+    if data is None:
+        return [], problems
+    groups, more = read_index_of_indexes(data, location, only)
+    return groups, [*problems, *more]
+
+
+def index_of_indexes_or(location: str, only: frozenset[str], otherwise: IndexGroup, net: Net
+                        ) -> tuple[list[IndexGroup], list[Problem]]:
+    """A file whose name does not say what it is: an index of indexes when its content is one, else `otherwise`.
+
+    An `index.json` with its `index.json.hash` beside it is a mirror's index, and is not looked into.
+    """  # see locator.content_decides for the names that come here
     try:
-        data = net.fetch(location, what=downloading("the index of indexes"))
+        if named(location) is Named.V2_INDEX and exists(location + ".hash", timeout=net.timeout):
+            return [otherwise], []
+    except FetchError:
+        return [otherwise], []  # unreachable: reading it as what its name says tells so
+    data, problems = _fetched(location, net, is_index_of_indexes, INDEX_OF_INDEXES_MAX)
+    if data is None or not is_index_of_indexes(data):
+        return [otherwise], []  # read as what its name says, which says what is wrong with it
+    groups, more = read_index_of_indexes(data, location, only)
+    return groups, [*problems, *more]
+
+
+def is_index_of_indexes(data: bytes) -> bool:
+    """Whether `data` is an index of indexes, `{tag: [{label, url}, …]}`, whatever its file is called.
+
+    A Spack database (`{"database": …}`) or an index manifest (`{"data": [{"mediaType": …}]}`) is not.
+    """
+    if len(data) > INDEX_OF_INDEXES_MAX or b'"label"' not in data or b'"url"' not in data:
+        return False  # without parsing: a mirror's index is large and names neither
+    try:
+        refs = json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(refs, dict) and any(isinstance(entry, dict) and "label" in entry and "url" in entry
+                                          for entries in refs.values() if isinstance(entries, list)
+                                          for entry in entries)
+
+
+def _fetched(location: str, net: Net, keep: Callable[[bytes], bool], max_bytes: int = MAX_BLOB_BYTES
+             ) -> tuple[bytes | None, list[Problem]]:
+    """The bytes at `location`, stored when `keep` says so; when it cannot be reached, the copy stored last
+    (that `keep` still takes), with a warning saying how old it is."""
+    try:
+        data = net.fetch(location, what=downloading("the index of indexes"), max_bytes=max_bytes)
     except FetchError as exc:
         stored = net.store.latest(location) if net.store is not None and copy_may_stand_in(exc) else None
-        if stored is None:
-            return [], [Problem(exc.url, exc.reason)]
-        data = stored.data
-        warning = Problem(location, f"cannot reach it ({exc.reason}); showing the copy stored "
-                                    f"{age(net.now() - stored.stored_at)} ago", Severity.WARNING, stale=True)
-        groups, problems = read_index_of_indexes(data, location, only)
-        return groups, [warning, *problems]
-    if net.store is not None:
+        if stored is None or not keep(stored.data):
+            return None, [Problem(exc.url, exc.reason)]
+        return stored.data, [Problem(location, f"cannot reach it ({exc.reason}); showing the copy stored "
+                                               f"{age(net.now() - stored.stored_at)} ago", Severity.WARNING,
+                                     stale=True)]
+    if net.store is not None and keep(data):
         net.store.put(location, hashlib.sha256(data).hexdigest(), data)
-    return read_index_of_indexes(data, location, only)
+    return data, []
 
 
 def read_index_of_indexes(data: bytes, location: str, only: frozenset[str]) -> tuple[list[IndexGroup], list[Problem]]:
@@ -308,7 +354,7 @@ def _member(entry: object, location: str, problems: list[Problem]) -> Member | N
         shown = redact(str(entry))[:80]
         problems.append(Problem(location, f"an entry is not {{label, url}}: {shown}", Severity.WARNING))
         return None
-    label = None if entry["label"] in ROOT_LABELS else entry["label"]
+    label = None if is_whole_tag(entry["label"]) else entry["label"]
     try:
         url = _resolve(entry["url"], location)
     except FetchError as exc:

@@ -8,7 +8,9 @@ Spack's layouts (`lib/spack/spack/binary_distribution.py`, `url_buildcache.py`):
 - the public cache's index of indexes, `cache_spack_io_index.json`.
 
 A file is recognised by its whole name (`my-index.json` is not an index), and a blob by the
-whole of Spack's blob path (a `/blobs/` elsewhere in a location is not one).
+whole of Spack's blob path (a `/blobs/` elsewhere in a location is not one). Some names leave
+open whether a file is an index of indexes (saved under another name): only its content tells
+(`content_decides`).
 """
 
 from __future__ import annotations
@@ -48,6 +50,14 @@ def named(location: str) -> Named:
     if name == _V2_INDEX_NAME:
         return Named.V2_INDEX
     return Named.BLOB if blob_checksum(bare) is not None else Named.ROOT
+
+
+def content_decides(location: str) -> bool:
+    """Whether only a look inside tells an index of indexes from what the name says: an `index.json` that
+    is not at Spack's layout path (`…/build_cache/index.json`), or another `.json` file."""
+    bare = location.rstrip("/")
+    kind = named(bare)
+    return (kind is Named.V2_INDEX and mirror_root(bare) is None) or (kind is Named.ROOT and bare.endswith(".json"))
 
 
 def is_sha256(text: str) -> bool:

@@ -36,6 +36,7 @@ from cachetui.core.load.sources.transport import DEFAULT_MAX_BYTES as MAX_BLOB_B
 from cachetui.core.load.sources.transport import DEFAULT_MAX_BYTES as MAX_INDEX_BYTES  # once inflated
 from cachetui.core.load.sources.transport import FetchError, exists, fetch, join
 from cachetui.core.model.problems import Problem, Severity
+from cachetui.core.spack.words import counted
 
 DB_MEDIA_TYPE = re.compile(r"application/vnd\.spack\.db\.v(\d+)\+json")
 GZIP_MAGIC = b"\x1f\x8b"
@@ -64,6 +65,11 @@ class IndexRef:
     offline: str = ""  # "offline copy from <date>" when the mirror could not be reached: never current
     # Fetches the raw bytes where a plain GET of `location` will not do (a registry's authenticated blob).
     reader: Callable[[Net, str], bytes] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def said(self) -> str:
+        """How a message names these bytes: by the sha256 the mirror published, or as unverified (never "None")."""
+        return f"sha256 {self.checksum}" if self.checksum else "no checksum published"
 
 
 @dataclass(frozen=True)
@@ -205,7 +211,7 @@ def read_index(ref: IndexRef, net: Net, key: str, what: str) -> bytes:
             raise MirrorError(exc.url, f"the index is missing ({exc.reason})") from None
         if exc.too_large and ref.length is not None and ref.length <= MAX_BLOB_BYTES:
             raise MirrorError(ref.location, f"longer than the {ref.length} bytes its manifest says "
-                                            f"(sha256 {ref.checksum}); not read") from None
+                                            f"({ref.said}); not read") from None
         raise
     data = verified(ref, raw)
     if ref.checksum and net.store is not None and not ref.offline:  # a copy keeps its own date, not today's
@@ -221,8 +227,7 @@ def verified(ref: IndexRef, raw: bytes) -> bytes:
             raise MirrorError(ref.location, f"checksum mismatch: the mirror published sha256 {ref.checksum}, "
                                             f"the bytes served have sha256 {actual}")
     if ref.length is not None and len(raw) != ref.length:
-        raise MirrorError(ref.location, f"{len(raw)} bytes where the manifest says {ref.length} "
-                                        f"(sha256 {ref.checksum})")
+        raise MirrorError(ref.location, f"{len(raw)} bytes where the manifest says {ref.length} ({ref.said})")
     if ref.compression == "gzip" or (ref.compression == "detect" and raw.startswith(GZIP_MAGIC)):
         return _gunzip(ref, raw)
     return raw
@@ -250,15 +255,14 @@ def _inflated_size(ref: IndexRef, raw: bytes, limit: int) -> int:
             chunk = inflate.decompress(pending, INFLATE_CHUNK)
             size += len(chunk)
             if size > limit:
-                raise MirrorError(ref.location, f"expands past {limit / 2**20:.0f} MB (sha256 {ref.checksum}); "
-                                                "not read")
+                raise MirrorError(ref.location, f"expands past {limit / 2**20:.0f} MB ({ref.said}); not read")
             pending = inflate.unconsumed_tail
             if not chunk and not pending:
                 break  # all input consumed before the end of the stream
     except zlib.error as exc:
-        raise MirrorError(ref.location, f"corrupt gzip (sha256 {ref.checksum}): {exc}") from None
+        raise MirrorError(ref.location, f"corrupt gzip ({ref.said}): {exc}") from None
     if not inflate.eof:
-        raise MirrorError(ref.location, f"truncated gzip (sha256 {ref.checksum}): the stream ends early")
+        raise MirrorError(ref.location, f"truncated gzip ({ref.said}): the stream ends early")
     return size
 
 
@@ -300,6 +304,6 @@ def age(seconds: float) -> str:
     """How long ago, in words a person reads at a glance."""
     minutes = max(0, int(seconds // 60))
     if minutes < 120:
-        return f"{minutes} minutes"
+        return counted(minutes, "minute")
     hours = minutes // 60
     return f"{hours} hours" if hours < 48 else f"{hours // 24} days"

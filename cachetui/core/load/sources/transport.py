@@ -22,6 +22,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from cachetui.core.load.sources.redact import origin, redact, request_auth
 from cachetui.core.load.sources.regular_file import NotRegular, open_regular
+from cachetui.core.spack.words import counted
 
 if TYPE_CHECKING:
     import http.client
@@ -214,7 +215,7 @@ def _opener() -> urllib.request.OpenerDirector:
                 if not str(exc.msg).startswith(self.inf_msg):
                     raise
                 hops = sum(getattr(req, "redirect_dict", {}).values()) + 1
-                raise _RedirectLoop(f"redirect loop after {hops} hops") from None
+                raise _RedirectLoop(f"redirect loop after {counted(hops, 'hop')}") from None
 
         http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
 
@@ -255,7 +256,7 @@ def _read_http(url: str, progress: ByteProgress | None, timeout: float, max_byte
     except (TimeoutError, socket.timeout):
         raise FetchError(url, f"timed out after {timeout:g} s") from None
     except http.client.IncompleteRead as exc:
-        raise FetchError(url, f"truncated: the connection closed after {len(exc.partial)} bytes") from None
+        raise FetchError(url, f"truncated: the connection closed after {counted(len(exc.partial), 'byte')}") from None
     except (http.client.HTTPException, OSError, ValueError) as exc:
         raise FetchError(url, _reason(exc, timeout)) from None
 
@@ -280,7 +281,7 @@ def _stream(url: str, response: http.client.HTTPResponse, total: int | None, pro
         window_bytes += len(chunk)
         if time.monotonic() - window_start >= timeout:
             if window_bytes < MIN_RATE * timeout:
-                raise FetchError(url, f"stalled: {window_bytes} bytes in the last {timeout:g} s")
+                raise FetchError(url, f"stalled: {counted(window_bytes, 'byte')} in the last {timeout:g} s")
             window_start, window_bytes = time.monotonic(), 0
         if progress is not None:
             progress(size, total)
@@ -298,7 +299,7 @@ def _http_reason(code: int, reason: object) -> str:
 
 
 def _size(n: int) -> str:
-    return f"{n} bytes" if n < 2**20 else f"{n / 2**20:.0f} MB"
+    return counted(n, "byte") if n < 2**20 else f"{n / 2**20:.0f} MB"
 
 
 def _reason(error: object, timeout: float) -> str:

@@ -15,6 +15,7 @@ import msgspec
 
 from cachetui.core.model.records import SpecColumns
 from cachetui.core.spack.compilers import normalise_compiler
+from cachetui.core.spack.words import counted
 
 
 class SpecEntry(msgspec.Struct, gc=False):
@@ -64,12 +65,12 @@ def meta_problems(meta: Meta, columns: SpecColumns) -> list[str]:
     """Where a document's summary disagrees with its own spec list, one reason per key."""
     reasons = []
     if meta.num_specs is not None and meta.num_specs != len(columns):
-        reasons.append(f"meta.num_specs says {meta.num_specs}, the document lists {len(columns)} specs")
+        reasons.append(f"meta.num_specs says {meta.num_specs}, the document lists {counted(len(columns), 'spec')}")
     by_stack = meta.num_specs_by_stack
     if by_stack is not None:
-        counted = Counter(chain.from_iterable(columns.stacks))
-        if by_stack != counted:
-            wrong = sorted(str(s) for s in set(by_stack) | set(counted) if by_stack.get(s, 0) != counted.get(s, 0))
+        listed = Counter(chain.from_iterable(columns.stacks))
+        if by_stack != listed:
+            wrong = sorted(str(s) for s in set(by_stack) | set(listed) if by_stack.get(s, 0) != listed.get(s, 0))
             if wrong:
                 reasons.append(f"meta.num_specs_by_stack disagrees with the specs for: {', '.join(wrong[:5])}")
     if meta.versions is not None:

@@ -17,6 +17,7 @@ from cachetui.core.load.sources.spack_config.indices import SpackIndexCache
 from cachetui.core.load.sources.transport import PUBLIC_BUCKET, join, public_url
 from cachetui.core.model.problems import Problem, UnusableInput
 from cachetui.core.model.records import MirrorOrigin
+from cachetui.core.spack.words import counted
 
 SPACK_MIRRORS = "spack-mirrors:"  # the input `--spack-mirrors` adds; `spack-mirrors:NAME` for one
 
@@ -40,7 +41,8 @@ def configured_mirrors(name: str, environ: Mapping[str, str] | None = None) -> S
         raise UnusableInput(f"Spack mirror {name!r} is a source mirror (binary: false): it has no build cache")
     if not binary:
         why = f"; {config.problems[0].path}: {config.problems[0].reason}" if config.problems else ""
-        raise UnusableInput(f"your Spack configuration has no binary mirror (read {len(config.files)} files{why})")
+        read = counted(len(config.files), "file")
+        raise UnusableInput(f"your Spack configuration has no binary mirror (read {read}{why})")
     return SpackMirrors(frozenset({name}) if name else frozenset())
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from cachetui.core.model.problems import Problem, Severity
+from cachetui.core.spack.words import counted
 
 KNOWN_VERSIONS = frozenset({"6", "7", "8"})
 MAX_RECORD_PROBLEMS = 20  # records named one by one; past this, one line counts the rest
@@ -43,8 +44,9 @@ class Faults:
 
     def report(self) -> list[Problem]:
         what = {Severity.ERROR: "skipped", Severity.WARNING: "with fields of the wrong type shown empty"}
-        return self.problems + [Problem(self.origin, f"{n} more records {what[severity]} (not named one by one)",
-                                        severity) for severity, n in self.unnamed.items() if n]
+        return self.problems + [Problem(self.origin, f"{counted(n, 'more record')} {what[severity]} "
+                                                     "(not named one by one)", severity)
+                                for severity, n in self.unnamed.items() if n]
 
 
 def _shown_hash(hash_: str) -> str:
