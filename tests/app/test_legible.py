@@ -47,6 +47,40 @@ async def test_the_status_line_cut_at_80_columns_says_it_was_cut() -> None:
     assert len(whole) > 78 and shown.endswith("…") and whole.startswith(shown[:-1])
 
 
+def _problem_tree(root: Path) -> Path:
+    """A tree whose load problems have reasons longer than a line of 80 columns."""
+    (root / "develop").mkdir(parents=True)
+    (root / "develop" / "broken.md").write_text('---\ntitle: "x"\nmeta: {bad\n---\n')
+    deep = root / "develop" / ("a-long-directory-name-" * 3) / "zlib"
+    deep.mkdir(parents=True)
+    (deep / "specs.md").write_text('---\ntitle: "zlib"\nspec_details: ' + json.dumps([{"hash": 3}]) + "\n---\n")
+    return root
+
+
+async def test_the_problems_screen_marks_a_cut_reason_and_shows_it_whole_below(tmp_path: Path) -> None:
+    app = CacheTuiApp([str(_problem_tree(tmp_path))], system_clipboard=False, use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        problems = app.browser.corpus.report.problems
+        broken = next(i for i, p in enumerate(problems) if p.path.endswith("broken.md"))
+        reason = problems[broken].reason
+        assert len(reason) > 80  # the table cannot show it whole
+        await pilot.press("p")
+        await pilot.pause()
+        assert isinstance(app.screen, ProblemsScreen)
+        for _ in range(broken):
+            await pilot.press("down")
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        row = next((line for line in lines if "broken.md" in line), "")
+        assert "invalid JSON" in row and row.rstrip().endswith("…") and len(row) <= 80  # cut, the cut marked
+        paths = [line.split()[1] for line in lines if "spec entry" in line]
+        assert paths and all(p.startswith("…") and p.endswith("zlib/specs.md") for p in paths)  # the file name kept
+        assert "… cut" in lines[0]  # the title says what … means and where the whole text is
+        detail = app.screen.query_one("#problem-detail").render().plain
+        assert reason in detail.replace("\n", " ")  # the highlighted problem, whole
+
+
 async def test_the_status_line_counts_one_of_a_thing_in_the_singular(tmp_path: Path) -> None:
     (tmp_path / "broken.md").write_text('---\ntitle: "x"\nmeta: {bad\n---\n')
     mirror = v2_mirror(tmp_path / "mirror", DB8)
