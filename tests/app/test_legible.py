@@ -81,6 +81,24 @@ async def test_the_problems_screen_marks_a_cut_reason_and_shows_it_whole_below(t
         assert reason in detail.replace("\n", " ")  # the highlighted problem, whole
 
 
+async def test_the_column_chooser_says_on_and_off_in_characters_not_only_colour() -> None:
+    app = sample_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("tab", "v")  # from the package list to the table, then its columns
+        await pilot.pause()
+        assert isinstance(app.screen, ColumnsDialog)
+        shown = screen_text(app)
+        assert "[x] hash" in shown and "[ ] variants: all of them" in shown  # hidden at first
+        await pilot.press("down", "down", "space")  # hash off
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "[ ] hash" in shown and "[x] hash" not in shown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "hash" not in app.screen.query_one(SpecTable).shown_columns
+
+
 async def test_the_status_line_counts_one_of_a_thing_in_the_singular(tmp_path: Path) -> None:
     (tmp_path / "broken.md").write_text('---\ntitle: "x"\nmeta: {bad\n---\n')
     mirror = v2_mirror(tmp_path / "mirror", DB8)
