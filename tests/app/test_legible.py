@@ -99,6 +99,27 @@ async def test_the_column_chooser_says_on_and_off_in_characters_not_only_colour(
         assert "hash" not in app.screen.query_one(SpecTable).shown_columns
 
 
+async def test_the_sort_arrow_shows_on_a_column_too_narrow_for_its_title_and_arrow() -> None:
+    app = sample_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("tab")  # from the package list to the table
+        table = app.screen.query_one(SpecTable)
+        assert app.focused is table
+        while table.data.sort_column != "version":
+            await pilot.press("s")
+            await pilot.pause()
+        widths = dict(table.column_widths)
+        assert widths["version"] < len("version ▼")  # the case: no room for the whole title and arrow
+        titles = table.render_line(1).text
+        start = titles.index("vers")
+        assert "▼" in titles[start:start + widths["version"]]
+        await pilot.press("S")
+        await pilot.pause()
+        titles = table.render_line(1).text
+        assert "▲" in titles[start:start + widths["version"]]
+
+
 async def test_the_status_line_counts_one_of_a_thing_in_the_singular(tmp_path: Path) -> None:
     (tmp_path / "broken.md").write_text('---\ntitle: "x"\nmeta: {bad\n---\n')
     mirror = v2_mirror(tmp_path / "mirror", DB8)
