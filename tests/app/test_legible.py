@@ -120,6 +120,31 @@ async def test_the_sort_arrow_shows_on_a_column_too_narrow_for_its_title_and_arr
         assert "▲" in titles[start:start + widths["version"]]
 
 
+async def test_b_keeps_the_details_where_the_reader_scrolled_them(tmp_path: Path) -> None:
+    app = CacheTuiApp([str(v2_mirror(tmp_path / "mirror", DB8))], system_clipboard=False, use_cache=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        await open_package(pilot, "libdwarf")
+        await pilot.press("enter")  # the table's row into the details
+        detail = app.screen.query_one(DetailPane)
+        assert app.focused is detail and detail.detail.has_dependency_data
+        while detail.scroll_offset.y == 0:
+            await pilot.press("j")
+        await pilot.press("j")
+        await pilot.pause()
+        top, cursor = detail.scroll_offset.y, detail.cursor
+        assert isinstance(detail.source, DetailRows)
+        line = detail.source.rows[cursor][0].plain
+        await pilot.press("b")
+        await pilot.pause()
+        assert detail.detail.with_build
+        assert detail.scroll_offset.y == top and detail.cursor == cursor
+        assert detail.source.rows[detail.cursor][0].plain == line
+        await pilot.press("b")
+        await pilot.pause()
+        assert not detail.detail.with_build and detail.scroll_offset.y == top and detail.cursor == cursor
+
+
 async def test_the_status_line_counts_one_of_a_thing_in_the_singular(tmp_path: Path) -> None:
     (tmp_path / "broken.md").write_text('---\ntitle: "x"\nmeta: {bad\n---\n')
     mirror = v2_mirror(tmp_path / "mirror", DB8)
