@@ -127,9 +127,9 @@ async def test_copy_menu_offers_hash_short_install_mirror_and_keys() -> None:
         expected = [
             spec.hash,
             "/" + spec.hash[:7],
-            "spack mirror add spack-build-cache-develop https://binaries.spack.io/develop",  # first add, then install
-            f"spack install /{spec.hash}",
+            "spack mirror add spack-build-cache-develop https://binaries.spack.io/develop",  # in the order they run
             "spack buildcache keys --install --trust",
+            f"spack install /{spec.hash}",
         ]
         for number, text in enumerate(expected, 1):
             await pilot.press("c")

@@ -145,6 +145,35 @@ async def test_b_keeps_the_details_where_the_reader_scrolled_them(tmp_path: Path
         assert not detail.detail.with_build and detail.scroll_offset.y == top and detail.cursor == cursor
 
 
+@pytest.fixture
+def private_mirror(tmp_path: Path) -> Iterator[HostileServer]:
+    v2_mirror(tmp_path / "www" / "team", DB8)
+    yield from serve_hostile(tmp_path / "www")
+
+
+async def test_the_copy_menu_trusts_keys_before_installing_and_says_credentials_were_left_out(
+        private_mirror: HostileServer) -> None:
+    app = CacheTuiApp([private_mirror.with_credentials("private/team")], system_clipboard=False, use_cache=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await open_package(pilot, "libdwarf")
+        table = app.screen.query_one(SpecTable)
+        spec = app.browser.corpus.spec(table.current_spec)
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, CopyMenu)
+        whats, texts = zip(*app.screen.values)
+        url = f"http://127.0.0.1:{private_mirror.port}/private/team"
+        assert texts[2:] == (f"spack mirror add team {url}", "spack buildcache keys --install --trust",
+                             f"spack install /{spec.hash}")  # in the order they are run
+        assert "credentials left out" in whats[2]
+        shown = screen_text(app)
+        assert "credentials left out" in shown and PASSWORD not in shown
+        await pilot.press("3")
+        await pilot.pause()
+        assert app.clipboard == texts[2]
+
+
 async def test_the_status_line_counts_one_of_a_thing_in_the_singular(tmp_path: Path) -> None:
     (tmp_path / "broken.md").write_text('---\ntitle: "x"\nmeta: {bad\n---\n')
     mirror = v2_mirror(tmp_path / "mirror", DB8)
