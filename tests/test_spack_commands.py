@@ -23,7 +23,7 @@ def _mirror(path: str, tag: str) -> Document:
 # https://binaries.spack.io/v0.22.1`, and likewise develop and the dated develop snapshots.
 @pytest.mark.parametrize("tag", ["develop", "develop-2025-04-20", "v0.22.1", "v0.23.1"])
 def test_a_site_document_names_the_public_mirror_of_its_exact_tag(tag: str) -> None:
-    name, url, configured = mirror_of(_site(tag), {})
+    name, url, configured, _ = mirror_of(_site(tag), {})
     assert not configured and url == f"https://binaries.spack.io/{tag}" and name == f"spack-build-cache-{tag}"
 
 
@@ -34,6 +34,16 @@ def test_a_mirror_binary_names_the_location_it_was_loaded_from_without_credentia
     assert mirror_of(_mirror("https://host/cache_spack_io_index.json#e4s", "e4s"), {}) is None  # no one mirror
     configured = MirrorOrigin("team", "oci://ghcr.io/team/cache", True)
     assert mirror_of(_mirror("oci://ghcr.io/team/cache", "team"), {"oci://ghcr.io/team/cache": configured}) == configured
+
+
+def test_credentials_left_out_of_a_mirror_url_are_said_beside_its_mirror_add_line() -> None:
+    stripped = mirror_of(_mirror("https://user:***@host:8443/m", "m"), {})
+    assert stripped is not None and stripped.credentials_left_out and stripped.url == "https://host:8443/m"
+    assert origin_commands("abc", stripped)[0] == ("add mirror m (credentials left out of its URL)",
+                                                   "spack mirror add m https://host:8443/m")
+    plain = mirror_of(_mirror("http://host/m", "m"), {})
+    assert plain is not None and not plain.credentials_left_out
+    assert origin_commands("abc", plain)[0][0] == "add mirror m"
 
 
 def test_install_command_uses_the_slash_hash() -> None:
@@ -50,13 +60,15 @@ def test_hostile_tags_and_hashes_stay_single_shell_words() -> None:
 
 def test_a_configured_mirror_needs_only_the_install_line() -> None:
     origin = MirrorOrigin("team", "oci://ghcr.io/team/cache", configured=True)
-    assert origin_commands("abc", origin) == [("install command (Spack knows mirror team)", "spack install /abc")]
+    assert origin_commands("abc", origin) == [("key trust command", "spack buildcache keys --install --trust"),
+                                              ("install command (Spack knows mirror team)", "spack install /abc")]
 
 
 def test_any_other_mirror_is_added_from_where_it_was_loaded_then_installed() -> None:
     origin = MirrorOrigin("ci", "oci+http://127.0.0.1:5000/buildcache", configured=False)
     assert origin_commands("abc", origin) == [
         ("add mirror ci", "spack mirror add ci oci+http://127.0.0.1:5000/buildcache"),
+        ("key trust command", "spack buildcache keys --install --trust"),
         ("install command", "spack install /abc"),
     ]
     hostile = MirrorOrigin("x; rm -rf ~", "/srv/my mirror", configured=False)

@@ -25,3 +25,17 @@ def wrapped(text: Text, width: int, lines: int, console: Console) -> Text:
     last.truncate(max(0, width - 1))
     last.append("…")
     return Text("\n").join(kept)
+
+
+def fit_left(text: str, width: int) -> str:
+    """Cut `text` to `width` cells from the left, marked …, keeping its end (a path's file name)."""
+    if cell_len(text) <= width:
+        return text
+    kept: list[str] = []
+    used = 0
+    for char in reversed(text):
+        used += cell_len(char)
+        if used > width - 1:
+            break
+        kept.append(char)
+    return "…" + "".join(reversed(kept))

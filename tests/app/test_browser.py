@@ -127,9 +127,9 @@ async def test_copy_menu_offers_hash_short_install_mirror_and_keys() -> None:
         expected = [
             spec.hash,
             "/" + spec.hash[:7],
-            "spack mirror add spack-build-cache-develop https://binaries.spack.io/develop",  # first add, then install
-            f"spack install /{spec.hash}",
+            "spack mirror add spack-build-cache-develop https://binaries.spack.io/develop",  # in the order they run
             "spack buildcache keys --install --trust",
+            f"spack install /{spec.hash}",
         ]
         for number, text in enumerate(expected, 1):
             await pilot.press("c")
@@ -260,7 +260,7 @@ async def test_an_internal_load_failure_is_a_notification_not_a_crash(monkeypatc
         assert any("simulated bug" in str(n.message) for n in app._notifications)
         # Not "Loading…" forever: the status says nothing loaded, and p shows why.
         status = render_status(app.screen.query_one("#status").status).plain
-        assert status.startswith("Nothing could be loaded: 1 errors")
+        assert status.startswith("Nothing could be loaded: 1 error (p shows them)")
         assert not app.screen.query_one("#loading").display
         await pilot.press("p")
         assert isinstance(app.screen, ProblemsScreen)

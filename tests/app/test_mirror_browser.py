@@ -83,4 +83,4 @@ async def test_a_missing_mirror_says_so_and_does_not_hang(mirror_server: MirrorS
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_loaded(pilot)
         status = app.screen.query_one("#status").render()
-        assert "Nothing could be loaded: 1 errors" in str(status)
+        assert "Nothing could be loaded: 1 error (p shows them)" in str(status)

@@ -1,4 +1,4 @@
-"""`v`: choose which table columns show (Space toggles, Escape applies)."""
+"""`v`: choose which table columns show (Space toggles, Escape applies); `[x]` shows, `[ ]` is hidden."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label, SelectionList
+from textual.widgets import Label
 
+from cachetui.app.widgets.check_list import CheckList
 from cachetui.present.table_layout import COLUMNS
 
 DESCRIPTIONS = {
@@ -32,9 +33,9 @@ class ColumnsDialog(ModalScreen[frozenset[str]]):
         with Vertical(classes="dialog"):
             title = "Columns  (space toggles, esc applies)"
             if self._squeezed - self._hidden:
-                title += "\n(no room): chosen, but hidden: the table is too narrow"
+                title += "\n(no room): chosen, but the table is too narrow for it now"
             yield Label(title, classes="dialog-title")
-            yield SelectionList[str](
+            yield CheckList(
                 *((self._label(c.key, c.title), c.key, c.key not in self._hidden) for c in COLUMNS),
                 classes="dialog-options",
             )
@@ -44,9 +45,9 @@ class ColumnsDialog(ModalScreen[frozenset[str]]):
         return label + "  (no room)" if key in self._squeezed and key not in self._hidden else label
 
     def on_mount(self) -> None:
-        self.query_one(SelectionList).focus()
+        self.query_one(CheckList).focus()
 
     def action_apply(self) -> None:
-        shown = set(self.query_one(SelectionList).selected)
+        shown = set(self.query_one(CheckList).selected)
         self.dismiss(frozenset(c.key for c in COLUMNS if c.key not in shown))
 

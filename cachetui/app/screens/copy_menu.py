@@ -8,7 +8,7 @@ from textual.binding import Binding
 from cachetui.app.screens.choice_dialog import ChoiceDialog
 from cachetui.core.model.corpus import SpecView
 from cachetui.core.model.records import MirrorOrigin
-from cachetui.core.query.spack_commands import TRUST_KEYS_COMMAND, origin_commands
+from cachetui.core.query.spack_commands import origin_commands
 from cachetui.core.spack.hashes import short_hash
 from cachetui.present.inert import inert
 
@@ -20,13 +20,8 @@ def copy_choices(spec: SpecView, origin: MirrorOrigin | None = None) -> list[tup
     character from a document.
     """
     hash_ = inert(spec.hash)
-    shown = None if origin is None else MirrorOrigin(inert(origin.name), inert(origin.url), origin.configured)
-    return [
-        ("full hash", hash_),
-        ("short hash", "/" + short_hash(hash_)),
-        *origin_commands(hash_, shown),
-        ("key trust command", TRUST_KEYS_COMMAND),
-    ]
+    shown = None if origin is None else origin._replace(name=inert(origin.name), url=inert(origin.url))
+    return [("full hash", hash_), ("short hash", "/" + short_hash(hash_)), *origin_commands(hash_, shown)]
 
 
 class CopyMenu(ChoiceDialog[tuple[str, str]]):

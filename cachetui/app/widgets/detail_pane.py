@@ -192,8 +192,12 @@ class DetailPane(PickList):
     class BuildToggled(Message):
         """The user asked to show (or hide) build dependencies."""
 
-    def watch_detail(self) -> None:
-        self._rewrap(keep_cursor=False)
+    def watch_detail(self, old: SpecDetail | None, new: SpecDetail | None) -> None:
+        # The same spec shown anew (`b` adds or drops build dependencies) keeps the reader's place;
+        # another spec opens at its top.
+        same = (old is not None and new is not None
+                and (old.spec.index, old.spec.hash) == (new.spec.index, new.spec.hash))
+        self._rewrap(keep_cursor=same)
 
     def on_resize(self) -> None:
         self._rewrap(keep_cursor=True)
@@ -201,7 +205,16 @@ class DetailPane(PickList):
 
     def _rewrap(self, keep_cursor: bool) -> None:
         rows = wrap(detail_lines(self.detail), self.content_width or 80, self.app.console)
-        self.source = DetailRows(rows, self.cursor if keep_cursor else 0)
+        self.source = DetailRows(rows, self._same_line(rows) if keep_cursor else 0)
+
+    def _same_line(self, rows: list[Line]) -> int:
+        """Where the cursor's line is among `rows` (the nearest copy of it), else the cursor's row."""
+        old = self.source.rows if isinstance(self.source, DetailRows) else []
+        if not 0 <= self.cursor < len(old):
+            return self.cursor
+        text, target = old[self.cursor]
+        found = [row for row, (t, g) in enumerate(rows) if g == target and t.plain == text.plain]
+        return min(found, key=lambda row: abs(row - self.cursor)) if found else self.cursor
 
     def _set_virtual_size(self, size: Size) -> None:
         # Its scrollbar always shows (app.tcss), a track with no thumb while every line fits: a

@@ -36,6 +36,14 @@ def slid(text: Text, width: int, offset: int) -> Text:
     return text
 
 
+def sorted_title(title: str, descending: bool, width: int) -> str:
+    """A sorted column's title and its arrow; a narrow column cuts the title, never the arrow."""
+    arrow = "▼" if descending else "▲"
+    if width < 3:
+        return arrow
+    return fit(title, width - 2) + " " + arrow
+
+
 class RowSource:
     """What every source tells the table."""
 
@@ -121,9 +129,8 @@ class ColumnRows(RowSource):
         text = Text()  # the table styles the whole title line, padding included
         rows = self.rows
         for column, column_width in self.plan.layout:
-            title, is_sorted = column.title, rows.sort_column == column.key
-            if is_sorted:
-                title += " ▼" if rows.descending else " ▲"
+            is_sorted = rows.sort_column == column.key
+            title = sorted_title(column.title, rows.descending, column_width) if is_sorted else column.title
             text.append(fit(title, column_width, pad=True), sorted_style if is_sorted else None)
             text.append(" " * GAP)
         return text

@@ -37,31 +37,36 @@ def render_status(status: Status) -> Text:
         return Text("Loading…", style="bold")
     text = Text(no_wrap=True, overflow="ellipsis")
     if status.documents == 0 and status.errors:
-        text.append(f"Nothing could be loaded: {status.errors} errors (p shows them)", "bold red")
+        text.append(f"Nothing could be loaded: {counted(status.errors, 'error')} (p shows them)", "bold red")
         return text
-    # Most telling first, so a narrow terminal cuts the corpus summary, not the answer.
-    named = status.spec_names_package  # `spec: hdf5@1.14 +mpi` says the package already
-    if not named:
+    # Most telling first, so a narrow terminal cuts the corpus summary, not the answer. Two spaces
+    # between parts, none before the first: a filter's values and the spec never read as one word.
+    gap = ""
+    if not status.spec_names_package:  # `spec: hdf5@1.14 +mpi` says the package already
         text.append(inert(status.package) if status.package else "all packages", "bold")
+        gap = "  "
     if status.compare:
-        text.append("  comparing ", "dim")
+        text.append(f"{gap}comparing ", "dim")
         text.append(inert(status.compare), "bold magenta")
+        gap = "  "
     for facet, values in status.filters.items():
         if status.compare and facet == "tag":
             continue  # the two tags compared, said above
-        text.append(f"  {facet}=", "dim")
+        text.append(f"{gap}{facet}=", "dim")
         text.append(inert(",".join(sorted(values))))
+        gap = "  "
     if status.spec:
-        text.append("  spec: " if not named else "spec: ", "dim")
+        text.append(f"{gap}spec: ", "dim")
         text.append(inert(status.spec), "bold")
+        gap = "  "
     if status.runs_on:
-        text.append(f"  {inert(status.runs_on)}", "bold green")
+        text.append(f"{gap}{inert(status.runs_on)}", "bold green")
     text.append(f"  │  {status.shown} of {status.in_scope} specs", "bold")
     if status.busy:
         text.append(" (updating…)", "dim")
     if status.problems:
-        text.append(f"  │  ⚠ {status.problems} problems (p)", "yellow")
-    corpus = f"{status.documents} docs · {counted(status.specs, 'spec')} · {counted(status.tags, 'tag')}"
+        text.append(f"  │  ⚠ {counted(status.problems, 'problem')} (p)", "yellow")
+    corpus = f"{counted(status.documents, 'doc')} · {counted(status.specs, 'spec')} · {counted(status.tags, 'tag')}"
     text.append(f"  │  {corpus}", "dim")
     return text
 

@@ -28,6 +28,7 @@ class MirrorOrigin(NamedTuple):
     name: str  # the mirror's name in the user's Spack configuration, else the tag it was loaded as
     url: str  # as `spack mirror add` takes it
     configured: bool  # in the user's Spack configuration already: `spack install` finds it
+    credentials_left_out: bool = False  # `url` had a user or password, not given on: the user adds their own
 
 
 @dataclass(slots=True, eq=False)

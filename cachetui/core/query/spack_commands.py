@@ -30,16 +30,22 @@ def mirror_of(document: Document, origins: dict[str, MirrorOrigin]) -> MirrorOri
 
     A mirror's load records it (`origins`, by document path: a configured mirror under its
     name); else a mirror index names its mirror, and a site document lists a tag of the public
-    cache. The location never carries credentials: Spack takes those from its own configuration.
+    cache. The location never carries credentials (Spack takes those from its own configuration);
+    the origin says when some were left out, so the user knows to give Spack theirs.
     """
     found = origins.get(document.path)
     if found is not None:
-        return found._replace(url=without_credentials(found.url))
+        return _credentials_left_out(found)
     if not document.from_mirror:
         return MirrorOrigin(f"spack-build-cache-{document.tag}", public_mirror_url(document.tag), False)
     if "#" in document.path:  # read through an index of indexes that has no whole-tag index
         return None
-    return MirrorOrigin(document.tag, without_credentials(document.path), False)
+    return _credentials_left_out(MirrorOrigin(document.tag, document.path, False))
+
+
+def _credentials_left_out(origin: MirrorOrigin) -> MirrorOrigin:
+    url = without_credentials(origin.url)
+    return origin._replace(url=url, credentials_left_out=origin.credentials_left_out or url != origin.url)
 
 
 def without_credentials(location: str) -> str:
@@ -58,11 +64,15 @@ TRUST_KEYS_COMMAND = "spack buildcache keys --install --trust"
 
 
 def origin_commands(hash_: str, origin: MirrorOrigin | None) -> list[tuple[str, str]]:
-    """(what, command) for a binary: from a mirror the user's Spack already knows, it installs as it is;
-    from any other, the mirror is added, under its name, from where it was loaded, then installed."""
+    """(what, command) for a binary, in the order they are run: from a mirror the user's Spack already
+    knows, it installs as it is; from any other, the mirror is added, under its name, from where it was
+    loaded (said when its credentials were left out). Then the keys, before the install line: Spack checks
+    a signed binary against the keys it trusts."""
     install = install_command(hash_)
+    keys = ("key trust command", TRUST_KEYS_COMMAND)
     if origin is None:
-        return [("install command", install)]
+        return [keys, ("install command", install)]
     if origin.configured:
-        return [(f"install command (Spack knows mirror {origin.name})", install)]
-    return [(f"add mirror {origin.name}", mirror_add_command(origin.name, origin.url)), ("install command", install)]
+        return [keys, (f"install command (Spack knows mirror {origin.name})", install)]
+    add = f"add mirror {origin.name}" + (" (credentials left out of its URL)" if origin.credentials_left_out else "")
+    return [(add, mirror_add_command(origin.name, origin.url)), keys, ("install command", install)]
