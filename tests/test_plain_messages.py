@@ -3,6 +3,7 @@ English, a diff of a package in neither tag, the `root` stack, and the README's 
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -120,9 +121,10 @@ def test_diff_of_a_package_in_neither_tag_says_so(capsys: pytest.CaptureFixture[
 def test_stack_root_is_refused_as_the_whole_tag(capsys: pytest.CaptureFixture[str], spec_tree: Path,
                                                 label: str) -> None:
     code, out, err = _query(capsys, str(spec_tree), "--stack", label, "--format", "json")
-    assert code == 2 and out == "" and f"'{label}' is not a stack: it names the whole tag" in err
-    code, _, _ = _query(capsys, str(spec_tree), "--stack", "e4s", "--format", "json")
+    assert code == 2 and out == "[]\n" and f"'{label}' is not a stack: it names the whole tag" in err
+    code, out, _ = _query(capsys, str(spec_tree), "--stack", "e4s", "--format", "json")
     assert code == 0
+    assert all("root" not in row["stacks"] for row in json.loads(out))  # no output calls the whole tag a stack
 
 
 async def test_the_palette_does_not_offer_the_root_stack(spec_tree: Path) -> None:

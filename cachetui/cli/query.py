@@ -152,11 +152,15 @@ def _runs_on(text: str | None) -> RunsOn | None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        spec = _spec(args.spec)  # syntax first: a malformed query is a usage error whatever the corpus
-        corpus = load_or_exit(args)
-    except UsageError:
-        write_no_answer(sys.stdout, args.format)
+        return _answer(args)
+    except UsageError:  # a malformed query, nothing loaded, `--stack root`: said on stderr, exit 2
+        write_no_answer(sys.stdout, args.format)  # and still `[]` for json, the header for csv
         raise
+
+
+def _answer(args: argparse.Namespace) -> int:
+    spec = _spec(args.spec)  # syntax first: a malformed query is a usage error whatever the corpus
+    corpus = load_or_exit(args)
     try:
         packages = _packages(corpus, args.package)
         filters = build_filters(corpus, args, packages[0] if len(packages) == 1 else None)

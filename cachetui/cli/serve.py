@@ -11,6 +11,7 @@ from typing import Any
 from cachetui.cli.options import EXIT_OK, add_inputs, check_inputs, fail_usage, load_or_exit
 from cachetui.cli.served_hosts import SERVED_HOSTS, public_origin
 from cachetui.core.load.sources import SPACK_MIRRORS, local_input
+from cachetui.present.format import counted
 from cachetui.present.inert import inert
 from cachetui.present.served import Labels, ServeConfig, source_labels
 
@@ -80,8 +81,8 @@ def run(args: argparse.Namespace) -> int:
                            title=page_title(labels), max_sessions=args.max_sessions)
 
     def started(url: str) -> None:
-        print(inert(f"cachetui serve: {url} ({', '.join(labels)}; at most {args.max_sessions} sessions); Ctrl+C stops"),
-              flush=True)
+        most = counted(args.max_sessions, "session")
+        print(inert(f"cachetui serve: {url} ({', '.join(labels)}; at most {most}); Ctrl+C stops"), flush=True)
         if is_every_address(args.host) and args.public_url is None:
             port = url.rpartition(":")[2]
             print(f"cachetui serve: also at this machine's other addresses (http://ADDRESS:{port}), not at its "

@@ -14,6 +14,7 @@ from cachetui.core.model.corpus import Corpus, SpecView
 from cachetui.core.model.records import Dependency
 from cachetui.core.query.spack_find import FindLine, find_lines
 from cachetui.core.spack.deptypes import deptype_names
+from cachetui.core.spack.tags import named_stacks
 from cachetui.present.format import human_size
 from cachetui.present.table import write_table
 from cachetui.present.writers import write_csv, write_json, write_lines
@@ -35,7 +36,7 @@ def spec_record(spec: SpecView, dependencies: list[Dependency] | None = None) ->
         "os": spec.os,
         "target": spec.target,
         "variants": list(spec.raw_variants),
-        "stacks": list(spec.stacks),
+        "stacks": named_stacks(spec.stacks),
         "size": spec.size,
         "installable": spec.installable,  # yes, no, or unknown (site documents record no dependencies)
         "path": spec.path,
@@ -52,7 +53,7 @@ def _cells(spec: SpecView) -> list[str]:
     record = spec_record(spec)
     del record["dependencies"]
     record["variants"] = " ".join(spec.raw_variants)
-    record["stacks"] = ",".join(spec.stacks)
+    record["stacks"] = ",".join(named_stacks(spec.stacks))
     record["size"] = human_size(spec.size)
     return [str(record[column]) for column in COLUMNS]
 

@@ -20,7 +20,7 @@ from cachetui.core.model.corpus import SpecView, arch_triple
 from cachetui.core.model.dependencies import TreeLine
 from cachetui.core.spack.deptypes import deptype_names
 from cachetui.core.spack.hashes import is_valid_hash, short_hash
-from cachetui.core.spack.tags import is_whole_tag
+from cachetui.core.spack.tags import named_stacks
 from cachetui.core.spack.variants import parse_variants
 from cachetui.present.format import counted, describe_variant, display_path, human_size
 from cachetui.present.inert import inert
@@ -71,7 +71,7 @@ def _about(detail: SpecDetail) -> list[Line]:
         _row("compiler", spec.compiler),
         _row("arch", arch_triple(spec.platform, spec.os, spec.target)),
         _row("tags", ", ".join(detail.tags)),
-        _row("stacks", ", ".join(s for s in spec.stacks if not is_whole_tag(s)) or "-"),
+        _row("stacks", ", ".join(named_stacks(spec.stacks)) or "-"),
         _row("size", human_size(spec.size)),
         _row("source", display_path(spec.path), "dim"),
     ]

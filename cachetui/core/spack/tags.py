@@ -21,6 +21,11 @@ def is_whole_tag(label: str) -> bool:
     return label in WHOLE_TAG_LABELS
 
 
+def named_stacks(labels: Iterable[str]) -> list[str]:
+    """The stacks among a binary's labels, as every output shows them: the whole tag's label is no stack."""
+    return [label for label in labels if not is_whole_tag(label)]
+
+
 def sort_tags(tags: Iterable[str]) -> list[str]:
     """Display order: develop, releases (newest first), dated snapshots (newest first), the rest A-Z."""
     develop, releases, dated, other = [], [], [], []
