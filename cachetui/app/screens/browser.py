@@ -54,6 +54,9 @@ class BrowserScreen(BrowserPanes):
         self._wanted_spec: SpecQuery | None = None  # the last spec query parsed from the query line
         self._recent = RecentAnswers()  # what answers over this corpus computed, for the next ones
         self._detail_shown: tuple[object, ...] = ()  # (corpus, spec, build edges) the detail pane shows
+        # Enter on a spec query answered in a worker: (the query, the line's text); the table takes the
+        # focus once that answer shows, never before a refusal (the letters typed next fix the query).
+        self._focus_when_answered: tuple[Query, str] | None = None
 
     @property
     def applied_query(self) -> Query:
@@ -147,6 +150,7 @@ class BrowserScreen(BrowserPanes):
             # and keep showing the last answer, which the status line still describes.
             bar.problem = found.problem
             self._select_after = None
+            self._focus_when_answered = None
             self.set_reactive(BrowserScreen.spec_query, self._applied)
             self._push_facets()
             shown = self.query_one(SpecTable).data
@@ -162,6 +166,9 @@ class BrowserScreen(BrowserPanes):
                 self.query_one(SpecTable).select_spec(self._select_after)
                 self._select_after = None
             self._spec_highlighted()  # details and keys now, not a frame later with the table's message
+        waiting, self._focus_when_answered = self._focus_when_answered, None
+        if waiting == (query, bar.text) and self.focused is bar.input:
+            self.set_focus(self.query_one(SpecTable))
 
     def _push_results(self, corpus: Corpus, results: Results, package_counts: dict[str, int]) -> None:
         query = results.query
@@ -300,7 +307,10 @@ class BrowserScreen(BrowserPanes):
         if not looks_like_spec(event.text):
             self.query_one(PackageList).choose_highlighted()
         elif self._use_text(event.text):
-            self.set_focus(self.query_one(SpecTable))
+            if self.spec_query == self._applied:  # answered already
+                self.set_focus(self.query_one(SpecTable))
+            else:
+                self._focus_when_answered = (self.spec_query, event.text)
 
     @on(QueryBar.Left)
     def _query_left(self, event: QueryBar.Left) -> None:
