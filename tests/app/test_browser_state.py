@@ -9,10 +9,15 @@ import pytest
 
 import cachetui.app.screens.browser as browser_module
 from cachetui.app.app import CacheTuiApp
+from cachetui.app.widgets.detail_pane import DetailPane
+from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
 from tests.app.helpers import wait_for, wait_loaded
+from tests.mirrors import DB8, v2_mirror
 from tests.spec_tree import write_tree
+
+LIBDWARF_M1 = "u5uz3dcch5if4eve4sef67o2rf2lbfgh"  # links libelf jr3yipy (m1), which has a core2 sibling
 
 
 @pytest.fixture
@@ -53,3 +58,70 @@ async def test_enter_on_an_answered_query_moves_to_the_table_when_a_worker_answe
         table = app.screen.query_one(SpecTable)
         await wait_for(pilot, lambda: app.focused is table)
         assert app.browser.applied_query.spec is not None and table.row_count == 10
+
+
+def _state(app: CacheTuiApp) -> dict[str, object]:
+    """What the user sees of the browser's state: the line, the package list and the table."""
+    packages, table = app.screen.query_one(PackageList), app.screen.query_one(SpecTable)
+    rows = packages.rows
+    assert rows is not None and table.current_spec is not None
+    corpus = app.browser.corpus
+    return {
+        "line": app.screen.query_one(QueryBar).text,
+        "listed": [rows.package(row) for row in range(1, len(rows))],
+        "list cursor": rows.package(packages.options.cursor),
+        "table package": {corpus.spec(int(i)).package for i in table.data.indices},
+        "table rows": len(table.data.indices),
+        "selected": corpus.hashes[table.current_spec],
+    }
+
+
+async def _jump_to_dependency(pilot, name: str) -> None:  # noqa: ANN001
+    """From the table's selected row: Enter to the details, down to the dependency `name`, Enter."""
+    await pilot.press("enter")
+    pane = pilot.app.screen.query_one(DetailPane)
+    assert pilot.app.focused is pane
+    while not pane.row_text(pane.cursor, pane.content_width).plain.lstrip().startswith(name + "@"):
+        assert pane.cursor < pane.row_count - 1, f"no dependency {name} in the details"
+        await pilot.press("down")
+    await pilot.press("enter")
+    await wait_loaded(pilot)
+
+
+async def _select(pilot, hash_: str) -> None:  # noqa: ANN001
+    """Move the table's cursor down to the row of `hash_`."""
+    table = pilot.app.screen.query_one(SpecTable)
+    while pilot.app.browser.corpus.hashes[table.current_spec] != hash_:
+        assert table.cursor < table.row_count - 1
+        await pilot.press("down")
+
+
+@pytest.mark.parametrize(("typed", "dependency"), [("libdw", "libelf"), ("libdw", "gcc-runtime"),
+                                                  ("libdwarf target=m1", "libelf"), ("target=m1", "libelf")])
+async def test_backspace_after_a_jump_restores_the_line_the_list_and_the_table_together(
+        tmp_path: Path, typed: str, dependency: str) -> None:
+    app = _app(v2_mirror(tmp_path / "develop", DB8))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("slash", *typed, "enter")  # a package search opens libdwarf; a spec query answers
+        await wait_loaded(pilot)
+        if typed == "target=m1":
+            await pilot.press("escape", "down", "down", "down", "enter")  # libdwarf in the list of matches
+            await wait_loaded(pilot)
+        await _select(pilot, LIBDWARF_M1)
+        before = _state(app)
+        assert before["table package"] == {"libdwarf"} and before["list cursor"] == "libdwarf"
+
+        await _jump_to_dependency(pilot, dependency)
+        after = _state(app)
+        assert after["table package"] == {dependency} and after["list cursor"] == dependency  # the list follows
+        assert dependency in after["listed"]  # a package search that did not find it is cleared
+        if dependency == "libelf":
+            assert after["selected"].startswith("jr3yipy")
+        if typed == "libdwarf target=m1":  # the query would hide libelf: cleared, and the line and list say so
+            assert after["line"] == "" and after["table rows"] == 2
+            assert after["listed"] == ["compiler-wrapper", "gcc-runtime", "libdwarf", "libelf"]
+
+        await pilot.press("backspace")
+        await wait_loaded(pilot)
+        assert _state(app) == before

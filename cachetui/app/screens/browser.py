@@ -8,7 +8,7 @@ Widgets send messages up.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 from rich.text import Text
@@ -43,11 +43,21 @@ from cachetui.present.format import loading_text
 INLINE_SPECS = 50_000
 
 
+@dataclass(frozen=True)
+class Jumped:
+    """Where a jump to a dependency left from: what Backspace puts back, the line and the list with the table."""
+
+    query: Query
+    spec: int
+    line: str  # the query line's text (a package search or the spec query as typed)
+    opened: str | None  # the package opened from the list
+
+
 class BrowserScreen(BrowserPanes):
     def __init__(self) -> None:
         super().__init__()
         self.facet_counts: dict[str, dict[str, int]] = {}  # for the current query; the palette reads it too
-        self._jumps: list[tuple[Query, int]] = []  # where each jump to a dependency came from (Backspace)
+        self._jumps: list[Jumped] = []  # where each jump to a dependency came from (Backspace)
         self._applied = Query()  # the query the widgets show (spec_query may be a newer one on its way)
         self._select_after: int | None = None  # a spec to put the cursor on once its results arrive
         self._opened: str | None = None  # the package opened from the list: where a query without a name looks
@@ -251,7 +261,7 @@ class BrowserScreen(BrowserPanes):
     def _jump(self, event: DetailPane.Jump) -> None:
         current = self.query_one(SpecTable).current_spec
         if current is not None:
-            self._jumps.append((self.spec_query, current))
+            self._jumps.append(Jumped(self.spec_query, current, self.query_one(QueryBar).text, self._opened))
         self.show_spec(event.spec)
 
     def show_spec(self, spec: int) -> None:
@@ -263,8 +273,10 @@ class BrowserScreen(BrowserPanes):
         query = replace(self.spec_query, package=package)
         if not len(match(corpus, query, within=np.array([spec]))):  # the query would hide it
             query = Query(package)
-            self.query_one(QueryBar).clear()
+            self._put_line("")
             self.notify("Query and filters cleared to show it.", markup=False)
+        elif not self.query_one(PackageList).lists(package):  # a package search that does not find it
+            self._put_line("")  # the list shows every package, the one jumped to among them
         self._show(query, spec)
 
     def _show(self, query: Query, spec: int) -> None:
@@ -276,9 +288,23 @@ class BrowserScreen(BrowserPanes):
     def action_jump_back(self) -> None:
         """Backspace: back to the spec a jump came from."""
         if self._jumps:
-            query, spec = self._jumps.pop()
-            self.query_one(QueryBar).show(str(query.spec) if query.spec else "")
-            self._show(query, spec)
+            jumped = self._jumps.pop()
+            self._put_line(jumped.line)
+            self._opened = jumped.opened
+            self._wanted_spec = jumped.query.spec
+            self._show(jumped.query, jumped.spec)
+
+    def _put_line(self, text: str) -> None:
+        """Put `text` on the query line without applying it (the screen sets the query itself); the list follows."""
+        self.query_one(QueryBar).show(text)
+        self._list_follows(text)
+
+    def _list_follows(self, text: str) -> None:
+        """The package list as the query line's text makes it: a package search, or the packages a spec matches."""
+        packages = self.query_one(PackageList)
+        spec_mode = looks_like_spec(text)
+        packages.state = replace(packages.state, only_matching=spec_mode,
+                                 search=packages.state.search if spec_mode else text)
 
     @on(SpecTable.Selected)
     def _spec_selected(self) -> None:
@@ -319,11 +345,9 @@ class BrowserScreen(BrowserPanes):
 
     def _use_text(self, text: str) -> bool:
         """The query line changed: a package search, or a spec query (False when it cannot be used)."""
-        packages, bar = self.query_one(PackageList), self.query_one(QueryBar)
-        spec_mode = looks_like_spec(text)
-        packages.state = replace(packages.state, only_matching=spec_mode,
-                                 search=packages.state.search if spec_mode else text)
-        if not spec_mode:
+        bar = self.query_one(QueryBar)
+        self._list_follows(text)
+        if not looks_like_spec(text):
             bar.problem = None
             self._wanted_spec = None
             if self.spec_query.spec is not None:

@@ -101,6 +101,23 @@ class PackageList(Vertical):
             self._refill(new, keep_cursor=not new.only_matching)
         elif old.changes != new.changes:
             self._refill(new, keep_cursor=True)
+        if old.current != new.current:  # a package opened elsewhere (a jump, the palette): the cursor follows
+            self._point_at(new.current)
+
+    def lists(self, package: str | None) -> bool:
+        """Whether the list shows `package` (None: the "All packages" row, always there)."""
+        return self._row_of(package) is not None
+
+    def _row_of(self, package: str | None) -> int | None:
+        rows = self.rows
+        if rows is None:
+            return None
+        return next((row for row in range(len(rows)) if rows.package(row) == package), None)
+
+    def _point_at(self, package: str | None) -> None:
+        row = self._row_of(package)
+        if row is not None:
+            self.options.cursor = row
 
     def _refill(self, state: PackageListState, keep_cursor: bool) -> None:
         query = "" if state.only_matching else state.search
