@@ -13,7 +13,8 @@ from cachetui.app.widgets.detail_pane import DetailPane
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
-from tests.app.helpers import wait_for, wait_loaded
+from tests.app.helpers import open_package, sample_app, toggle_facet, wait_for, wait_loaded
+from tests.conftest import SEED_FILES, read_seed_specs
 from tests.mirrors import DB8, v2_mirror
 from tests.spec_tree import write_tree
 
@@ -125,3 +126,52 @@ async def test_backspace_after_a_jump_restores_the_line_the_list_and_the_table_t
         await pilot.press("backspace")
         await wait_loaded(pilot)
         assert _state(app) == before
+
+
+def _listed(app: CacheTuiApp) -> dict[str, int]:
+    """The package list's rows below "All packages": name -> the count it shows."""
+    rows = app.screen.query_one(PackageList).rows
+    assert rows is not None
+    return {name: int(rows.text(row, 40).plain.split()[-1]) for row in range(1, len(rows))
+            for name in [rows.package(row)] if name is not None}
+
+
+def _seed_counts(compiler: str) -> dict[str, int]:
+    """Per package of the bundled sample, its binaries built with `compiler` (read without the loader)."""
+    counts: dict[str, int] = {}
+    for path in SEED_FILES:
+        title, specs = read_seed_specs(path)
+        found = sum(spec["compiler"].replace("@=", "@") == compiler for spec in specs)
+        if found:
+            counts[title] = counts.get(title, 0) + found
+    return counts
+
+
+async def test_under_a_facet_filter_the_package_list_holds_only_the_packages_with_matches() -> None:
+    app = sample_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        everything = _listed(app)
+        await toggle_facet(pilot, "compiler", "gcc@11.1.0")
+        assert _listed(app) == _seed_counts("gcc@11.1.0") == {"py-mpi4py": 5, "py-pdm-backend": 7}
+        await pilot.press("slash", *"py-")  # a package search looks among them
+        await pilot.pause()
+        assert set(_listed(app)) == {"py-mpi4py", "py-pdm-backend"}
+        await pilot.press("escape", "x")  # x clears the filter: every package again
+        await wait_loaded(pilot)
+        await pilot.press("slash", "ctrl+u", "escape")
+        await pilot.pause()
+        assert _listed(app) == everything
+
+
+async def test_the_package_open_stays_listed_when_a_filter_leaves_it_no_match() -> None:
+    app = sample_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await open_package(pilot, "mpi4py")  # only in tag develop
+        await pilot.press("slash", "ctrl+u", "escape")  # the search is done: the list holds every package
+        await pilot.press("t", "down", "down", "enter")  # All, develop, develop-2025-04-20
+        await wait_loaded(pilot)
+        packages = app.screen.query_one(PackageList)
+        assert _listed(app) == {"py-ml-dtypes": 12, "py-mpi4py": 0}
+        assert packages.rows.package(packages.options.cursor) == "py-mpi4py"  # where the table is

@@ -182,12 +182,13 @@ class BrowserScreen(BrowserPanes):
 
     def _push_results(self, corpus: Corpus, results: Results, package_counts: dict[str, int]) -> None:
         query = results.query
-        self.query_one(SpecTable).data = rows_to_show(corpus, results, self.sort, self._recent)
+        rows = self.query_one(SpecTable).data = rows_to_show(corpus, results, self.sort, self._recent)
         self.facet_counts = results.facet_counts
         self._push_facets()
         packages = self.query_one(PackageList)
         changes = results.comparison.changes if results.comparison is not None else None
-        packages.state = replace(packages.state, counts=package_counts, changes=changes, current=query.package)
+        packages.state = replace(packages.state, counts=package_counts, changes=changes, current=query.package,
+                                 filtered=rows.clearable)
         self._push_status(corpus, query, len(results.indices))
         self._fit_panes()
 

@@ -70,6 +70,9 @@ class PackageListState:
     current: str | None = None  # the package open now: the cursor starts on it
     search: str = ""  # what the query line holds while it searches packages
     only_matching: bool = False  # a spec query is active: just the packages with matching specs, A-Z
+    # Facet filters or "runs on" narrow the answer: just the packages with matches (and the one open), as
+    # for a spec query, so one question lists the same packages however it was asked.
+    filtered: bool = False
     changes: Mapping[str, tuple[int, int]] | None = None  # compare mode: package -> (added, removed)
 
 
@@ -81,6 +84,10 @@ class PackageList(Vertical):
     @dataclass
     class Chosen(Message):
         package: str | None
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._narrowed: tuple[object, tuple[str, ...]] = (None, ())
 
     def compose(self) -> ComposeResult:
         yield PickList(id="package-options")
@@ -95,7 +102,8 @@ class PackageList(Vertical):
         return source if isinstance(source, PackageRows) else None
 
     def watch_state(self, old: PackageListState, new: PackageListState) -> None:
-        if (old.names, old.search, old.only_matching) != (new.names, new.search, new.only_matching):
+        if (old.names, old.search, old.only_matching, old.filtered) != (
+                new.names, new.search, new.only_matching, new.filtered):
             self._refill(new, keep_cursor=False)
         elif old.counts != new.counts:  # the same list with new counts: stay put, unless it is the matches'
             self._refill(new, keep_cursor=not new.only_matching)
@@ -121,16 +129,27 @@ class PackageList(Vertical):
 
     def _refill(self, state: PackageListState, keep_cursor: bool) -> None:
         query = "" if state.only_matching else state.search
-        names = tuple(n for n in state.names if state.counts.get(n)) if state.only_matching else state.names
+        names = self._names(state)
         matches = search_packages(query, names)  # the same tuple each time: its spellings are reused
-        if keep_cursor and self.rows is not None:
-            cursor = self.options.cursor
+        kept = self.rows.package(self.options.cursor) if keep_cursor and self.rows is not None else ""
+        shown = [m.name for m in matches]
+        if kept is None or kept in shown:  # the same package as before (or "All packages")
+            cursor = 0 if kept is None else shown.index(kept) + 1
         elif query.strip() and matches:
             cursor = 1
         else:
-            shown = [m.name for m in matches]
             cursor = shown.index(state.current) + 1 if state.current in shown else 0
         self.options.source = PackageRows(matches, state.counts, cursor, state.changes)
+
+    def _names(self, state: PackageListState) -> tuple[str, ...]:
+        """The names the list searches: every package, or those with matches and the one open (kept while
+        the state holds, so the search reuses their spellings keystroke after keystroke)."""
+        if not (state.only_matching or state.filtered):
+            return state.names
+        key = (state.names, state.counts, state.current)
+        if self._narrowed[0] != key:
+            self._narrowed = (key, tuple(n for n in state.names if state.counts.get(n) or n == state.current))
+        return self._narrowed[1]
 
     def choose_highlighted(self) -> None:
         """Open what the cursor is on (after a search, the best match)."""
