@@ -12,6 +12,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
 
+from cachetui.present.apart import apart
 from cachetui.present.fit import fit
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.query.search import PackageMatch, search_packages
@@ -26,6 +27,7 @@ class PackageRows:
     counts: Mapping[str, int]
     initial_cursor: int | None
     changes: Mapping[str, tuple[int, int]] | None = None  # compare mode: package -> (added, removed)
+    _shown: dict[int, tuple[int, list[str]]] = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.matches) + 1
@@ -38,25 +40,44 @@ class PackageRows:
 
     def text(self, row: int, width: int) -> Text:
         if row == 0:
-            if self.changes is not None:
-                added, removed = map(sum, zip((0, 0), *self.changes.values()))
-                return self._line("All packages", f" +{added} −{removed}", width, (), "bold")
-            return self._line("All packages", f" {sum(self.counts.values())}", width, (), "bold")
+            return self._line("All packages", self._counted(None), width, (), "bold")
         match = self.matches[row - 1]
+        counted = self._counted(match.name)
         if self.changes is not None:
-            added, removed = self.changes.get(match.name, (0, 0))
-            return self._line(match.name, f" +{added} −{removed}", width, match.positions,
-                              "" if added or removed else "dim")
-        count = self.counts.get(match.name, 0)
-        return self._line(match.name, f" {count}", width, match.positions, "" if count else "dim")
+            style = "" if any(self.changes.get(match.name, (0, 0))) else "dim"
+        else:
+            style = "" if self.counts.get(match.name, 0) else "dim"
+        name_width, names = self._names(width)
+        shown = fit(names[row - 1], name_width, pad=True)
+        text = Text(shown, style=style)
+        if shown.rstrip() == match.name:  # escapes or a cut would shift the positions
+            for position in match.positions:
+                text.stylize("bold underline", position, position + 1)
+        text.append(counted.rjust(width - name_width - 1) + " ", "dim")
+        return text
+
+    def _counted(self, name: str | None) -> str:
+        """What follows a name: its count, or in compare mode what was added and removed (None: all packages)."""
+        if self.changes is not None:
+            added, removed = (map(sum, zip((0, 0), *self.changes.values())) if name is None
+                              else self.changes.get(name, (0, 0)))
+            return f" +{added} −{removed}"
+        return f" {sum(self.counts.values()) if name is None else self.counts.get(name, 0)}"
+
+    def _names(self, width: int) -> tuple[int, list[str]]:
+        """The cells every name has at `width` (its count beside it, aligned), and each name cut to them so
+        no two read alike: cut in the middle, where names of one family differ (`py-torch-…-xyz1`)."""
+        if width not in self._shown:
+            counted = max((len(self._counted(m.name)) for m in self.matches), default=0)
+            name_width = max(1, width - counted - 1)
+            self._shown.clear()  # one width at a time: a resize lays the list out anew
+            self._shown[width] = name_width, apart([inert(m.name) for m in self.matches], name_width)
+        return self._shown[width]
 
     @staticmethod
     def _line(name: str, counted: str, width: int, positions: tuple[int, ...], style: str) -> Text:
         shown = fit(inert(name), max(1, width - len(counted) - 1), pad=True)
         text = Text(shown, style=style)
-        if shown.rstrip() == name:  # escapes or a cut would shift the positions
-            for position in positions:
-                text.stylize("bold underline", position, position + 1)
         text.append(counted + " ", "dim")
         return text
 
