@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,6 +13,8 @@ from cachetui.core.query.common import Common
 from cachetui.core.query.diff import Comparison
 from cachetui.core.query.spack_find import FindLayout
 from cachetui.core.spack.hashes import short_hash
+from cachetui.present.apart import apart
+from cachetui.present.fit import fit
 from cachetui.present.format import condensed, condensed_variants, human_size
 from cachetui.present.inert import inert
 
@@ -38,7 +40,15 @@ CHANGE_TEXT = {"added": "+ added", "removed": "− removed", "kept": "= kept", "
 SPELLING = {"version": "@{}", "compiler": "%{}", "platform": "platform={}", "os": "os={}", "target": "target={}",
             "tag": "tag={}", "stacks": "stacks={}"}
 
+# Names of one family differ at their end (`py-torch-geometric-xyz1`, `develop-2025-04-20`): cut in the middle.
+MIDDLE_CUT = frozenset({"package", "tag"})
+
 Getter = Callable[[int], str]
+
+
+def cut_cells(key: str, cells: Sequence[str], width: int) -> list[str]:
+    """A column's cells at `width`, cut short and marked …; two different package names or tags never alike."""
+    return apart(cells, width) if key in MIDDLE_CUT else [fit(cell, width) for cell in cells]
 
 
 def some_not_installable(rows: SpecRows) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import combinations
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,8 @@ import pytest
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.widgets.facet_panel import FacetPanel, Kind
 from cachetui.app.widgets.package_list import PackageList
-from tests.app.helpers import wait_loaded
+from cachetui.app.widgets.spec_table import SpecTable
+from tests.app.helpers import sample_app, wait_loaded
 from tests.conftest import listing, spec_entry
 
 SIZES = [(120, 40), (80, 24), (60, 15)]
@@ -61,3 +63,81 @@ async def _on_screen(pilot, widget) -> None:  # noqa: ANN001
         await pilot.press("f")
         await pilot.pause()
     assert widget.region.width > 10
+
+
+# -- the table: rows of one package tell each other apart ------------------------------------------------
+
+
+def _cells(table: SpecTable, row: int) -> dict[str, str]:
+    """A row as the table draws it, cut into its cells at the column widths."""
+    line, cells, left = table.row_text(row, table.content_width).plain, {}, 0
+    for key, width in table.column_widths:
+        cells[key] = line[left:left + width].rstrip()
+        left += width + 1
+    return cells
+
+
+def siblings_alike(app: CacheTuiApp) -> list[tuple[str, str]]:
+    """Pairs of rows of one package (by hash) that differ in something their documents record, yet every cell
+    shown but the hash reads the same, and no cut (…) marks a cell where they differ."""
+    table, corpus = app.screen.query_one(SpecTable), app.browser.corpus
+    drawn: dict[tuple[str, ...], list[int]] = {}
+    for row in range(table.row_count):
+        cells = _cells(table, row)
+        spec = corpus.spec(table.source.spec_at(row))
+        drawn.setdefault((spec.package, *(text for key, text in cells.items() if key != "hash")), []).append(row)
+    found = []
+    for rows in drawn.values():
+        for a, b in combinations(rows, 2):
+            spec_a, spec_b = (corpus.spec(table.source.spec_at(r)) for r in (a, b))
+            recorded = [k for k in RECORDED if getattr(spec_a, k) != getattr(spec_b, k)]
+            if not recorded:
+                continue  # alike in all but the hash, which shows
+            cells_a, cells_b = _cells(table, a), _cells(table, b)
+            if any(cells_a[key].endswith("…") or cells_b[key].endswith("…") for key in cells_a if key != "hash"):
+                continue  # some cell is cut: the reader knows there is more (the details say it)
+            found.append((spec_a.hash[:7], spec_b.hash[:7]))
+    return found
+
+
+RECORDED = ("version", "compiler", "platform", "os", "target", "tag", "stacks", "raw_variants")
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_all_packages_view_tells_each_row_from_its_siblings(size: tuple[int, int]) -> None:
+    app = sample_app()  # the site documents bundled: binaries told apart by their target and stacks alone
+    async with app.run_test(size=size) as pilot:
+        await wait_loaded(pilot)
+        table = app.screen.query_one(SpecTable)
+        assert table.data.package is None and table.row_count == 362
+        assert "differs" in table.shown_columns
+        assert siblings_alike(app) == []
+
+
+async def test_the_differs_cell_of_all_packages_leaves_out_what_the_rows_package_shares(tmp_path: Path) -> None:
+    zlib = [spec_entry(c * 32, variants=["+pic"], target=target) for c, target in (("a", "zen3"), ("b", "zen4"))]
+    hdf5 = [spec_entry(c * 32, variants=[mpi, "+fortran"]) for c, mpi in (("c", "+mpi"), ("d", "~mpi"))]
+    for package, specs in (("zlib", zlib), ("hdf5", hdf5)):
+        path = tmp_path / "_cache" / "develop" / package / "specs.md"
+        path.parent.mkdir(parents=True)
+        path.write_text(listing(package, "develop", specs))
+    app = CacheTuiApp([str(tmp_path)], system_clipboard=False, use_cache=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_loaded(pilot)
+        table = app.screen.query_one(SpecTable)
+        differs = {app.browser.corpus.spec(table.source.spec_at(row)).hash[0]: _cells(table, row)["differs"]
+                   for row in range(table.row_count)}
+        # every zlib binary is +pic and every hdf5 +fortran: only +mpi/~mpi tells hdf5's two apart
+        assert differs == {"a": "", "b": "", "c": "+mpi", "d": "~mpi"}
+
+
+async def test_at_60x15_a_tag_that_varies_keeps_its_column() -> None:
+    app = sample_app()  # py-ml-dtypes is listed in two tags
+    async with app.run_test(size=(60, 15)) as pilot:
+        await wait_loaded(pilot)
+        table = app.screen.query_one(SpecTable)
+        corpus = app.browser.corpus
+        shown = {corpus.spec(table.source.spec_at(row)).tag: _cells(table, row) for row in range(table.row_count)}
+        assert len(shown) == 2
+        said = ["tag" in cells and cells["tag"] or cells.get("differs", "") for cells in shown.values()]
+        assert len(set(said)) == 2 and all(said), said
