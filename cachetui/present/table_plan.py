@@ -183,7 +183,8 @@ def _whole(measured: Measured, chosen: Plan) -> Plan:
     return replace(chosen, columns=chosen.columns + tuple(still_alike(measured.keys, shown, missing)))
 
 
-def differs_getter(rows: SpecRows, getters: dict[str, Getter], chosen: Plan, siblings: Siblings | None = None) -> Getter:
+def differs_getter(rows: SpecRows, getters: dict[str, Getter], chosen: Plan,
+                   siblings: Siblings | None = None) -> Getter:
     """The differs cell of any row, as `chosen` orders it (`siblings`: what `measure` worked out, kept)."""
     siblings = Siblings(rows) if siblings is None else siblings
     spelled = [(SPELLING[key], getters[key]) for key in chosen.columns]

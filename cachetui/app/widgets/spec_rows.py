@@ -137,7 +137,8 @@ class ColumnRows(RowSource):
                 mark = change_mark(self.rows, spec)
                 text.append(fit(mark.plain, column_width, pad=True), mark.style)
             elif column.key in MIDDLE_CUT:
-                text.append(fit(self._cut(column.key, column_width)[self.cell(column.key, spec)], column_width, pad=True))
+                shown = self._cut(column.key, column_width)[self.cell(column.key, spec)]
+                text.append(fit(shown, column_width, pad=True))
             else:
                 text.append(fit(self.cell(column.key, spec), column_width, pad=True))
             text.append(" " * GAP)
