@@ -38,7 +38,7 @@ INSTALLABLE_TEXT = {YES: "yes", NO: "no: builds", UNKNOWN: "?"}
 CHANGE_TEXT = {"added": "+ added", "removed": "− removed", "kept": "= kept", "": ""}
 # A column's value said inside the differs cell, in spec syntax, when the column itself has no room.
 SPELLING = {"version": "@{}", "compiler": "%{}", "platform": "platform={}", "os": "os={}", "target": "target={}",
-            "tag": "tag={}", "stacks": "stacks={}"}
+            "tag": "tag={}", "stacks": "stacks={}", "dependencies": "{}"}  # ^zlib@1.3.1/abc1234 (see table_plan)
 
 # Names of one family differ at their end (`py-torch-geometric-xyz1`, `develop-2025-04-20`): cut in the middle.
 MIDDLE_CUT = frozenset({"package", "tag"})

@@ -29,7 +29,8 @@ from cachetui.present.table_cells import (
     differs_text,
     some_not_installable,
 )
-from cachetui.present.table_keys import Keys, row_keys, still_alike
+from cachetui.core.spack.hashes import short_hash
+from cachetui.present.table_keys import Keys, keyed, row_keys, still_alike, varying_dependencies
 from cachetui.present.table_layout import COLUMN, COLUMNS, GAP, Column, Fill, Layout, lay_out
 
 SAMPLE_ROWS = 400  # an answer is measured over this many rows spread over it
@@ -79,6 +80,7 @@ class Measured:
     keys: Keys = field(default_factory=dict)  # per column, a number per row of the whole answer
     siblings: Siblings | None = None  # what each row's package shares in the answer (differs leaves it out)
     identical: int = 0  # sampled pairs of rows alike in every cell: nothing but their hash can tell them apart
+    specs: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # the rows `keys` numbers
 
     @property
     def rows(self) -> int:
@@ -93,6 +95,7 @@ class Plan:
     order: dict[str, int] = field(default_factory=dict)  # variant names: the lead, then by evenness
     silent: int = 0  # sampled pairs of rows that look alike and show no cut (…) where they differ
     alike: int = 0  # sampled pairs of rows that look alike as laid out, cut cells or not
+    dependencies: tuple[str, ...] = ()  # with "dependencies" among `columns`: the direct dependencies it names
 
     @property
     def widths(self) -> dict[str, int]:
@@ -122,7 +125,8 @@ def measure(rows: SpecRows, hidden: frozenset[str], getters: dict[str, Getter] |
     need = max(trial.need(trial.lead(everything)[0], ()), min(measured.differs_longest, DIFFERS_AT_LEAST))
     telling = [column for key, column in cells.items() if key not in NOT_TELLING]
     identical = _pairs([*telling, [" ".join(sorted(v.values())) for v in variants]], len(shown))
-    return replace(measured, wanted=_wanted(fills.values(), need), need=need, keys=row_keys(rows), identical=identical)
+    return replace(measured, wanted=_wanted(fills.values(), need), need=need, keys=row_keys(rows), identical=identical,
+                   specs=keyed(rows))
 
 
 def plan(measured: Measured, room: int) -> Plan:
@@ -180,13 +184,18 @@ def _whole(measured: Measured, chosen: Plan) -> Plan:
         return chosen
     shown = [key for key in chosen.widths if key != "hash"] + list(chosen.columns)
     missing = [key for key in SPELLING if key not in shown]
-    return replace(chosen, columns=chosen.columns + tuple(still_alike(measured.keys, shown, missing)))
+    columns = chosen.columns + tuple(still_alike(measured.keys, shown, missing))
+    dependencies: tuple[str, ...] = ()
+    if "dependencies" in columns and measured.siblings is not None:
+        dependencies = varying_dependencies(measured.siblings.rows.corpus, measured.specs, measured.keys)
+    return replace(chosen, columns=columns, dependencies=dependencies)
 
 
 def differs_getter(rows: SpecRows, getters: dict[str, Getter], chosen: Plan,
                    siblings: Siblings | None = None) -> Getter:
     """The differs cell of any row, as `chosen` orders it (`siblings`: what `measure` worked out, kept)."""
     siblings = Siblings(rows) if siblings is None else siblings
+    getters = getters | {"dependencies": _dependencies_getter(rows, chosen.dependencies)}
     spelled = [(SPELLING[key], getters[key]) for key in chosen.columns]
     lead = len(chosen.lead)
 
@@ -195,6 +204,17 @@ def differs_getter(rows: SpecRows, getters: dict[str, Getter], chosen: Plan,
         return differs_text(siblings.variants(i), chosen.order, lead, columns)
 
     return differs
+
+
+def _dependencies_getter(rows: SpecRows, names: tuple[str, ...]) -> Getter:
+    """A row's direct dependencies named `names`, in spec syntax: `^zlib@1.3.1/abc1234`."""
+    dependencies, chosen = rows.corpus.dependencies, set(names)
+
+    def spelled(i: int) -> str:
+        return " ".join(f"^{edge.name}@{edge.version}/{short_hash(edge.hash)}" if edge.version
+                        else f"^{edge.name}/{short_hash(edge.hash)}" for edge in dependencies(i) if edge.name in chosen)
+
+    return spelled
 
 
 # -- measuring -------------------------------------------------------------------------

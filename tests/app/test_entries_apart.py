@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from itertools import combinations
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.spec_table import SpecTable
 from tests.app.helpers import sample_app, wait_loaded
 from tests.conftest import listing, spec_entry
+from tests.mirrors import v3_mirror
 
 SIZES = [(120, 40), (80, 24), (60, 15)]
 # A family of packages, tags and variant values that differ only at their end (as real ones do).
@@ -141,3 +143,41 @@ async def test_at_60x15_a_tag_that_varies_keeps_its_column() -> None:
         assert len(shown) == 2
         said = ["tag" in cells and cells["tag"] or cells.get("differs", "") for cells in shown.values()]
         assert len(set(said)) == 2 and all(said), said
+
+
+def _node(name: str, hash_: str, version: str, deps: list[tuple[str, str]]) -> dict:
+    node = {"name": name, "version": version, "namespace": "builtin", "hash": hash_,
+            "arch": {"platform": "linux", "platform_os": "ubuntu22.04", "target": {"name": "x86_64_v3"}},
+            "parameters": {"shared": True, "cflags": []}}
+    if deps:
+        node["dependencies"] = [{"name": dep, "hash": dep_hash, "parameters": {"deptypes": ["build", "link"],
+                                                                             "virtuals": []}}
+                                for dep, dep_hash in deps]
+    return {"spec": node, "ref_count": 1, "in_buildcache": True}
+
+
+@pytest.mark.parametrize("opened", ["app", None])
+async def test_rows_that_differ_only_in_a_dependency_say_which(tmp_path: Path, opened: str | None) -> None:
+    # Two builds of app alike in every field a table shows, one linking zlib 1.3, one zlib 1.3.1;
+    # and two of tool whose zlib is the same version, two binaries of it.
+    zlibs = {"zlib13" + "a" * 26: "1.3", "zlib131" + "a" * 25: "1.3.1", "zlibtwin" + "a" * 24: "1.3.1"}
+    installs = {h: _node("zlib", h, v, []) for h, v in zlibs.items()}
+    installs |= {h: _node("app", h, "1.0", [("zlib", z)]) for h, z in
+                 (("appold" + "a" * 26, "zlib13" + "a" * 26), ("appnew" + "a" * 26, "zlib131" + "a" * 25))}
+    installs |= {h: _node("tool", h, "2.0", [("zlib", z)]) for h, z in
+                 (("toolone" + "a" * 25, "zlib131" + "a" * 25), ("tooltwo" + "a" * 25, "zlibtwin" + "a" * 24))}
+    v3_mirror(tmp_path / "develop", json.dumps({"database": {"version": "8", "installs": installs}}).encode())
+    app = CacheTuiApp([str(tmp_path / "develop")], system_clipboard=False, use_cache=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        if opened:
+            await pilot.press("slash", *opened, "enter")
+            await wait_loaded(pilot)
+        table, corpus = app.screen.query_one(SpecTable), app.browser.corpus
+        differs = {corpus.spec(table.source.spec_at(row)).hash[:7]: _cells(table, row).get("differs", "")
+                   for row in range(table.row_count)}
+        assert differs["appolda"] == "^zlib@1.3/zlib13a"
+        assert differs["appnewa"] == "^zlib@1.3.1/zlib131"
+        if not opened:
+            assert differs["toolone"] == "^zlib@1.3.1/zlib131" and differs["tooltwo"] == "^zlib@1.3.1/zlibtwi"
+            assert differs["zlib13a"] == differs["zlib131"] == ""  # told apart by their version column
