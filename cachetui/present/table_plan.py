@@ -41,6 +41,7 @@ TRIES = 4  # layouts tried as the differs column asks for more room
 # os's turn: before the os, the size, the platform and the stacks, which it then says).
 SPELLED_TURN = COLUMN["os"].priority
 NOT_TELLING = frozenset({"hash", "differs"})  # a hash tells every row apart and says nothing about it
+PACKAGE_KEPT = 14  # a package name keeps this many cells when others are cut: most names whole, the rest legible
 
 
 def candidate_columns(rows: SpecRows, hidden: frozenset[str]) -> tuple[Column, ...]:
@@ -152,8 +153,7 @@ def plan(measured: Measured, room: int) -> Plan:
     if not chosen.silent:
         return _whole(measured, chosen)
     best = trial.settle(others, TRIES)
-    cut = [replace(f, width=f.column.min_width, longest=max(f.longest, f.width)) if f.column.flexible else f
-           for f in others]
+    cut = [replace(f, width=_least(f), longest=max(f.longest, f.width)) if f.column.flexible else f for f in others]
     squeezed = trial.settle(cut, TRIES)
     if squeezed.score < best.score:
         best, others = squeezed, cut
@@ -166,6 +166,11 @@ def plan(measured: Measured, room: int) -> Plan:
             if without.score < best.score if fill.turn > 1 else without.silent < best.silent:
                 best, others = without, fewer  # left out for good: the next try gives up one more
     return _whole(measured, best if best.silent < chosen.silent else chosen)
+
+
+def _least(fill: Fill) -> int:
+    """What a flexible column is cut to when short of room; a package name keeps up to PACKAGE_KEPT cells."""
+    return min(fill.width, PACKAGE_KEPT) if fill.column.key == "package" else fill.column.min_width
 
 
 def _nothing_to_say(measured: Measured, trial: _Trial, bare: Plan) -> bool:

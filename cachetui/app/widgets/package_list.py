@@ -92,7 +92,8 @@ class PackageListState:
     search: str = ""  # what the query line holds while it searches packages
     only_matching: bool = False  # a spec query is active: just the packages with matching specs, A-Z
     # Facet filters or "runs on" narrow the answer: just the packages with matches (and the one open), as
-    # for a spec query, so one question lists the same packages however it was asked.
+    # for a spec query, so one question lists the same packages however it was asked; a package search
+    # still finds every package.
     filtered: bool = False
     changes: Mapping[str, tuple[int, int]] | None = None  # compare mode: package -> (added, removed)
 
@@ -163,9 +164,9 @@ class PackageList(Vertical):
         self.options.source = PackageRows(matches, state.counts, cursor, state.changes)
 
     def _names(self, state: PackageListState) -> tuple[str, ...]:
-        """The names the list searches: every package, or those with matches and the one open (kept while
-        the state holds, so the search reuses their spellings keystroke after keystroke)."""
-        if not (state.only_matching or state.filtered):
+        """The names the list holds: those with matches and the one open when the answer is narrowed, unless
+        a package search names one (it looks among every package: a name typed is found, its count 0)."""
+        if not (state.only_matching or state.filtered and not state.search.strip()):
             return state.names
         key = (state.names, state.counts, state.current)
         if self._narrowed[0] != key:
