@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +14,8 @@ from cachetui.core.query.diff import Comparison
 from cachetui.core.query.spack_find import FindLayout
 from cachetui.core.spack.hashes import short_hash
 from cachetui.core.spack.tags import is_whole_tag
+from cachetui.present.apart import apart
+from cachetui.present.fit import fit
 from cachetui.present.format import condensed, condensed_variants, human_size
 from cachetui.present.inert import inert
 
@@ -37,9 +39,17 @@ INSTALLABLE_TEXT = {YES: "yes", NO: "no: builds", UNKNOWN: "?"}
 CHANGE_TEXT = {"added": "+ added", "removed": "− removed", "kept": "= kept", "": ""}
 # A column's value said inside the differs cell, in spec syntax, when the column itself has no room.
 SPELLING = {"version": "@{}", "compiler": "%{}", "platform": "platform={}", "os": "os={}", "target": "target={}",
-            "tag": "tag={}", "stacks": "stacks={}"}
+            "tag": "tag={}", "stacks": "stacks={}", "dependencies": "{}"}  # ^zlib@1.3.1/abc1234 (see table_plan)
+
+# Names of one family differ at their end (`py-torch-geometric-xyz1`, `develop-2025-04-20`): cut in the middle.
+MIDDLE_CUT = frozenset({"package", "tag"})
 
 Getter = Callable[[int], str]
+
+
+def cut_cells(key: str, cells: Sequence[str], width: int) -> list[str]:
+    """A column's cells at `width`, cut short and marked …; two different package names or tags never alike."""
+    return apart(cells, width) if key in MIDDLE_CUT else [fit(cell, width) for cell in cells]
 
 
 def some_not_installable(rows: SpecRows) -> bool:

@@ -19,24 +19,53 @@ from cachetui.present.separate import separating
 from cachetui.present.table_cells import SpecRows
 
 WHOLE_ROWS = 50_000  # above, every n-th row: the numbers cost what this many rows cost
+DEPENDENCY_ROWS = 2_000  # rows alike but for their dependencies whose dependencies are read, to name them
 FACETS = ("version", "compiler", "platform", "os", "target", "tag", "installable")
 MULTI = {"stacks": "stack", "variants": RAW_VARIANTS, "differs": RAW_VARIANTS}
 
 Keys = dict[str, np.ndarray]
 
 
-def row_keys(rows: SpecRows) -> Keys:
-    """Per column, a number per row (of up to WHOLE_ROWS of the answer), equal where the cells are equal."""
-    corpus = rows.corpus
+def keyed(rows: SpecRows) -> np.ndarray:
+    """The rows `row_keys` numbers: up to WHOLE_ROWS of the answer, spread over it."""
     step = max(1, len(rows.indices) // WHOLE_ROWS)
-    shown = np.asarray(rows.indices[::step], dtype=np.int64)
+    return np.asarray(rows.indices[::step], dtype=np.int64)
+
+
+def row_keys(rows: SpecRows) -> Keys:
+    """Per column, a number per row (of `keyed` rows), equal where the cells are equal; with `dependencies`
+    (equal where the direct dependencies are the same binaries) when the sources record them."""
+    corpus = rows.corpus
+    shown = keyed(rows)
     keys: Keys = {"package": corpus.package_of[shown], "size": corpus.size[shown]}
     keys |= {facet: corpus.single[facet][shown] for facet in FACETS}
     for key, facet in MULTI.items():
         sums = corpus.memoised(("value-sums", facet), partial(_value_sums, corpus, facet))
         offsets = corpus.multi[facet].offsets
         keys[key] = sums[offsets[shown + 1]] - sums[offsets[shown]]
+    if corpus.has_dependencies:
+        sums = corpus.memoised("dependency-sums", partial(_dependency_sums, corpus))
+        keys["dependencies"] = sums[corpus.deps.offsets[shown + 1]] - sums[corpus.deps.offsets[shown]]
     return keys
+
+
+def varying_dependencies(corpus: Corpus, specs: np.ndarray, keys: Keys) -> tuple[str, ...]:
+    """The names of the direct dependencies that tell apart rows alike in every other column (`specs`: the rows
+    of `keys`), in name order: a dependency another row of their kind lacks, or has as another binary."""
+    if "dependencies" not in keys:
+        return ()
+    group = _groups(keys, [key for key in keys if key != "dependencies"])
+    alike = np.flatnonzero(np.bincount(group)[group] > 1)[:DEPENDENCY_ROWS]
+    groups: dict[int, list[dict[str, str]]] = {}
+    for position in alike.tolist():
+        edges = {edge.name: edge.hash for edge in corpus.dependencies(int(specs[position]))}
+        groups.setdefault(int(group[position]), []).append(edges)
+    found: set[str] = set()
+    for members in groups.values():
+        for name in set().union(*members) - found:
+            if len({edges.get(name, "") for edges in members}) > 1:
+                found.add(name)
+    return tuple(sorted(found))
 
 
 def still_alike(keys: Keys, shown: Sequence[str], candidates: Sequence[str]) -> list[str]:
@@ -57,6 +86,15 @@ def _value_sums(corpus: Corpus, facet: str) -> np.ndarray:
     weights = np.random.default_rng(0).integers(1, 2**62, size=len(corpus.vocab[facet]), dtype=np.int64)
     sums = np.zeros(len(column.flat) + 1, dtype=np.uint64)
     np.cumsum(weights.view(np.uint64)[column.flat], dtype=np.uint64, out=sums[1:])  # wraps: equal sets, equal sums
+    return sums
+
+
+def _dependency_sums(corpus: Corpus) -> np.ndarray:
+    """Prefix sums of a random number per dependency binary: a row's sum names its set of direct dependencies."""
+    hashes = corpus.deps.hash
+    weights = np.random.default_rng(1).integers(1, 2**62, size=len(corpus.vocab["dep_hash"]), dtype=np.int64)
+    sums = np.zeros(len(hashes) + 1, dtype=np.uint64)
+    np.cumsum(weights.view(np.uint64)[hashes], dtype=np.uint64, out=sums[1:])  # wraps: equal sets, equal sums
     return sums
 
 

@@ -37,7 +37,7 @@ COLUMNS = (
     Column("variants", "variants", 10, 10, 60, flexible=True),
     Column("size", "size", 7, 8, 9),
     Column("installable", "cache-only", 3, 10, 10),
-    Column("tag", "tag", 6, 7, 18),
+    Column("tag", "tag", 6, 7, 18, flexible=True),  # cut in the middle: tags of one family differ at their end
 )
 COLUMN = {column.key: column for column in COLUMNS}
 

@@ -19,23 +19,29 @@ from rich.cells import cell_len
 from cachetui.present.fit import fit
 from cachetui.present.inert import inert
 from cachetui.present.separate import alike_pairs, evenness, separating
+from cachetui.present.siblings import Siblings
 from cachetui.present.table_cells import (
     SPELLING,
     Getter,
     SpecRows,
     cell_getters,
-    differing_variants,
+    cut_cells,
     differs_text,
     some_not_installable,
 )
-from cachetui.present.table_keys import Keys, row_keys, still_alike
+from cachetui.core.spack.hashes import short_hash
+from cachetui.present.table_keys import Keys, keyed, row_keys, still_alike, varying_dependencies
 from cachetui.present.table_layout import COLUMN, COLUMNS, GAP, Column, Fill, Layout, lay_out
 
 SAMPLE_ROWS = 400  # an answer is measured over this many rows spread over it
 UNKNOWN_CELLS = frozenset({"", "-", "?"})  # a column of only these says nothing about any row
 DIFFERS_AT_LEAST = 16  # cells the differs column asks for even when fewer tell the rows apart
 TRIES = 4  # layouts tried as the differs column asks for more room
+# A differs column with no variant to say, only columns with no room, takes its turn after these (the
+# os's turn: before the os, the size, the platform and the stacks, which it then says).
+SPELLED_TURN = COLUMN["os"].priority
 NOT_TELLING = frozenset({"hash", "differs"})  # a hash tells every row apart and says nothing about it
+PACKAGE_KEPT = 14  # a package name keeps this many cells when others are cut: most names whole, the rest legible
 
 
 def candidate_columns(rows: SpecRows, hidden: frozenset[str]) -> tuple[Column, ...]:
@@ -43,8 +49,8 @@ def candidate_columns(rows: SpecRows, hidden: frozenset[str]) -> tuple[Column, .
     alike: set[str] = set()
     if len(rows.indices) > 1:
         alike = set(rows.common.values) | ({"package"} if rows.common.package else set())
-    if not rows.common.variants_vary:
-        alike.add("differs")  # it would be empty in every row
+    if len(rows.indices) < 2:
+        alike.add("differs")  # nothing to tell apart (the plan leaves it out too when it would be empty)
     if rows.package is not None:
         alike.add("package")
     if rows.comparison is None:
@@ -73,6 +79,9 @@ class Measured:
     wanted: int = 0  # cells that show every column that tells rows apart (and the scrollbar)
     need: int = 0  # what the differs cells' leading variants need when every column that tells rows apart shows
     keys: Keys = field(default_factory=dict)  # per column, a number per row of the whole answer
+    siblings: Siblings | None = None  # what each row's package shares in the answer (differs leaves it out)
+    identical: int = 0  # sampled pairs of rows alike in every cell: nothing but their hash can tell them apart
+    specs: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # the rows `keys` numbers
 
     @property
     def rows(self) -> int:
@@ -87,6 +96,7 @@ class Plan:
     order: dict[str, int] = field(default_factory=dict)  # variant names: the lead, then by evenness
     silent: int = 0  # sampled pairs of rows that look alike and show no cut (…) where they differ
     alike: int = 0  # sampled pairs of rows that look alike as laid out, cut cells or not
+    dependencies: tuple[str, ...] = ()  # with "dependencies" among `columns`: the direct dependencies it names
 
     @property
     def widths(self) -> dict[str, int]:
@@ -106,14 +116,18 @@ def measure(rows: SpecRows, hidden: frozenset[str], getters: dict[str, Getter] |
     fills = {key: _fill(COLUMN[key], column_cells, rows) for key, column_cells in cells.items()}
     if not any(c.key == "differs" for c in columns):
         return Measured(columns, fills, cells, wanted=_wanted(fills.values(), 0))
-    variants = [differing_variants(rows.common, rows.corpus.raw_variants(i)) for i in shown]
+    siblings = Siblings(rows)
+    variants = [siblings.variants(i) for i in shown]
     names, values = _numbered(variants)
     measured = Measured(columns, fills, cells, variants, names, values,
-                        max((cell_len(" ".join(v.values())) for v in variants), default=0))
+                        max((cell_len(" ".join(v.values())) for v in variants), default=0), siblings=siblings)
     trial = _Trial(measured, 0)
     everything = {key: fill.width for key, fill in fills.items() if not fill.alike}
     need = max(trial.need(trial.lead(everything)[0], ()), min(measured.differs_longest, DIFFERS_AT_LEAST))
-    return replace(measured, wanted=_wanted(fills.values(), need), need=need, keys=row_keys(rows))
+    telling = [column for key, column in cells.items() if key not in NOT_TELLING]
+    identical = _pairs([*telling, [" ".join(sorted(v.values())) for v in variants]], len(shown))
+    return replace(measured, wanted=_wanted(fills.values(), need), need=need, keys=row_keys(rows), identical=identical,
+                   specs=keyed(rows))
 
 
 def plan(measured: Measured, room: int) -> Plan:
@@ -131,12 +145,15 @@ def plan(measured: Measured, room: int) -> Plan:
     others = [measured.fills[c.key] for c in measured.columns if c.key in measured.fills]
     if "differs" not in (c.key for c in measured.columns):
         return trial.judged(lay_out(others, room))
+    if not measured.differs_longest:  # no variant tells siblings apart: differs could only say columns with no room
+        bare = trial.judged(lay_out(others, room))
+        if _nothing_to_say(measured, trial, bare):
+            return bare
     chosen = trial.settle(others, 1)
     if not chosen.silent:
         return _whole(measured, chosen)
     best = trial.settle(others, TRIES)
-    cut = [replace(f, width=f.column.min_width, longest=max(f.longest, f.width)) if f.column.flexible else f
-           for f in others]
+    cut = [replace(f, width=_least(f), longest=max(f.longest, f.width)) if f.column.flexible else f for f in others]
     squeezed = trial.settle(cut, TRIES)
     if squeezed.score < best.score:
         best, others = squeezed, cut
@@ -144,10 +161,25 @@ def plan(measured: Measured, room: int) -> Plan:
         if not best.silent:
             break
         if fill.column.key in best.widths and fill.turn > 0:  # what names a binary stays (a varying tag too)
-            without = trial.settle([f for f in others if f is not fill], 2)
+            fewer = [f for f in others if f is not fill]
+            without = trial.settle(fewer, 2)
             if without.score < best.score if fill.turn > 1 else without.silent < best.silent:
-                best = without
+                best, others = without, fewer  # left out for good: the next try gives up one more
     return _whole(measured, best if best.silent < chosen.silent else chosen)
+
+
+def _least(fill: Fill) -> int:
+    """What a flexible column is cut to when short of room; a package name keeps up to PACKAGE_KEPT cells."""
+    return min(fill.width, PACKAGE_KEPT) if fill.column.key == "package" else fill.column.min_width
+
+
+def _nothing_to_say(measured: Measured, trial: _Trial, bare: Plan) -> bool:
+    """Whether the columns of `bare` (no differs column) leave no rows alike that a column with no room tells apart."""
+    variants, columns = trial.lead(bare.widths)
+    if variants or columns:
+        return False
+    shown = [key for key in bare.widths if key != "hash"]
+    return not still_alike(measured.keys, shown, [key for key in SPELLING if key not in shown])
 
 
 def _whole(measured: Measured, chosen: Plan) -> Plan:
@@ -157,20 +189,37 @@ def _whole(measured: Measured, chosen: Plan) -> Plan:
         return chosen
     shown = [key for key in chosen.widths if key != "hash"] + list(chosen.columns)
     missing = [key for key in SPELLING if key not in shown]
-    return replace(chosen, columns=chosen.columns + tuple(still_alike(measured.keys, shown, missing)))
+    columns = chosen.columns + tuple(still_alike(measured.keys, shown, missing))
+    dependencies: tuple[str, ...] = ()
+    if "dependencies" in columns and measured.siblings is not None:
+        dependencies = varying_dependencies(measured.siblings.rows.corpus, measured.specs, measured.keys)
+    return replace(chosen, columns=columns, dependencies=dependencies)
 
 
-def differs_getter(rows: SpecRows, getters: dict[str, Getter], chosen: Plan) -> Getter:
-    """The differs cell of any row, as `chosen` orders it."""
-    common, raw = rows.common, rows.corpus.raw_variants
+def differs_getter(rows: SpecRows, getters: dict[str, Getter], chosen: Plan,
+                   siblings: Siblings | None = None) -> Getter:
+    """The differs cell of any row, as `chosen` orders it (`siblings`: what `measure` worked out, kept)."""
+    siblings = Siblings(rows) if siblings is None else siblings
+    getters = getters | {"dependencies": _dependencies_getter(rows, chosen.dependencies)}
     spelled = [(SPELLING[key], getters[key]) for key in chosen.columns]
     lead = len(chosen.lead)
 
     def differs(i: int) -> str:
         columns = tuple(spelling.format(inert(get(i))) for spelling, get in spelled)
-        return differs_text(differing_variants(common, raw(i)), chosen.order, lead, columns)
+        return differs_text(siblings.variants(i), chosen.order, lead, columns)
 
     return differs
+
+
+def _dependencies_getter(rows: SpecRows, names: tuple[str, ...]) -> Getter:
+    """A row's direct dependencies named `names`, in spec syntax: `^zlib@1.3.1/abc1234`."""
+    dependencies, chosen = rows.corpus.dependencies, set(names)
+
+    def spelled(i: int) -> str:
+        return " ".join(f"^{edge.name}@{edge.version}/{short_hash(edge.hash)}" if edge.version
+                        else f"^{edge.name}/{short_hash(edge.hash)}" for edge in dependencies(i) if edge.name in chosen)
+
+    return spelled
 
 
 # -- measuring -------------------------------------------------------------------------
@@ -243,11 +292,16 @@ class _Trial:
         """Lay out `others` and differs, differs asking for what its leading variants need, until that settles."""
         measured = self.measured
         best: Plan | None = None
-        least = min(measured.differs_longest, DIFFERS_AT_LEAST)
-        need = min(measured.need, COLUMN["differs"].max_width)  # first as much as it usually takes
+        column, turn, longest = COLUMN["differs"], None, measured.differs_longest
+        least = min(longest, DIFFERS_AT_LEAST)
+        if not least:  # no variant to say, only columns with no room: after the columns that name a binary
+            least, turn, longest = DIFFERS_AT_LEAST, SPELLED_TURN, column.max_width
+            column = replace(column, min_width=least)
+        need = min(measured.need, column.max_width)  # first as much as it usually takes
+        order = [c.key for c in measured.columns]
         for _ in range(tries):
-            differs = Fill(COLUMN["differs"], max(need, least), longest=max(need, measured.differs_longest))
-            layout = lay_out(sorted([*others, differs], key=lambda f: measured.columns.index(f.column)), self.room)
+            differs = Fill(column, max(need, least), longest=max(need, longest), priority=turn)
+            layout = lay_out(sorted([*others, differs], key=lambda f: order.index(f.column.key)), self.room)
             lead, columns = self.lead({c.key: w for c, w in layout if c.key != "differs"})
             tried = self.judged(layout, lead, columns)
             if best is None or tried.score < best.score:
@@ -270,8 +324,11 @@ class _Trial:
             texts = self._differs(lead, columns)[0]
             full.append(texts)
             shown.append([fit(text, widths["differs"]) for text in texts])
-        # Rows alike in every full cell shown look alike with no cut to say so: their difference has no room.
-        return Plan(layout, lead, columns, order, _pairs(full, measured.rows), _pairs(shown, measured.rows))
+        # Rows alike in every full cell shown look alike with no cut to say so: their difference has no room
+        # (rows alike in every cell have none, and count against no layout).
+        identical = measured.identical
+        return Plan(layout, lead, columns, order, _pairs(full, measured.rows) - identical,
+                    _pairs(shown, measured.rows) - identical)
 
     def lead(self, widths: dict[str, int]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The variants, then the columns with no room, that tell apart what the columns in `widths` leave alike."""
@@ -310,6 +367,6 @@ class _Trial:
         for key, width in widths.items():
             if key in self.measured.cells and key not in NOT_TELLING:
                 if (key, width) not in self._fitted:
-                    self._fitted[key, width] = [fit(cell, width) for cell in self.measured.cells[key]]
+                    self._fitted[key, width] = cut_cells(key, self.measured.cells[key], width)
                 shown.append(self._fitted[key, width])
         return shown

@@ -8,7 +8,7 @@ Widgets send messages up.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 from rich.text import Text
@@ -43,17 +43,30 @@ from cachetui.present.format import loading_text
 INLINE_SPECS = 50_000
 
 
+@dataclass(frozen=True)
+class Jumped:
+    """Where a jump to a dependency left from: what Backspace puts back, the line and the list with the table."""
+
+    query: Query
+    spec: int
+    line: str  # the query line's text (a package search or the spec query as typed)
+    opened: str | None  # the package opened from the list
+
+
 class BrowserScreen(BrowserPanes):
     def __init__(self) -> None:
         super().__init__()
         self.facet_counts: dict[str, dict[str, int]] = {}  # for the current query; the palette reads it too
-        self._jumps: list[tuple[Query, int]] = []  # where each jump to a dependency came from (Backspace)
+        self._jumps: list[Jumped] = []  # where each jump to a dependency came from (Backspace)
         self._applied = Query()  # the query the widgets show (spec_query may be a newer one on its way)
         self._select_after: int | None = None  # a spec to put the cursor on once its results arrive
         self._opened: str | None = None  # the package opened from the list: where a query without a name looks
         self._wanted_spec: SpecQuery | None = None  # the last spec query parsed from the query line
         self._recent = RecentAnswers()  # what answers over this corpus computed, for the next ones
         self._detail_shown: tuple[object, ...] = ()  # (corpus, spec, build edges) the detail pane shows
+        # Enter on a spec query answered in a worker: (the query, the line's text); the table takes the
+        # focus once that answer shows, never before a refusal (the letters typed next fix the query).
+        self._focus_when_answered: tuple[Query, str] | None = None
 
     @property
     def applied_query(self) -> Query:
@@ -147,6 +160,7 @@ class BrowserScreen(BrowserPanes):
             # and keep showing the last answer, which the status line still describes.
             bar.problem = found.problem
             self._select_after = None
+            self._focus_when_answered = None
             self.set_reactive(BrowserScreen.spec_query, self._applied)
             self._push_facets()
             shown = self.query_one(SpecTable).data
@@ -162,15 +176,19 @@ class BrowserScreen(BrowserPanes):
                 self.query_one(SpecTable).select_spec(self._select_after)
                 self._select_after = None
             self._spec_highlighted()  # details and keys now, not a frame later with the table's message
+        waiting, self._focus_when_answered = self._focus_when_answered, None
+        if waiting == (query, bar.text) and self.focused is bar.input:
+            self.set_focus(self.query_one(SpecTable))
 
     def _push_results(self, corpus: Corpus, results: Results, package_counts: dict[str, int]) -> None:
         query = results.query
-        self.query_one(SpecTable).data = rows_to_show(corpus, results, self.sort, self._recent)
+        rows = self.query_one(SpecTable).data = rows_to_show(corpus, results, self.sort, self._recent)
         self.facet_counts = results.facet_counts
         self._push_facets()
         packages = self.query_one(PackageList)
         changes = results.comparison.changes if results.comparison is not None else None
-        packages.state = replace(packages.state, counts=package_counts, changes=changes, current=query.package)
+        packages.state = replace(packages.state, counts=package_counts, changes=changes, current=query.package,
+                                 filtered=rows.clearable)
         self._push_status(corpus, query, len(results.indices))
         self._fit_panes()
 
@@ -244,7 +262,7 @@ class BrowserScreen(BrowserPanes):
     def _jump(self, event: DetailPane.Jump) -> None:
         current = self.query_one(SpecTable).current_spec
         if current is not None:
-            self._jumps.append((self.spec_query, current))
+            self._jumps.append(Jumped(self.spec_query, current, self.query_one(QueryBar).text, self._opened))
         self.show_spec(event.spec)
 
     def show_spec(self, spec: int) -> None:
@@ -256,8 +274,10 @@ class BrowserScreen(BrowserPanes):
         query = replace(self.spec_query, package=package)
         if not len(match(corpus, query, within=np.array([spec]))):  # the query would hide it
             query = Query(package)
-            self.query_one(QueryBar).clear()
+            self._put_line("")
             self.notify("Query and filters cleared to show it.", markup=False)
+        elif not self.query_one(PackageList).lists(package):  # a package search that does not find it
+            self._put_line("")  # the list shows every package, the one jumped to among them
         self._show(query, spec)
 
     def _show(self, query: Query, spec: int) -> None:
@@ -269,9 +289,23 @@ class BrowserScreen(BrowserPanes):
     def action_jump_back(self) -> None:
         """Backspace: back to the spec a jump came from."""
         if self._jumps:
-            query, spec = self._jumps.pop()
-            self.query_one(QueryBar).show(str(query.spec) if query.spec else "")
-            self._show(query, spec)
+            jumped = self._jumps.pop()
+            self._put_line(jumped.line)
+            self._opened = jumped.opened
+            self._wanted_spec = jumped.query.spec
+            self._show(jumped.query, jumped.spec)
+
+    def _put_line(self, text: str) -> None:
+        """Put `text` on the query line without applying it (the screen sets the query itself); the list follows."""
+        self.query_one(QueryBar).show(text)
+        self._list_follows(text)
+
+    def _list_follows(self, text: str) -> None:
+        """The package list as the query line's text makes it: a package search, or the packages a spec matches."""
+        packages = self.query_one(PackageList)
+        spec_mode = looks_like_spec(text)
+        packages.state = replace(packages.state, only_matching=spec_mode,
+                                 search=packages.state.search if spec_mode else text)
 
     @on(SpecTable.Selected)
     def _spec_selected(self) -> None:
@@ -300,7 +334,10 @@ class BrowserScreen(BrowserPanes):
         if not looks_like_spec(event.text):
             self.query_one(PackageList).choose_highlighted()
         elif self._use_text(event.text):
-            self.set_focus(self.query_one(SpecTable))
+            if self.spec_query == self._applied:  # answered already
+                self.set_focus(self.query_one(SpecTable))
+            else:
+                self._focus_when_answered = (self.spec_query, event.text)
 
     @on(QueryBar.Left)
     def _query_left(self, event: QueryBar.Left) -> None:
@@ -309,11 +346,9 @@ class BrowserScreen(BrowserPanes):
 
     def _use_text(self, text: str) -> bool:
         """The query line changed: a package search, or a spec query (False when it cannot be used)."""
-        packages, bar = self.query_one(PackageList), self.query_one(QueryBar)
-        spec_mode = looks_like_spec(text)
-        packages.state = replace(packages.state, only_matching=spec_mode,
-                                 search=packages.state.search if spec_mode else text)
-        if not spec_mode:
+        bar = self.query_one(QueryBar)
+        self._list_follows(text)
+        if not looks_like_spec(text):
             bar.problem = None
             self._wanted_spec = None
             if self.spec_query.spec is not None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from enum import Enum
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -15,6 +17,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input
 
+from cachetui.present.apart import apart
 from cachetui.present.fit import fit
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.model.corpus import FACETS
@@ -71,6 +74,7 @@ class FacetState:
 class FacetRows:
     entries: list[Entry]
     initial_cursor: int | None
+    _shown: dict[int, dict[int, str]] = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -84,13 +88,46 @@ class FacetRows:
             return Text(fit(entry.title, width, pad=True), style="bold reverse")
         if entry.kind is Kind.MORE:
             return Text(f"  … {entry.count} more (Enter)", style="dim")
+        shown = self._values(width)[row]
         if entry.kind is Kind.ACTIVE:
-            label = f"{FACET_TITLES[entry.facet]}: "
-            return Text.assemble(("✕ ", "bold"), label, fit(inert(entry.value), max(1, width - len(label) - 3)))
-        counted = f" {entry.count} "
+            return Text.assemble(("✕ ", "bold"), f"{FACET_TITLES[entry.facet]}: ", shown)
         mark = ("✓ ", "bold green") if entry.chosen else ("  ", "")
-        shown = fit(inert(entry.value) or "(none)", max(1, width - 2 - len(counted)), pad=True)
+        counted = f" {entry.count} ".rjust(width - 2 - cell_len(shown))
         return Text.assemble(mark, (shown, "bold" if entry.chosen else ""), (counted, "dim"))
+
+    def key(self, row: int) -> Hashable:
+        """What a row's paint depends on: its entry, and the entries its facet shows beside it (its value is
+        cut to stay apart from theirs, its count aligned with theirs)."""
+        return self._keys[row]
+
+    @cached_property
+    def _keys(self) -> list[Hashable]:
+        groups: dict[tuple[Kind, str], list[Entry]] = {}
+        for entry in self.entries:
+            groups.setdefault((entry.kind, entry.facet), []).append(entry)
+        together = {group: tuple(entries) for group, entries in groups.items()}
+        return [(entry, together[entry.kind, entry.facet]) for entry in self.entries]
+
+    def _values(self, width: int) -> dict[int, str]:
+        """Row -> its value as shown at `width`: the values of one facet take the same cells (their counts
+        aligned) and are cut in the middle so that no two read alike (`develop-2025-04-20`, `-05-04`)."""
+        if width not in self._shown:
+            groups: dict[tuple[Kind, str], list[int]] = {}
+            for row, entry in enumerate(self.entries):
+                if entry.kind in (Kind.ACTIVE, Kind.VALUE):
+                    groups.setdefault((entry.kind, entry.facet), []).append(row)
+            shown: dict[int, str] = {}
+            for (kind, facet), rows in groups.items():
+                if kind is Kind.ACTIVE:
+                    cells = width - len(FACET_TITLES[facet]) - 5  # "✕ ", "Title: ", and a cell to spare
+                else:
+                    cells = width - 2 - max(len(f" {self.entries[row].count} ") for row in rows)
+                values = [inert(self.entries[row].value) or "(none)" for row in rows]
+                cut = apart(values, max(1, cells))
+                shown |= {row: fit(text, max(1, cells), pad=kind is Kind.VALUE) for row, text in zip(rows, cut)}
+            self._shown.clear()  # one width at a time: a resize lays the list out anew
+            self._shown[width] = shown
+        return self._shown[width]
 
 
 def facet_entries(state: FacetState) -> list[Entry]:
@@ -145,13 +182,13 @@ class FacetPanel(PickList):
         return self.source.entries if isinstance(self.source, FacetRows) else []
 
     def row_key(self, row: int) -> Hashable:
-        # An entry is all its line shows: a toggle that only moves the lines below the active
-        # filters repaints the few that changed, in the frame that answers the key.
-        entries = self.entries
-        return entries[row] if row < len(entries) else row
+        # An entry (with its facet's entries beside it) is all its line shows: a toggle that only moves
+        # the lines below the active filters repaints the few that changed, in the frame that answers the key.
+        source = self.source
+        return source.key(row) if isinstance(source, FacetRows) and row < len(source) else row
 
     def forget_rows(self) -> None:
-        pass  # keyed by entry, painted lines stay true (the cache is bounded)
+        pass  # keyed by what they show, painted lines stay true (the cache is bounded)
 
     def watch_state(self, state: FacetState) -> None:
         previous = self.entries[self.cursor] if self.entries and self.cursor < len(self.entries) else None

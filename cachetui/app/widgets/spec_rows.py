@@ -12,7 +12,7 @@ from rich.text import Text
 
 from cachetui.present.fit import fit
 from cachetui.present.inert import inert
-from cachetui.present.table_cells import CHANGE_TEXT, SpecRows, cell_getters
+from cachetui.present.table_cells import CHANGE_TEXT, MIDDLE_CUT, SpecRows, cell_getters, cut_cells
 from cachetui.present.table_layout import GAP
 from cachetui.present.table_plan import Plan, differs_getter, measure, plan
 
@@ -106,12 +106,13 @@ class ColumnRows(RowSource):
         self.wanted = self._measured.wanted
         self.plan = Plan()
         self._room: int | None = None
+        self._cuts: dict[tuple[str, int], dict[str, str]] = {}  # (column, width) -> value -> as shown
 
     def lay_out(self, room: int) -> None:
         if room != self._room:  # the table's height changes often (the details pane); its width seldom
             self._room = room
             self.plan = plan(self._measured, room)
-            self._getters["differs"] = differs_getter(self.rows, self._getters, self.plan)
+            self._getters["differs"] = differs_getter(self.rows, self._getters, self.plan, self._measured.siblings)
 
     def cell(self, key: str, spec: int) -> str:
         """A cell's whole text, as its column would show it with room enough."""
@@ -142,10 +143,21 @@ class ColumnRows(RowSource):
             if column.key == "change":
                 mark = change_mark(self.rows, spec)
                 text.append(fit(mark.plain, column_width, pad=True), mark.style)
+            elif column.key in MIDDLE_CUT:
+                shown = self._cut(column.key, column_width)[self.cell(column.key, spec)]
+                text.append(fit(shown, column_width, pad=True))
             else:
                 text.append(fit(self.cell(column.key, spec), column_width, pad=True))
             text.append(" " * GAP)
         return text
+
+    def _cut(self, key: str, width: int) -> dict[str, str]:
+        """Every package name (or tag) of the corpus as its column shows it at `width`: never two alike."""
+        if (key, width) not in self._cuts:
+            corpus = self.rows.corpus
+            values = [inert(v) for v in (corpus.packages if key == "package" else corpus.vocab[key].values)]
+            self._cuts[key, width] = dict(zip(values, cut_cells(key, values, width)))
+        return self._cuts[key, width]
 
     def column_at(self, x: int) -> str | None:
         left = 0

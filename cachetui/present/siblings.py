@@ -1,0 +1,42 @@
+"""A row's siblings: the rows of its package in the same answer, and what they all share.
+
+Over every package the answer's common part is nearly empty, so "what is not common" would list
+a row's every variant; what a reader needs is what tells the row from the other binaries of its
+package. So the differs cell of the all-packages view is worked out per package, from what that
+package's rows share (worked out when a row of it is first asked about).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cachetui.core.query.common import Common, common_to
+from cachetui.present.table_cells import SpecRows, differing_variants
+
+
+class Siblings:
+    """Per row, its variants that not all of its siblings share (name -> as its cell shows it)."""
+
+    def __init__(self, rows: SpecRows) -> None:
+        self.rows = rows
+        self._one_package = rows.package is not None or rows.common.package is not None or not len(rows.indices)
+        self._sorted: np.ndarray | None = None  # the answer's rows in corpus order: a package's rows are a run
+        self._commons: dict[int, Common] = {}
+
+    def common(self, spec: int) -> Common:
+        """What every row of `spec`'s package in the answer shares."""
+        if self._one_package:
+            return self.rows.common
+        corpus = self.rows.corpus
+        package = int(corpus.package_of[spec])
+        if package not in self._commons:
+            if self._sorted is None:
+                self._sorted = np.sort(self.rows.indices)
+            start, stop = corpus.package_ranges[package]
+            lo, hi = np.searchsorted(self._sorted, [start, stop])
+            self._commons[package] = common_to(corpus, self._sorted[lo:hi])
+        return self._commons[package]
+
+    def variants(self, spec: int) -> dict[str, str]:
+        """`spec`'s variants that not every row of its package in the answer has alike."""
+        return differing_variants(self.common(spec), self.rows.corpus.raw_variants(spec))
