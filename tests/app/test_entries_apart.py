@@ -96,7 +96,7 @@ def siblings_alike(app: CacheTuiApp) -> list[tuple[str, str]]:
             if not recorded:
                 continue  # alike in all but the hash, which shows
             cells_a, cells_b = _cells(table, a), _cells(table, b)
-            if any(cells_a[key].endswith("…") or cells_b[key].endswith("…") for key in cells_a if key != "hash"):
+            if any("…" in cells_a[key] or "…" in cells_b[key] for key in cells_a if key != "hash"):
                 continue  # some cell is cut: the reader knows there is more (the details say it)
             found.append((spec_a.hash[:7], spec_b.hash[:7]))
     return found
@@ -131,6 +131,23 @@ async def test_the_differs_cell_of_all_packages_leaves_out_what_the_rows_package
                    for row in range(table.row_count)}
         # every zlib binary is +pic and every hdf5 +fortran: only +mpi/~mpi tells hdf5's two apart
         assert differs == {"a": "", "b": "", "c": "+mpi", "d": "~mpi"}
+
+
+async def test_a_cut_differs_cell_keeps_its_end_where_siblings_differ() -> None:
+    # Siblings often differ at the end of their differs cell (stacks=…-x86_64-cpu, …-x86_64-cuda): cut in the
+    # middle, as package names are, the end shows.
+    app = sample_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        table = app.screen.query_one(SpecTable)
+        width = dict(table.column_widths)["differs"]
+        cut = 0
+        for row in range(table.row_count):
+            whole, drawn = table.source.cell("differs", table.source.spec_at(row)), _cells(table, row)["differs"]
+            if len(whole) > width:
+                cut += 1
+                assert "…" in drawn and drawn.endswith(whole[-3:]) and drawn.startswith(whole[:3]), (whole, drawn)
+        assert cut  # at 80x24 the sample's differs cells are cut
 
 
 async def test_at_60x15_a_tag_that_varies_keeps_its_column() -> None:

@@ -10,6 +10,7 @@ import numpy as np
 from rich.style import Style
 from rich.text import Text
 
+from cachetui.present.apart import cut_middle
 from cachetui.present.fit import fit
 from cachetui.present.inert import inert
 from cachetui.present.table_cells import CHANGE_TEXT, MIDDLE_CUT, SpecRows, cell_getters, cut_cells
@@ -146,6 +147,8 @@ class ColumnRows(RowSource):
             elif column.key in MIDDLE_CUT:
                 shown = self._cut(column.key, column_width)[self.cell(column.key, spec)]
                 text.append(fit(shown, column_width, pad=True))
+            elif column.key == "differs":  # what tells siblings apart is often at its end (stacks=…-cpu, …-cuda)
+                text.append(fit(cut_middle(self.cell(column.key, spec), column_width), column_width, pad=True))
             else:
                 text.append(fit(self.cell(column.key, spec), column_width, pad=True))
             text.append(" " * GAP)
