@@ -41,7 +41,7 @@ def served_page(out: Path) -> bool:
         env = {**os.environ, "XDG_CACHE_HOME": cache}
         server = subprocess.Popen(
             [sys.executable, "-c", "from cachetui.cli.main import main; raise SystemExit(main())",
-             "serve", "--port", "0", f"sample={sample_path()}"],
+             "serve", "--port", "0", str(sample_path())],
             stdout=subprocess.PIPE, text=True, env=env, start_new_session=True,
         )
         try:

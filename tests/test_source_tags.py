@@ -65,6 +65,6 @@ def test_a_name_given_to_site_documents_is_warned_once_naming_them(capsys: pytes
     data = strict_json(capsys.readouterr().out)
     assert code == 0 and isinstance(data, dict)
     (warning,) = [w for w in data["warnings"] if "tags" in w["reason"]]
-    assert warning["path"] == str(spec_tree) and "site documents carry their own tags: v1.0= is not used" in \
+    assert warning["path"] == str(spec_tree) and "site documents carry their own tags: v1.0= does not set their tag" in \
         warning["reason"]
     assert "v1.0" not in load_corpus([f"v1.0={spec_tree}"]).tags  # the documents' tags, as the warning says

@@ -136,7 +136,8 @@ def ignored_name(typed: str, source: Source) -> Problem | None:
     name = _split_name(typed)[0]
     if name is None or not isinstance(source, SiteDocuments):
         return None
-    return Problem(source.path, f"site documents carry their own tags: {name}= is not used", Severity.WARNING)
+    return Problem(source.path, f"site documents carry their own tags: {name}= does not set their tag",
+                   Severity.WARNING)
 
 
 def distinct_tags(sources: list[Source]) -> tuple[list[Source], list[Problem]]:
