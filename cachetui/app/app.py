@@ -22,7 +22,7 @@ from cachetui.app.worker_failure import report_failure
 from cachetui.core.load.cache import CorpusCache
 from cachetui.core.load.pipeline import load_corpus
 from cachetui.core.load.sources import local_input
-from cachetui.core.load.sources.site.loader import DEFAULT_MAX_BYTES
+from cachetui.core.load.sources.site.loader import MAX_FILE_BYTES
 from cachetui.core.load.sources.transport import DEFAULT_TIMEOUT_S
 from cachetui.core.model.build import build_corpus
 from cachetui.core.model.corpus import Corpus, Document, SpecView
@@ -48,7 +48,7 @@ class CacheTuiApp(App[None]):
         self,
         paths: Sequence[str | os.PathLike[str]],
         *,
-        max_bytes: int = DEFAULT_MAX_BYTES,
+        max_bytes: int = MAX_FILE_BYTES,
         system_clipboard: bool = True,
         use_cache: bool = True,
         workers: int | None = None,

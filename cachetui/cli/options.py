@@ -14,7 +14,7 @@ from cachetui.core.load.pipeline import load_corpus, require_inputs
 from cachetui.core.load.sample import sample_path
 from cachetui.core.load.sources import public_sources, spack_mirror_inputs
 from cachetui.core.load.sources.redact import redact
-from cachetui.core.load.sources.site.loader import DEFAULT_MAX_BYTES
+from cachetui.core.load.sources.site.loader import MAX_FILE_BYTES
 from cachetui.core.load.sources.transport import DEFAULT_TIMEOUT_S
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import PathNotFound, UnusableInput
@@ -65,9 +65,9 @@ def add_load_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-file-size",
         type=_megabytes,
-        default=DEFAULT_MAX_BYTES,
+        default=MAX_FILE_BYTES,
         metavar="MB",
-        help=f"skip files larger than this (default {DEFAULT_MAX_BYTES // 2**20} MB)",
+        help=f"skip files larger than this (default {MAX_FILE_BYTES // 2**20} MB)",
     )
     parser.add_argument(
         "--no-cache", action="store_true", help="neither read nor write the warm-start cache ($XDG_CACHE_HOME/cachetui)"

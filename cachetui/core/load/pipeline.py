@@ -39,7 +39,7 @@ from cachetui.core.load.sources.indexes import (
 )
 from cachetui.core.load.sources.mirror import Net
 from cachetui.core.load.sources.site.loader import (
-    DEFAULT_MAX_BYTES,
+    MAX_FILE_BYTES,
     Candidate,
     DirSignature,
     FileResult,
@@ -121,7 +121,7 @@ def recognisable(typed: str) -> bool:
 def load_corpus(
     inputs: Sequence[str | os.PathLike[str]],
     *,
-    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_bytes: int = MAX_FILE_BYTES,
     progress: Progress | None = None,
     workers: int | None = None,
     cache: CorpusCache | None = None,

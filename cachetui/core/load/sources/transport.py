@@ -37,7 +37,7 @@ PUBLIC_HTTPS = "https://binaries.spack.io"
 CHUNK = 1 << 20
 MIN_RATE = 1024  # bytes a second: slower than this for a whole timeout is a stalled download
 DEFAULT_TIMEOUT_S = 30.0
-DEFAULT_MAX_BYTES = 2 << 30  # a whole-site index is 100-200 MB; refuse an endless stream
+MAX_DOWNLOAD_BYTES = 2 << 30  # one download; a whole-site index is 100-200 MB; refuse an endless stream
 USER_AGENT = "cachetui (Spack build-cache browser)"
 
 ByteProgress = Callable[[int, int | None], None]  # bytes so far, total when known
@@ -106,7 +106,7 @@ def fetch(
     *,
     progress: ByteProgress | None = None,
     timeout: float = DEFAULT_TIMEOUT_S,
-    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_bytes: int = MAX_DOWNLOAD_BYTES,
     headers: Mapping[str, str] | None = None,
 ) -> Fetched:
     """The whole content of `location`, or FetchError.
