@@ -13,8 +13,7 @@ import sys
 from typing import Any, TextIO
 
 from cachetui.cli.options import add_inputs, fail_usage, load_or_exit, report_load_errors
-from cachetui.core.load.pipeline import recognisable
-from cachetui.core.load.sources.redact import redact
+from cachetui.core.load import recognisable, redact
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.diff import Diff, Side, corpus_side, diff, tag_side
 from cachetui.core.query.filters import UnknownValue
