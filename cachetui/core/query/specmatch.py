@@ -59,14 +59,6 @@ class NoDependencyData(QueryProblem):
     """`^` asked of a corpus whose sources record no dependencies."""
 
 
-def spec_mask(corpus: Corpus, scope: slice, query: SpecQuery, package: str | None = None) -> np.ndarray:
-    """Boolean mask over the scope: the binaries that satisfy `query` (raises QueryProblem)."""
-    mask = np.ones(scope.stop - scope.start, dtype=bool)
-    for _, part in spec_parts(corpus, scope, query, package):
-        mask &= part
-    return mask
-
-
 def spec_parts(corpus: Corpus, scope: slice, query: SpecQuery, package: str | None = None) -> list[Part]:
     """Each constraint of the query with its mask over the scope, in the order a user reads the query.
 
