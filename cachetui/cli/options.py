@@ -20,6 +20,7 @@ from cachetui.core.load import (
 )
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import PathNotFound, UnusableInput
+from cachetui.core.spack.tags import PUBLIC_HOST
 from cachetui.present.format import problem_line
 from cachetui.present.inert import inert
 
@@ -36,7 +37,7 @@ def add_inputs(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--public", nargs="?", const="", default=None, metavar="TAG",
-        help="the live public build cache (binaries.spack.io), all tags or one",
+        help=f"the live public build cache ({PUBLIC_HOST}), all tags or one",
     )
     parser.add_argument(
         "--spack-mirrors", action="store_true",

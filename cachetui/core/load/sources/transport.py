@@ -22,6 +22,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from cachetui.core.load.sources.redact import origin, redact, request_auth
 from cachetui.core.load.sources.regular_file import NotRegular, open_regular
+from cachetui.core.spack.tags import PUBLIC_MIRROR
 from cachetui.core.spack.words import counted
 
 if TYPE_CHECKING:
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
 
 # The public build cache: `s3://spack-binaries/<path>` is served at `https://binaries.spack.io/<path>`.
 PUBLIC_BUCKET = "spack-binaries"
-PUBLIC_HTTPS = "https://binaries.spack.io"
 CHUNK = 1 << 20
 MIN_RATE = 1024  # bytes a second: slower than this for a whole timeout is a stalled download
 DEFAULT_TIMEOUT_S = 30.0
@@ -82,8 +82,8 @@ def public_url(text: str) -> str:
     if parts.scheme != "s3":
         return text
     if parts.netloc != PUBLIC_BUCKET:
-        raise FetchError(text, f"only s3://{PUBLIC_BUCKET} (served at {PUBLIC_HTTPS}) can be read without credentials")
-    return f"{PUBLIC_HTTPS}/{parts.path.lstrip('/')}"
+        raise FetchError(text, f"only s3://{PUBLIC_BUCKET} (served at {PUBLIC_MIRROR}) can be read without credentials")
+    return f"{PUBLIC_MIRROR}/{parts.path.lstrip('/')}"
 
 
 def join(base: str, *parts: str) -> str:
