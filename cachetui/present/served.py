@@ -22,6 +22,7 @@ from cachetui.core.model.corpus import Corpus, Document
 from cachetui.core.model.problems import LoadReport
 from cachetui.core.model.records import MirrorOrigin
 from cachetui.core.query.spack_commands import mirror_of, without_credentials
+from cachetui.present.answer import file_safe
 from cachetui.present.export import FORMATS as EXPORT_FORMATS
 
 ENVIRONMENT = "CACHETUI_SERVED"
@@ -161,7 +162,7 @@ def download_name(typed: str) -> str:
         raise DownloadRefused("type a file name")
     if "/" in name or "\\" in name or name in (".", ".."):
         raise DownloadRefused("a file name only: the file downloads in your browser, never onto the server")
-    name = "".join(c if c.isascii() and (c.isalnum() or c in "._+-") else "_" for c in name).lstrip(".") or "cachetui"
+    name = file_safe(name).lstrip(".") or "cachetui"
     stem, dot, suffix = name.rpartition(".")
     if not dot or not stem or suffix.lower() not in EXPORT_FORMATS:
         name += "." + EXPORT_FORMATS[0]
