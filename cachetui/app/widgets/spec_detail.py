@@ -14,7 +14,7 @@ MAX_USED_BY = 200  # a common library is used by thousands; the first ones show,
 def spec_detail(corpus: Corpus, index: int, with_build: bool) -> SpecDetail:
     spec = corpus.spec(index)
     document = corpus.documents[corpus.document_of[index]]
-    if not document.generation.startswith("mirror"):
+    if not document.from_mirror:
         return SpecDetail(spec, tuple(corpus.tags_of_hash(spec.hash)))
     deptypes = WITH_BUILD if with_build else RUNTIME
     users = used_by(corpus, spec.hash, deptypes)
