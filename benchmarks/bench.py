@@ -36,7 +36,7 @@ from benchmarks.decode_floor import FLOOR_TARGET, document_paths, floor  # noqa:
 from benchmarks.harness import measure_warm  # noqa: E402
 from benchmarks.mirror_bench import measure_mirror, render_mirror  # noqa: E402
 from cachetui.core.load.cache import CorpusCache  # noqa: E402
-from cachetui.core.load.pipeline import load_corpus  # noqa: E402
+from cachetui.core.load import LoadOptions, load_corpus  # noqa: E402
 from cachetui.core.load.sources.site.frontmatter import split_front_matter  # noqa: E402
 from cachetui.core.load.sources.site.loader import find_candidates  # noqa: E402
 from cachetui.core.model.problems import LoadReport  # noqa: E402
@@ -90,7 +90,7 @@ def measure_cold(root: Path, rounds: int, naive_rounds: int) -> dict[str, float]
     for i in range(rounds):
         runs["floor"].append(floor(paths))
         runs["default"].append(timed(lambda: load_corpus([root])))
-        runs["workers1"].append(timed(lambda: load_corpus([root], workers=1)))
+        runs["workers1"].append(timed(lambda: load_corpus([root], LoadOptions(workers=1))))
         if i < naive_rounds:
             runs["naive"].append(timed(lambda: naive_load(root)))
     medians = {k: statistics.median(v) for k, v in runs.items()}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.load import LoadOptions, load_corpus
 from tests.conftest import listing, spec_entry
 
 
@@ -21,7 +21,7 @@ def test_a_package_listed_twice_in_one_tag_is_said_for_each_later_file(tmp_path:
     also = _write(tmp_path, "develop", "zlib-copy", "zlib", "c")
     _write(tmp_path, "v1.0", "zlib", "zlib", "d")  # another tag: no repeat
     _write(tmp_path, "develop", "zstd", "zstd", "e")
-    corpus = load_corpus([tmp_path], workers=1)
+    corpus = load_corpus([tmp_path], LoadOptions(workers=1))
     said = [(p.path, p.reason) for p in corpus.report.problems]
     assert said == [(also, f"zlib in tag develop also comes from {first}"),
                     (later, f"zlib in tag develop also comes from {first}")]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.load import LoadOptions, load_corpus
 from cachetui.core.load.sample import sample_path
 from cachetui.core.load.sources.site import loader
 from tests.conftest import listing, spec_entry
@@ -154,7 +154,7 @@ def test_a_file_that_grows_while_read_is_reported(tmp_path: Path, monkeypatch: p
         return (Appending(handle), info) if path == str(growing) else (handle, info)
 
     monkeypatch.setattr(loader, "open_regular", opening)
-    corpus = load_corpus([tree], workers=1)
+    corpus = load_corpus([tree], LoadOptions(workers=1))
     assert corpus.n_specs == 1
     (reason,) = _problems(corpus, growing)
     assert reason.startswith("changed while it was read") and "read again next time" in reason

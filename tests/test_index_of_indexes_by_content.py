@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from cachetui.cli.main import main
+from cachetui.core.load import LoadOptions, load_corpus
 from cachetui.core.load.cache import CorpusCache
-from cachetui.core.load.pipeline import load_corpus
 from tests.cli_answers import strict_json
 from tests.mirrors import DB7, DB8, MirrorServer, blob_path, index_bytes, v2_mirror, v3_mirror
 
@@ -51,9 +51,9 @@ def test_an_index_of_indexes_known_by_its_content_is_used_offline_from_its_store
     servers = serve(www)
     server = next(servers)
     (www / "indexes.json").write_text(json.dumps(_refs(www, server.at(""))))
-    load_corpus([server.at("indexes.json")], cache=CorpusCache(), timeout=2)
+    load_corpus([server.at("indexes.json")], LoadOptions(timeout=2), cache=CorpusCache())
     servers.close()
-    corpus = load_corpus([server.at("indexes.json")], cache=CorpusCache(), timeout=2)
+    corpus = load_corpus([server.at("indexes.json")], LoadOptions(timeout=2), cache=CorpusCache())
     assert corpus.tags == ["develop", "v0.23.0"] and corpus.n_specs == 8
     assert any("showing the copy stored" in w.reason for w in corpus.report.warnings)
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from cachetui.cli.main import main
+from cachetui.core.load import LoadOptions, load_corpus
 from cachetui.core.load.cache import CorpusCache
-from cachetui.core.load.pipeline import load_corpus
 from cachetui.core.load.sources import PUBLIC_INDEX_OF_INDEXES, IndexOfIndexes, public_sources, recognise
 from cachetui.core.load.sources.indexes import IndexGroup
 from cachetui.core.load.sources.transport import FetchError, fetch, public_url
@@ -292,9 +292,9 @@ def test_offline_the_stored_index_is_used_with_its_age(tmp_path: Path) -> None:
     servers = serve(www)
     server = next(servers)
     url = server.at("develop")
-    load_corpus([url], cache=CorpusCache(), timeout=2)
+    load_corpus([url], LoadOptions(timeout=2), cache=CorpusCache())
     servers.close()  # the network is down
-    corpus = load_corpus([url], cache=CorpusCache(), timeout=2)
+    corpus = load_corpus([url], LoadOptions(timeout=2), cache=CorpusCache())
     assert corpus.n_specs == 6 and corpus.report.errors == []
     (warning,) = corpus.report.warnings
     assert "cannot reach the mirror" in warning.reason and "minutes ago" in warning.reason
@@ -476,8 +476,8 @@ def test_an_index_of_indexes_is_used_offline_from_its_stored_copy(tmp_path: Path
     server = next(servers)
     refs = {"develop": [{"label": "root", "url": server.at(f"develop/{blob_path(www, root)}")}]}
     (www / "cache_spack_io_index.json").write_text(json.dumps(refs))
-    load_corpus([server.at("cache_spack_io_index.json")], cache=CorpusCache(), timeout=2)
+    load_corpus([server.at("cache_spack_io_index.json")], LoadOptions(timeout=2), cache=CorpusCache())
     servers.close()
-    corpus = load_corpus([server.at("cache_spack_io_index.json")], cache=CorpusCache(), timeout=2)
+    corpus = load_corpus([server.at("cache_spack_io_index.json")], LoadOptions(timeout=2), cache=CorpusCache())
     assert corpus.n_specs == 6 and corpus.report.errors == []
     assert any("showing the copy stored" in w.reason for w in corpus.report.warnings)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import cachetui.core.load.sources.site.parallel as parallel
-from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.load import LoadOptions, load_corpus
 from cachetui.core.query.query import Query, all_facet_counts
 from tests.conftest import listing, spec_entry
 
@@ -34,7 +34,7 @@ def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_two_workers_equal_one(tmp_path: Path) -> None:
     _tree(tmp_path, 3 * 16 + 5)
-    assert _fingerprint(load_corpus([tmp_path], workers=2)) == _fingerprint(load_corpus([tmp_path], workers=1))
+    assert _fingerprint(load_corpus([tmp_path], LoadOptions(workers=2))) == _fingerprint(load_corpus([tmp_path], LoadOptions(workers=1)))
 
 
 def test_a_pool_that_cannot_start_falls_back_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -44,7 +44,7 @@ def test_a_pool_that_cannot_start_falls_back_in_process(tmp_path: Path, monkeypa
         raise ValueError("bad value(s) in fds_to_keep")  # what a TUI host said when asked to spawn
 
     monkeypatch.setattr(parallel, "ProcessPoolExecutor", refuse)
-    assert _fingerprint(load_corpus([tmp_path], workers=2)) == _fingerprint(load_corpus([tmp_path], workers=1))
+    assert _fingerprint(load_corpus([tmp_path], LoadOptions(workers=2))) == _fingerprint(load_corpus([tmp_path], LoadOptions(workers=1)))
 
 
 def test_small_trees_stay_in_process() -> None:
@@ -75,6 +75,6 @@ def test_chunks_no_worker_started_are_parsed_here(tmp_path: Path, monkeypatch: p
     _tree(tmp_path, 3 * 16 + 5)
     pool = _NeverStarting()
     monkeypatch.setattr(parallel, "_start_pool", lambda workers: pool)
-    shared = load_corpus([tmp_path], workers=2)
+    shared = load_corpus([tmp_path], LoadOptions(workers=2))
     assert pool.submitted == 4  # every chunk went to the pool, and came back
-    assert _fingerprint(shared) == _fingerprint(load_corpus([tmp_path], workers=1))
+    assert _fingerprint(shared) == _fingerprint(load_corpus([tmp_path], LoadOptions(workers=1)))

@@ -128,7 +128,7 @@ def test_stack_root_is_refused_as_the_whole_tag(capsys: pytest.CaptureFixture[st
 
 
 async def test_the_palette_does_not_offer_the_root_stack(spec_tree: Path) -> None:
-    app = CacheTuiApp([str(spec_tree)], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([str(spec_tree)], system_clipboard=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
         offered = [hit.text async for hit in FacetCommands(app.screen).search("root")]

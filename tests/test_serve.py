@@ -32,7 +32,7 @@ from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.cli.main import main
 from cachetui.cli.serve import is_loopback, mirror_urls
 from cachetui.cli.web import SessionServer, busy_message
-from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.load import LoadOptions, load_corpus
 from cachetui.core.load.sample import sample_path
 from cachetui.present.served import (
     DownloadRefused,
@@ -92,8 +92,8 @@ def test_a_download_is_named_by_a_plain_file_name_never_a_path() -> None:
 
 
 def test_the_configuration_travels_whole_through_the_environment() -> None:
-    config = ServeConfig([HOSTILE_NAME, "x=https://e.org/m"], 123, use_cache=False, workers=2, timeout=4.5,
-                         mirror_urls={"m": "https://m.example.org"})
+    config = ServeConfig([HOSTILE_NAME, "x=https://e.org/m"],
+                         LoadOptions(max_file_bytes=123, use_cache=True, workers=2, timeout=4.5), mirror_urls={"m": "https://m.example.org"})
     assert ServeConfig.from_environment(config.to_environment()) == config
     with pytest.raises(KeyError):
         ServeConfig.from_environment({})
@@ -114,7 +114,7 @@ def test_the_clipboard_is_open_to_https_and_this_machine_only() -> None:
 
 
 async def test_without_https_a_copy_says_how_to_select_the_text() -> None:
-    app = ServedApp(ServeConfig([str(sample_path())], 2**26, use_cache=False, browser_clipboard=False))
+    app = ServedApp(ServeConfig([str(sample_path())], browser_clipboard=False))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
         await open_package(pilot, "mpi4py")
@@ -133,7 +133,7 @@ def test_loopback_hosts() -> None:
 def test_the_served_corpus_names_local_mirrors_only_by_a_given_url(tmp_path: Path) -> None:
     mirror = v2_mirror(tmp_path / "site-mirror", DB8)
     inputs = [str(sample_path()), str(mirror)]
-    corpus = load_corpus(inputs, max_bytes=2**26, cache=None)
+    corpus = load_corpus(inputs)
     for urls, expected in (({}, None), ({"site-mirror": "https://m.example.org/spack"}, "https://m.example.org/spack")):
         shown, origins = served_corpus(corpus, Labels(inputs), urls)
         assert not any(str(tmp_path) in d.path or str(sample_path()) in d.path for d in shown.documents)
@@ -148,7 +148,7 @@ def test_the_served_corpus_names_local_mirrors_only_by_a_given_url(tmp_path: Pat
 
 
 def _served(inputs: list[str], **urls: str) -> ServedApp:
-    return ServedApp(ServeConfig(inputs, 2**26, use_cache=False, mirror_urls=urls))
+    return ServedApp(ServeConfig(inputs, mirror_urls=urls))
 
 
 def _detail_text(app: ServedApp) -> str:
@@ -275,7 +275,7 @@ async def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterat
     source = tmp_path / HOSTILE_NAME
     shutil.copytree(sample_path(), source, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     monkeypatch.chdir(tmp_path)  # where `touch pwned` would land
-    config = ServeConfig([str(source)], 2**26)
+    config = ServeConfig([str(source)])
     server = SessionServer(config, host="127.0.0.1", port=0, public_url=None, title="cachetui: " + HOSTILE_NAME,
                            max_sessions=2)
     test_server = TestServer(await server.make_app(), host="127.0.0.1", port=0)

@@ -37,7 +37,7 @@ def _plant(directory: Path, mark: Path, *packages: str) -> Path:
 
 
 async def _serve_sample() -> tuple[TestServer, SessionServer]:
-    server = SessionServer(ServeConfig([str(sample_path())], 2**26), host="127.0.0.1", port=0, public_url=None,
+    server = SessionServer(ServeConfig([str(sample_path())]), host="127.0.0.1", port=0, public_url=None,
                            title="cachetui: sample", max_sessions=1)
     test_server = TestServer(await server.make_app(), host="127.0.0.1", port=0)
     await test_server.start_server()

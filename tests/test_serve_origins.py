@@ -92,7 +92,7 @@ class Servers:
     running: list[TestServer] = field(default_factory=list)
 
     async def start(self, public_url: str | None = None) -> tuple[TestServer, SessionServer]:
-        server = SessionServer(ServeConfig([str(sample_path())], 2**26), host="127.0.0.1", port=0,
+        server = SessionServer(ServeConfig([str(sample_path())]), host="127.0.0.1", port=0,
                                public_url=public_url, title=TITLE, max_sessions=1)
         test_server = TestServer(await server.make_app(), host="127.0.0.1", port=0)
         await test_server.start_server()

@@ -19,11 +19,7 @@ from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.screens.copy_menu import CopyMenu
 from cachetui.app.styles import stylesheet
 from cachetui.app.worker_failure import report_failure
-from cachetui.core.load.cache import CorpusCache
-from cachetui.core.load.pipeline import load_corpus
-from cachetui.core.load.sources import local_input
-from cachetui.core.load.sources.site.loader import DEFAULT_MAX_BYTES
-from cachetui.core.load.sources.transport import DEFAULT_TIMEOUT_S
+from cachetui.core.load import LoadOptions, load_corpus, local_input
 from cachetui.core.model.build import build_corpus
 from cachetui.core.model.corpus import Corpus, Document, SpecView
 from cachetui.core.model.problems import LoadReport, Problem
@@ -47,20 +43,14 @@ class CacheTuiApp(App[None]):
     def __init__(
         self,
         paths: Sequence[str | os.PathLike[str]],
+        load: LoadOptions = LoadOptions(),  # noqa: B008 -- frozen: one shared default is safe
         *,
-        max_bytes: int = DEFAULT_MAX_BYTES,
         system_clipboard: bool = True,
-        use_cache: bool = True,
-        workers: int | None = None,
-        timeout: float = DEFAULT_TIMEOUT_S,
         settings: UserSettings | None = None,
     ) -> None:
         super().__init__()
         self.paths = list(paths)
-        self.timeout = timeout
-        self.max_bytes = max_bytes
-        self.cache = CorpusCache() if use_cache else None
-        self.load_workers = workers
+        self.load_options = load
         self.system_clipboard = system_clipboard
         self.browser = BrowserScreen()
         self.settings = settings  # the user's config.toml; None: Textual's and cachetui's defaults, nothing saved
@@ -99,8 +89,7 @@ class CacheTuiApp(App[None]):
         def progress(done: int, total: int | None, what: str) -> None:
             self.call_from_thread(self.browser.show_progress, done, total, what)
 
-        corpus = load_corpus(self.paths, max_bytes=self.max_bytes, progress=progress, cache=self.cache,
-                             workers=self.load_workers, timeout=self.timeout)
+        corpus = load_corpus(self.paths, self.load_options, progress=progress)
         corpus = self.presented(self._with_settings_problems(corpus))
         self.call_from_thread(setattr, self.browser, "corpus", corpus)
         return corpus

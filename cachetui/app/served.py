@@ -38,8 +38,7 @@ class ServedApp(CacheTuiApp):
 
     def __init__(self, config: ServeConfig) -> None:
         # No local clipboard tool: it would copy to the server's desktop, not the visitor's.
-        super().__init__(config.inputs, max_bytes=config.max_bytes, system_clipboard=False,
-                         use_cache=config.use_cache, workers=config.workers, timeout=config.timeout)
+        super().__init__(config.inputs, config.load, system_clipboard=False)
         self._labels = Labels(config.inputs)
         self._mirror_urls = dict(config.mirror_urls)
         self._origins: dict[Document, MirrorOrigin | None] = {}

@@ -13,11 +13,10 @@ import sys
 from typing import Any, TextIO
 
 from cachetui.cli.options import add_inputs, fail_usage, load_or_exit, report_load_errors
-from cachetui.core.load.pipeline import recognisable
-from cachetui.core.load.sources.redact import redact
+from cachetui.core.load import recognisable, redact
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.diff import Diff, Side, corpus_side, diff, tag_side
-from cachetui.core.query.filters import UnknownValue
+from cachetui.core.query.filters import UnknownValue, resolve_package
 from cachetui.core.spack.words import counted
 from cachetui.present.inert import inert
 from cachetui.present import table, writers
@@ -75,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         old, new = _sides(args)
         package = args.package
-        if package is not None and package not in old.corpus.package_index and package not in new.corpus.package_index:
-            raise UnknownValue("package", package, [*old.corpus.packages, *new.corpus.packages])
+        if package is not None:
+            resolve_package(old.corpus, package, new.corpus)
     except UnknownValue as exc:
         fail_usage(str(exc))
     found = diff(old, new, package)

@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING
 
 from cachetui import __version__
 from cachetui.cli import check, config, diff, query, serve
-from cachetui.cli.options import EXIT_OK, UsageError, add_inputs, check_inputs, guarded, names_a_source
+from cachetui.cli.options import (
+    EXIT_OK,
+    UsageError,
+    add_inputs,
+    check_inputs,
+    guarded,
+    load_options,
+    names_a_source,
+)
 
 if TYPE_CHECKING:
     from cachetui.app.app import CacheTuiApp
@@ -70,5 +78,4 @@ def browser_app(args: argparse.Namespace) -> CacheTuiApp:
         if from_settings:
             raise UsageError(f"{exc} (in the sources of {settings.path})") from None
         raise
-    return CacheTuiApp(inputs, max_bytes=args.max_file_size, use_cache=not args.no_cache, workers=args.workers,
-                       timeout=args.timeout, settings=settings)
+    return CacheTuiApp(inputs, load_options(args), settings=settings)

@@ -9,15 +9,18 @@ from contextlib import contextmanager
 from typing import NoReturn
 
 from cachetui.cli.progress_line import ProgressLine
-from cachetui.core.load.cache import CorpusCache
-from cachetui.core.load.pipeline import load_corpus, require_inputs
-from cachetui.core.load.sample import sample_path
-from cachetui.core.load.sources import public_sources, spack_mirror_inputs
-from cachetui.core.load.sources.redact import redact
-from cachetui.core.load.sources.site.loader import DEFAULT_MAX_BYTES
-from cachetui.core.load.sources.transport import DEFAULT_TIMEOUT_S
+from cachetui.core.load import (
+    LoadOptions,
+    load_corpus,
+    public_sources,
+    redact,
+    require_inputs,
+    sample_path,
+    spack_mirror_inputs,
+)
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import PathNotFound, UnusableInput
+from cachetui.core.spack.tags import PUBLIC_HOST
 from cachetui.present.format import problem_line
 from cachetui.present.inert import inert
 
@@ -34,7 +37,7 @@ def add_inputs(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--public", nargs="?", const="", default=None, metavar="TAG",
-        help="the live public build cache (binaries.spack.io), all tags or one",
+        help=f"the live public build cache ({PUBLIC_HOST}), all tags or one",
     )
     parser.add_argument(
         "--spack-mirrors", action="store_true",
@@ -62,12 +65,13 @@ def names_a_source(args: argparse.Namespace) -> bool:
 
 
 def add_load_options(parser: argparse.ArgumentParser) -> None:
+    """The options `load_options` reads, with `LoadOptions`' defaults."""
     parser.add_argument(
         "--max-file-size",
         type=_megabytes,
-        default=DEFAULT_MAX_BYTES,
+        default=_DEFAULTS.max_file_bytes,
         metavar="MB",
-        help=f"skip files larger than this (default {DEFAULT_MAX_BYTES // 2**20} MB)",
+        help=f"skip files larger than this (default {_DEFAULTS.max_file_bytes // 2**20} MB)",
     )
     parser.add_argument(
         "--no-cache", action="store_true", help="neither read nor write the warm-start cache ($XDG_CACHE_HOME/cachetui)"
@@ -77,10 +81,19 @@ def add_load_options(parser: argparse.ArgumentParser) -> None:
         help="parse site documents in N processes (default: one per core, up to 8, from 10,000 files)",
     )
     parser.add_argument(
-        "--timeout", type=_positive, default=DEFAULT_TIMEOUT_S, metavar="S",
-        help=f"network connect and read timeout (default {DEFAULT_TIMEOUT_S:g} s)",
+        "--timeout", type=_positive, default=_DEFAULTS.timeout, metavar="S",
+        help=f"network connect and read timeout (default {_DEFAULTS.timeout:g} s)",
     )
     parser.add_argument("--debug", action="store_true", help="show a traceback for internal errors")
+
+
+_DEFAULTS = LoadOptions()
+
+
+def load_options(args: argparse.Namespace) -> LoadOptions:
+    """What the command line chose about the load; the warm cache unless `--no-cache`."""
+    return LoadOptions(max_file_bytes=args.max_file_size, use_cache=not args.no_cache, workers=args.workers,
+                       timeout=args.timeout)
 
 
 def _positive(text: str) -> float:
@@ -114,10 +127,8 @@ NOTHING_LOADED = "no source loaded: nothing to answer from (the errors above say
 
 def load_inputs(args: argparse.Namespace) -> Corpus:
     """Load the corpus, with a progress line on a terminal; a missing path is a usage error (exit 2)."""
-    cache = None if args.no_cache else CorpusCache()
     with _inputs_checked(), ProgressLine(sys.stderr) as line:
-        return load_corpus(inputs_of(args), max_bytes=args.max_file_size, cache=cache, workers=args.workers,
-                           timeout=args.timeout, progress=line.update)
+        return load_corpus(inputs_of(args), load_options(args), progress=line.update)
 
 
 def check_inputs(args: argparse.Namespace) -> list[str]:

@@ -8,9 +8,9 @@ import os
 import sys
 from typing import Any
 
-from cachetui.cli.options import EXIT_OK, add_inputs, check_inputs, fail_usage, load_or_exit
+from cachetui.cli.options import EXIT_OK, add_inputs, check_inputs, fail_usage, load_options, load_or_exit
 from cachetui.cli.served_hosts import SERVED_HOSTS, public_origin
-from cachetui.core.load.sources import SPACK_MIRRORS, local_input
+from cachetui.core.load import SPACK_MIRRORS, local_input
 from cachetui.present.format import counted
 from cachetui.present.inert import inert
 from cachetui.present.served import Labels, ServeConfig, source_labels
@@ -62,8 +62,7 @@ def run(args: argparse.Namespace) -> int:
                        f"{args.public_url!r}")
     inputs = check_inputs(args)
     labels = source_labels(inputs)
-    config = ServeConfig(inputs, args.max_file_size, use_cache=not args.no_cache, workers=args.workers,
-                         timeout=args.timeout, mirror_urls=mirror_urls(args.mirror_url, inputs))
+    config = ServeConfig(inputs, load_options(args), mirror_urls=mirror_urls(args.mirror_url, inputs))
     if not args.no_cache:
         # Loaded once here, so each visitor's session starts from the warm cache, not from a cold parse.
         corpus = load_or_exit(args)

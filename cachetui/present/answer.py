@@ -102,5 +102,6 @@ def runs_on_text(runs_on: RunsOn | None) -> str | None:
 
 
 def file_safe(name: str) -> str:
-    """A package name as part of a suggested file name: no separators, no control characters."""
+    """A name as part of a file name (an export's suggested one, a download's): plain characters only, so no
+    separator, control character or header syntax; each other character becomes `_`."""
     return "".join(c if c.isascii() and (c.isalnum() or c in "._+-") else "_" for c in name)

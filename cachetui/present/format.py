@@ -6,8 +6,7 @@ import os
 from collections.abc import Iterable
 from functools import lru_cache
 
-from cachetui.core.load.progress import DOCUMENTS
-from cachetui.core.load.sources.transport import is_url
+from cachetui.core.load import DOCUMENTS, is_url
 from cachetui.core.model.problems import Problem
 from cachetui.core.spack.variants import Variant, VariantKind, parse_variants
 from cachetui.core.spack.words import counted as counted  # one rule for counts, shared with the core

@@ -17,18 +17,15 @@ import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
-from cachetui.core.load.sources import SPACK_MIRRORS, local_input
-from cachetui.core.load.sources.indexes import group_tag
-from cachetui.core.load.sources.oci import is_oci
-from cachetui.core.load.sources.transport import local_path
+from cachetui.core.load import LoadOptions, local_input, local_location, source_label
 from cachetui.core.model.corpus import Corpus, Document
 from cachetui.core.model.problems import LoadReport
 from cachetui.core.model.records import MirrorOrigin
 from cachetui.core.query.spack_commands import mirror_of, without_credentials
+from cachetui.present.answer import file_safe
 from cachetui.present.export import FORMATS as EXPORT_FORMATS
 
 ENVIRONMENT = "CACHETUI_SERVED"
-_NAMED = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.+-]*)=(?P<source>.+)")
 # An absolute path with at least two parts, not inside a URL (`https://h/x`) nor a word (`and/or`).
 # One part alone (`/abc1234`) is left: it is how a hash prefix is written.
 _PATH = re.compile(r"(?<![\w:/.~])~?/[^\s/'\"]+(?:/[^\s'\"]*)+")
@@ -39,10 +36,7 @@ class ServeConfig:
     """Everything a served session needs, as JSON in one environment variable."""
 
     inputs: list[str]
-    max_bytes: int
-    use_cache: bool = True
-    workers: int | None = None
-    timeout: float = 30.0
+    load: LoadOptions = LoadOptions()  # frozen: one shared default is safe
     mirror_urls: dict[str, str] = field(default_factory=dict)  # label -> URL for a source read from a local path
     # Browsers open their clipboard to a page only on https or localhost; each session is told which it is.
     browser_clipboard: bool = True
@@ -56,7 +50,7 @@ class ServeConfig:
         data = json.loads(environ[ENVIRONMENT])
         if not isinstance(data, dict):
             raise ValueError(f"{ENVIRONMENT} is not a JSON object")
-        return cls(**data)
+        return cls(**{**data, "load": LoadOptions(**data.get("load", {}))})
 
 
 def secure_context(url: str) -> bool:
@@ -70,18 +64,6 @@ def secure_context(url: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-
-
-def source_label(typed: str) -> str:
-    """How a visitor sees a source: `NAME=…` is NAME; else the last part of its location."""
-    if typed.startswith(SPACK_MIRRORS):
-        return typed.removeprefix(SPACK_MIRRORS) or "spack-mirrors"
-    match = _NAMED.fullmatch(typed)
-    if match is not None and not os.path.lexists(typed):
-        return match.group("name")
-    if is_oci(typed):
-        return typed.rstrip("/").rpartition("/")[2] or "oci"
-    return group_tag(typed)
 
 
 def source_labels(inputs: Sequence[str]) -> list[str]:
@@ -110,11 +92,11 @@ class Labels:
         self._roots = sorted(roots.items(), key=lambda item: len(item[0]), reverse=True)  # the deepest root wins
 
     def is_local(self, location: str) -> bool:
-        return not is_oci(location) and local_path(location) is not None
+        return local_location(location) is not None
 
     def path(self, location: str) -> str:
         """A location as a visitor sees it: a local path under its source's label, a URL without credentials."""
-        local = None if is_oci(location) else local_path(location)
+        local = local_location(location)
         if local is None:
             return without_credentials(location)
         path, hash_mark, fragment = local.partition("#")
@@ -180,7 +162,7 @@ def download_name(typed: str) -> str:
         raise DownloadRefused("type a file name")
     if "/" in name or "\\" in name or name in (".", ".."):
         raise DownloadRefused("a file name only: the file downloads in your browser, never onto the server")
-    name = "".join(c if c.isascii() and (c.isalnum() or c in "._+-") else "_" for c in name).lstrip(".") or "cachetui"
+    name = file_safe(name).lstrip(".") or "cachetui"
     stem, dot, suffix = name.rpartition(".")
     if not dot or not stem or suffix.lower() not in EXPORT_FORMATS:
         name += "." + EXPORT_FORMATS[0]

@@ -29,7 +29,7 @@ from cachetui.present.table_cells import (
     differs_text,
     some_not_installable,
 )
-from cachetui.core.spack.hashes import short_hash
+from cachetui.core.spack.hashes import hash_reference
 from cachetui.present.table_keys import Keys, keyed, row_keys, still_alike, varying_dependencies
 from cachetui.present.table_layout import COLUMN, COLUMNS, GAP, Column, Fill, Layout, lay_out
 
@@ -216,8 +216,8 @@ def _dependencies_getter(rows: SpecRows, names: tuple[str, ...]) -> Getter:
     dependencies, chosen = rows.corpus.dependencies, set(names)
 
     def spelled(i: int) -> str:
-        return " ".join(f"^{edge.name}@{edge.version}/{short_hash(edge.hash)}" if edge.version
-                        else f"^{edge.name}/{short_hash(edge.hash)}" for edge in dependencies(i) if edge.name in chosen)
+        return " ".join("^" + (f"{edge.name}@{edge.version}" if edge.version else edge.name) + hash_reference(edge.hash)
+                        for edge in dependencies(i) if edge.name in chosen)
 
     return spelled
 

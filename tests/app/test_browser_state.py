@@ -27,7 +27,7 @@ def tree(tmp_path: Path) -> Path:
 
 
 def _app(root: Path) -> CacheTuiApp:
-    return CacheTuiApp([str(root)], system_clipboard=False, use_cache=False)
+    return CacheTuiApp([str(root)], system_clipboard=False)
 
 
 @pytest.mark.parametrize("text", ["hdf5 +mip", "hdf5 target=nosuchtarget", "hfd5 +mpi", "/zzzzzz",

@@ -64,7 +64,7 @@ def _shown(app: CacheTuiApp) -> set[tuple[str, str]]:
 async def test_twenty_questions_get_the_same_answers_and_messages_in_the_cli_and_the_browser(
         capsys: pytest.CaptureFixture[str], sources: list[str]) -> None:
     expected = [_cli(capsys, sources, text) for text in QUERIES]
-    app = CacheTuiApp(sources, system_clipboard=False, use_cache=False)
+    app = CacheTuiApp(sources, system_clipboard=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
         bar = app.screen.query_one(QueryBar)
@@ -86,7 +86,7 @@ async def test_a_package_named_by_one_query_does_not_scope_the_next(capsys: pyte
                                                                    sources: list[str]) -> None:
     everywhere, _ = _cli(capsys, sources, "cuda_arch=80")
     in_kokkos, _ = _cli(capsys, sources, "kokkos cuda_arch=80")  # before the app runs: it takes over stdout
-    app = CacheTuiApp(sources, system_clipboard=False, use_cache=False)
+    app = CacheTuiApp(sources, system_clipboard=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
         await type_query(pilot, "hdf5 +mpi")
@@ -98,7 +98,7 @@ async def test_a_package_named_by_one_query_does_not_scope_the_next(capsys: pyte
 
 
 async def test_a_new_answer_opens_at_its_first_row(sources: list[str]) -> None:
-    app = CacheTuiApp(sources, system_clipboard=False, use_cache=False)
+    app = CacheTuiApp(sources, system_clipboard=False)
     async with app.run_test(size=(120, 24)) as pilot:
         await wait_loaded(pilot)
         table = app.screen.query_one(SpecTable)
@@ -114,7 +114,7 @@ async def test_a_new_answer_opens_at_its_first_row(sources: list[str]) -> None:
 
 
 async def test_the_column_chooser_repaints_every_row_at_once(sources: list[str]) -> None:
-    app = CacheTuiApp(sources, system_clipboard=False, use_cache=False)
+    app = CacheTuiApp(sources, system_clipboard=False)
     async with app.run_test(size=(160, 30)) as pilot:
         await wait_loaded(pilot)
         await type_query(pilot, "hdf5")  # a spec query naming a package: many rows
@@ -129,7 +129,7 @@ async def test_the_column_chooser_repaints_every_row_at_once(sources: list[str])
 
 
 async def test_the_empty_table_hint_names_x_only_when_it_acts(sources: list[str]) -> None:
-    app = CacheTuiApp(sources, system_clipboard=False, use_cache=False)
+    app = CacheTuiApp(sources, system_clipboard=False)
     async with app.run_test(size=(120, 30)) as pilot:
         await wait_loaded(pilot)
         await type_query(pilot, "hdf5 +cuda %gcc")
@@ -140,7 +140,7 @@ async def test_the_empty_table_hint_names_x_only_when_it_acts(sources: list[str]
 
 async def test_the_copy_menu_names_the_mirror_a_binary_was_loaded_from(sources: list[str]) -> None:
     site, mirror = sources
-    app = CacheTuiApp([site, f"mysite={mirror}"], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([site, f"mysite={mirror}"], system_clipboard=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
         await type_query(pilot, "git")

@@ -26,7 +26,7 @@ def snapshots(tmp_path: Path) -> Path:
 
 
 def _app(root: Path) -> CacheTuiApp:
-    return CacheTuiApp([str(root)], system_clipboard=False, use_cache=False)
+    return CacheTuiApp([str(root)], system_clipboard=False)
 
 
 def _table(app: CacheTuiApp) -> SpecTable:

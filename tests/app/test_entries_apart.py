@@ -40,7 +40,7 @@ def _lines(view, rows: range) -> list[str]:  # noqa: ANN001 - a PickList
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_package_names_and_facet_values_never_read_alike(tmp_path: Path, size: tuple[int, int]) -> None:
-    app = CacheTuiApp([str(write_family(tmp_path))], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([str(write_family(tmp_path))], system_clipboard=False)
     async with app.run_test(size=size) as pilot:
         await wait_loaded(pilot)
         packages = app.screen.query_one(PackageList).options
@@ -123,7 +123,7 @@ async def test_the_differs_cell_of_all_packages_leaves_out_what_the_rows_package
         path = tmp_path / "_cache" / "develop" / package / "specs.md"
         path.parent.mkdir(parents=True)
         path.write_text(listing(package, "develop", specs))
-    app = CacheTuiApp([str(tmp_path)], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([str(tmp_path)], system_clipboard=False)
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_loaded(pilot)
         table = app.screen.query_one(SpecTable)
@@ -184,7 +184,7 @@ async def test_rows_that_differ_only_in_a_dependency_say_which(tmp_path: Path, o
     installs |= {h: _node("tool", h, "2.0", [("zlib", z)]) for h, z in
                  (("toolone" + "a" * 25, "zlib131" + "a" * 25), ("tooltwo" + "a" * 25, "zlibtwin" + "a" * 24))}
     v3_mirror(tmp_path / "develop", json.dumps({"database": {"version": "8", "installs": installs}}).encode())
-    app = CacheTuiApp([str(tmp_path / "develop")], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([str(tmp_path / "develop")], system_clipboard=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
         if opened:

@@ -141,7 +141,7 @@ async def _palette_scores(app: CacheTuiApp, typed: str) -> dict[str, float]:
 
 
 async def test_palette_ranks_an_exact_facet_value_above_a_fuzzy_package(tmp_path: Path) -> None:
-    app = CacheTuiApp([str(_wide_tree(tmp_path))], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([str(_wide_tree(tmp_path))], system_clipboard=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
         scores = await _palette_scores(app, "~cuda")
@@ -154,7 +154,7 @@ async def test_palette_ranks_an_exact_facet_value_above_a_fuzzy_package(tmp_path
 
 
 async def test_typing_in_the_facets_pane_reaches_every_value(tmp_path: Path) -> None:
-    app = CacheTuiApp([str(_wide_tree(tmp_path))], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([str(_wide_tree(tmp_path))], system_clipboard=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
         panel = app.screen.query_one(FacetPanel)
@@ -173,7 +173,7 @@ async def test_typing_in_the_facets_pane_reaches_every_value(tmp_path: Path) -> 
 
 
 async def test_more_row_shows_the_rest_of_a_facet(tmp_path: Path) -> None:
-    app = CacheTuiApp([str(_wide_tree(tmp_path))], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([str(_wide_tree(tmp_path))], system_clipboard=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
         panel = app.screen.query_one(FacetPanel)

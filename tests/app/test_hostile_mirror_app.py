@@ -33,7 +33,7 @@ def hostile(tmp_path: Path) -> Iterator[HostileServer]:
 
 async def test_hostile_values_and_a_password_never_reach_the_screen(hostile: HostileServer) -> None:
     sources = [hostile.at("good"), hostile.with_credentials("private/develop"), hostile.with_credentials("private/gone")]
-    app = CacheTuiApp(sources, system_clipboard=False, use_cache=False)
+    app = CacheTuiApp(sources, system_clipboard=False)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         corpus = app.browser.corpus

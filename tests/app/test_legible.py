@@ -58,7 +58,7 @@ def _problem_tree(root: Path) -> Path:
 
 
 async def test_the_problems_screen_marks_a_cut_reason_and_shows_it_whole_below(tmp_path: Path) -> None:
-    app = CacheTuiApp([str(_problem_tree(tmp_path))], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([str(_problem_tree(tmp_path))], system_clipboard=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_loaded(pilot)
         problems = app.browser.corpus.report.problems
@@ -121,7 +121,7 @@ async def test_the_sort_arrow_shows_on_a_column_too_narrow_for_its_title_and_arr
 
 
 async def test_b_keeps_the_details_where_the_reader_scrolled_them(tmp_path: Path) -> None:
-    app = CacheTuiApp([str(v2_mirror(tmp_path / "mirror", DB8))], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([str(v2_mirror(tmp_path / "mirror", DB8))], system_clipboard=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_loaded(pilot)
         await open_package(pilot, "libdwarf")
@@ -153,7 +153,7 @@ def private_mirror(tmp_path: Path) -> Iterator[HostileServer]:
 
 async def test_the_copy_menu_trusts_keys_before_installing_and_says_credentials_were_left_out(
         private_mirror: HostileServer) -> None:
-    app = CacheTuiApp([private_mirror.with_credentials("private/team")], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([private_mirror.with_credentials("private/team")], system_clipboard=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
         await open_package(pilot, "libdwarf")
@@ -177,7 +177,7 @@ async def test_the_copy_menu_trusts_keys_before_installing_and_says_credentials_
 async def test_the_status_line_counts_one_of_a_thing_in_the_singular(tmp_path: Path) -> None:
     (tmp_path / "broken.md").write_text('---\ntitle: "x"\nmeta: {bad\n---\n')
     mirror = v2_mirror(tmp_path / "mirror", DB8)
-    app = CacheTuiApp([str(mirror), str(tmp_path / "broken.md")], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([str(mirror), str(tmp_path / "broken.md")], system_clipboard=False)
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_loaded(pilot)
         status = screen_text(app).splitlines()[0]

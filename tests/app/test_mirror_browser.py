@@ -36,7 +36,7 @@ async def test_a_mirror_opens_with_progress_and_shows_dependencies(
     original = BrowserScreen.show_progress
     monkeypatch.setattr(BrowserScreen, "show_progress",
                         lambda self, done, total, what: (shown.append(what), original(self, done, total, what)))
-    app = CacheTuiApp([mirror_server.at("develop")], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([mirror_server.at("develop")], system_clipboard=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
         assert shown[:1] == ["downloading the develop index"] and "reading the develop index" in shown
@@ -57,7 +57,7 @@ async def test_a_mirror_opens_with_progress_and_shows_dependencies(
 
 async def test_used_by_lists_the_dependents_and_enter_jumps(mirror_server: MirrorServer) -> None:
     v3_mirror(mirror_server.root / "develop", index_bytes(DB8))
-    app = CacheTuiApp([mirror_server.at("develop")], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([mirror_server.at("develop")], system_clipboard=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
         await open_package(pilot, "libelf")
@@ -79,7 +79,7 @@ async def test_used_by_lists_the_dependents_and_enter_jumps(mirror_server: Mirro
 
 
 async def test_a_missing_mirror_says_so_and_does_not_hang(mirror_server: MirrorServer) -> None:
-    app = CacheTuiApp([mirror_server.at("nothing")], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([mirror_server.at("nothing")], system_clipboard=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_loaded(pilot)
         status = app.screen.query_one("#status").render()

@@ -32,7 +32,7 @@ async def test_a_registry_opens_in_the_browser_and_offers_adding_it() -> None:
     with serve_registry(auth="bearer") as registry:
         registry.push_index("spack/buildcache", index_bytes(DB8))
         url = f"oci+http://{registry.host}/spack/buildcache"
-        app = CacheTuiApp([url], system_clipboard=False, use_cache=False)
+        app = CacheTuiApp([url], system_clipboard=False)
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_loaded(pilot)
             corpus = app.browser.corpus
@@ -53,7 +53,7 @@ async def test_a_configured_mirror_copies_just_the_install_line(tmp_path: Path,
     with serve_registry() as registry:
         registry.push_index("team/cache", index_bytes(DB8))
         spack.mirrors(spack.user, f"mirrors:\n  team: oci+http://{registry.host}/team/cache\n")
-        app = CacheTuiApp(["spack-mirrors:"], system_clipboard=False, use_cache=False)
+        app = CacheTuiApp(["spack-mirrors:"], system_clipboard=False)
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_loaded(pilot)
             assert app.browser.corpus.tags == ["team"]

@@ -20,7 +20,7 @@ from tests.test_compiler_names import write_sources
 
 
 async def test_the_palette_offers_a_compiler_once_under_either_name_with_the_query_s_count(tmp_path: Path) -> None:
-    app = CacheTuiApp(write_sources(tmp_path), system_clipboard=False, use_cache=False)
+    app = CacheTuiApp(write_sources(tmp_path), system_clipboard=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
         corpus = app.browser.corpus
@@ -38,7 +38,7 @@ async def test_a_dependency_query_beside_a_mirror_says_what_it_cannot_tell_as_th
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     sources = [str(write_tree(tmp_path / "site")), str(dag_mirror.write_mirror(tmp_path / "mirror"))]
     _, rows, err = query(capsys, *sources, "--spec", "^curl")
-    app = CacheTuiApp(sources, system_clipboard=False, use_cache=False)
+    app = CacheTuiApp(sources, system_clipboard=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
         await type_query(pilot, "^curl")

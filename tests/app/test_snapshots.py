@@ -125,5 +125,5 @@ def test_every_width(snap_compare, size: tuple[int, int], view) -> None:  # noqa
     """
     root = Path("build") / f"width-tree-{size[0]}x{size[1]}-{view.__name__}"
     shutil.rmtree(root, ignore_errors=True)
-    app = CacheTuiApp([str(write_width_tree(root))], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([str(write_width_tree(root))], system_clipboard=False)
     assert snap_compare(app, terminal_size=size, run_before=view)

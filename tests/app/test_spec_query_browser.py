@@ -28,7 +28,7 @@ def tree(tmp_path: Path) -> Path:
 
 
 def _app(tree: Path) -> CacheTuiApp:
-    return CacheTuiApp([str(tree)], system_clipboard=False, use_cache=False)
+    return CacheTuiApp([str(tree)], system_clipboard=False)
 
 
 def _labels(app: CacheTuiApp) -> set[str]:

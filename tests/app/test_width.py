@@ -28,7 +28,7 @@ GAP = 1
 
 
 def width_app(tmp_path: Path) -> CacheTuiApp:
-    return CacheTuiApp([str(write_width_tree(tmp_path))], system_clipboard=False, use_cache=False)
+    return CacheTuiApp([str(write_width_tree(tmp_path))], system_clipboard=False)
 
 
 @asynccontextmanager
@@ -98,7 +98,7 @@ def varied_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 async def test_every_pair_of_rows_told_apart_or_marked(tmp_path: Path, varied_tree: Path, size: tuple[int, int],
                                                       tree: str, view: str) -> None:
     root = write_width_tree(tmp_path) if tree == "width" else varied_tree
-    app = CacheTuiApp([str(root)], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([str(root)], system_clipboard=False)
     async with app.run_test(size=size) as pilot:
         await wait_loaded(pilot)
         if view != "all packages":
@@ -183,7 +183,7 @@ async def test_footer_keeps_help_and_quit(tmp_path: Path, size: tuple[int, int])
 @pytest.mark.parametrize("size", [(80, 24), (60, 15)], ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_a_long_query_problem_wraps_marks_its_cut_and_is_whole_on_the_problems_screen(
         varied_tree: Path, size: tuple[int, int]) -> None:
-    app = CacheTuiApp([str(varied_tree)], system_clipboard=False, use_cache=False)
+    app = CacheTuiApp([str(varied_tree)], system_clipboard=False)
     async with app.run_test(size=size) as pilot:
         await wait_loaded(pilot)
         await type_query(pilot, "hdf5 +xyzzy")  # no variant near it: the note lists those hdf5 has

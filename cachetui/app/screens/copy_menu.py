@@ -9,7 +9,7 @@ from cachetui.app.screens.choice_dialog import ChoiceDialog
 from cachetui.core.model.corpus import SpecView
 from cachetui.core.model.records import MirrorOrigin
 from cachetui.core.query.spack_commands import origin_commands
-from cachetui.core.spack.hashes import short_hash
+from cachetui.core.spack.hashes import hash_reference
 from cachetui.present.inert import inert
 
 
@@ -21,7 +21,7 @@ def copy_choices(spec: SpecView, origin: MirrorOrigin | None = None) -> list[tup
     """
     hash_ = inert(spec.hash)
     shown = None if origin is None else origin._replace(name=inert(origin.name), url=inert(origin.url))
-    return [("full hash", hash_), ("short hash", "/" + short_hash(hash_)), *origin_commands(hash_, shown)]
+    return [("full hash", hash_), ("short hash", hash_reference(hash_)), *origin_commands(hash_, shown)]
 
 
 class CopyMenu(ChoiceDialog[tuple[str, str]]):

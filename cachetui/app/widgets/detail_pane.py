@@ -19,7 +19,7 @@ from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.model.corpus import SpecView, arch_triple
 from cachetui.core.model.dependencies import TreeLine
 from cachetui.core.spack.deptypes import deptype_names
-from cachetui.core.spack.hashes import is_valid_hash, short_hash
+from cachetui.core.spack.hashes import hash_reference, is_valid_hash
 from cachetui.core.spack.tags import named_stacks
 from cachetui.core.spack.variants import parse_variants
 from cachetui.present.format import counted, describe_variant, display_path, human_size
@@ -63,7 +63,7 @@ def _row(label: str, value: str, style: str = "") -> Line:
 
 def _about(detail: SpecDetail) -> list[Line]:
     spec = detail.spec
-    lines = [_row("hash", spec.hash, "bold cyan"), _row("short", "/" + short_hash(spec.hash), "cyan")]
+    lines = [_row("hash", spec.hash, "bold cyan"), _row("short", hash_reference(spec.hash), "cyan")]
     if not is_valid_hash(spec.hash):
         lines.append(_row("", "not a valid Spack hash (32 chars of a-z, 2-7)", "yellow"))
     lines += [
@@ -91,8 +91,8 @@ def _installable(detail: SpecDetail) -> list[Line]:
     for line in missing:
         dep = line.dependency
         name = f"{dep.name}@{dep.version}" if dep.version else dep.name
-        lines.append((Text.assemble(" " * (LABEL_WIDTH + 1), inert(name), (" /" + inert(short_hash(dep.hash)), "dim")),
-                      None))
+        lines.append((Text.assemble(" " * (LABEL_WIDTH + 1), inert(name),
+                                    (" " + inert(hash_reference(dep.hash)), "dim")), None))
     return lines
 
 
@@ -123,7 +123,7 @@ def _dependencies(detail: SpecDetail) -> list[Line]:
         name = f"{dep.name}@{dep.version}" if dep.version else dep.name
         text = Text(" " * (INDENT * line.depth))
         text.append(inert(name), "bold" if line.spec is not None else "")
-        text.append(" /" + inert(short_hash(dep.hash)), "cyan" if line.spec is not None else "dim")
+        text.append(" " + inert(hash_reference(dep.hash)), "cyan" if line.spec is not None else "dim")
         if dep.virtuals:
             text.append(f"  provides {inert(dep.virtuals)}", "dim")
         if line.spec is None:

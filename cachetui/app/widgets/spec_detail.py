@@ -6,7 +6,7 @@ from cachetui.app.widgets.detail_pane import SpecDetail, UsedBy
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.dependencies import RUNTIME, WITH_BUILD, dependency_tree, used_by
 from cachetui.core.model.installable import NO
-from cachetui.core.spack.hashes import short_hash
+from cachetui.core.spack.hashes import hash_reference
 
 MAX_USED_BY = 200  # a common library is used by thousands; the first ones show, the count says the rest
 
@@ -14,7 +14,7 @@ MAX_USED_BY = 200  # a common library is used by thousands; the first ones show,
 def spec_detail(corpus: Corpus, index: int, with_build: bool) -> SpecDetail:
     spec = corpus.spec(index)
     document = corpus.documents[corpus.document_of[index]]
-    if not document.generation.startswith("mirror"):
+    if not document.from_mirror:
         return SpecDetail(spec, tuple(corpus.tags_of_hash(spec.hash)))
     deptypes = WITH_BUILD if with_build else RUNTIME
     users = used_by(corpus, spec.hash, deptypes)
@@ -28,4 +28,4 @@ def spec_detail(corpus: Corpus, index: int, with_build: bool) -> SpecDetail:
 
 def _label(corpus: Corpus, index: int) -> str:
     spec = corpus.spec(index)
-    return f"{spec.package}@{spec.version} /{short_hash(spec.hash)}  {spec.tag}"
+    return f"{spec.package}@{spec.version} {hash_reference(spec.hash)}  {spec.tag}"

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from cachetui.core.load.cache import CorpusCache, Snapshot, listing_unchanged
+from cachetui.core.load.options import LoadOptions
 from cachetui.core.load.progress import DOCUMENTS, Progress
 from cachetui.core.load.sources import (
     IndexOfIndexes,
@@ -39,7 +40,6 @@ from cachetui.core.load.sources.indexes import (
 )
 from cachetui.core.load.sources.mirror import Net
 from cachetui.core.load.sources.site.loader import (
-    DEFAULT_MAX_BYTES,
     Candidate,
     DirSignature,
     FileResult,
@@ -50,13 +50,12 @@ from cachetui.core.load.sources.site.loader import (
 )
 from cachetui.core.load.sources.site.parallel import load_into
 from cachetui.core.load.sources.spack_config import SpackMirrors, configured_groups
-from cachetui.core.load.sources.transport import DEFAULT_TIMEOUT_S
 from cachetui.core.model.build import CorpusBuilder
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity, UnusableInput
 from cachetui.core.model.records import MirrorOrigin
 
-__all__ = ["PathNotFound", "load_corpus", "require_inputs"]
+__all__ = ["LoadOptions", "PathNotFound", "load_corpus", "recognisable", "require_inputs"]
 
 
 @contextmanager
@@ -120,24 +119,25 @@ def recognisable(typed: str) -> bool:
 
 def load_corpus(
     inputs: Sequence[str | os.PathLike[str]],
+    options: LoadOptions = LoadOptions(),  # noqa: B008 -- frozen: one shared default is safe
     *,
-    max_bytes: int = DEFAULT_MAX_BYTES,
     progress: Progress | None = None,
-    workers: int | None = None,
     cache: CorpusCache | None = None,
-    timeout: float = DEFAULT_TIMEOUT_S,
 ) -> Corpus:
     """Load every input (documents, mirrors, indexes of indexes) into a Corpus; its `report` holds every problem.
 
     Documents stream straight into the builder, so only a few are held as Python objects at a
-    time. `workers` processes parse the files. With a `cache`, unchanged files and indexes
-    are not read again, and indexes are verified once and kept.
+    time. `options.workers` processes parse the files. With a warm cache (`cache`, else the user's
+    when `options.use_cache`), unchanged files and indexes are not read again, and indexes are
+    verified once and kept. `progress` hears how far the load is (it is this call's, not a choice).
     """
+    if cache is None and options.use_cache:
+        cache = CorpusCache()
     sources, problems = require_inputs(inputs)
-    net = Net(timeout=timeout, progress=progress, store=IndexStore(cache.directory) if cache else None)
+    net = Net(timeout=options.timeout, progress=progress, store=IndexStore(cache.directory) if cache else None)
     with _no_cyclic_gc():
-        return _Load(sources, [str(i) for i in inputs], cache, max_bytes, progress, workers, net,
-                     LoadReport(problems=problems)).run()
+        return _Load(sources, [str(i) for i in inputs], cache, options.max_file_bytes, progress, options.workers,
+                     net, LoadReport(problems=problems)).run()
 
 
 @dataclass

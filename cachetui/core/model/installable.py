@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from cachetui.core.model.corpus import Corpus
-from cachetui.core.model.dependencies import RUNTIME, TreeLine, dependency_tree, node_graph
+from cachetui.core.model.dependencies import RUNTIME, node_graph
 
 YES, NO, UNKNOWN = "yes", "no", "unknown"
 VALUES = (YES, NO, UNKNOWN)  # vocabulary order: the column's ids
@@ -37,9 +37,3 @@ def installable_column(corpus: Corpus) -> np.ndarray:
     needs = graph.dependents_of(through & missing[graph.target], through)
     column[known] = np.where(needs[graph.node_of_spec[known]], VALUES.index(NO), VALUES.index(YES))
     return column
-
-
-def missing_records(corpus: Corpus, spec: int) -> list[TreeLine]:
-    """What a binary would need built: the records of its link/run closure that no source holds."""
-    return [line for line in dependency_tree(corpus, spec, RUNTIME, limit=100_000)
-            if line.spec is None and not line.external and not line.repeated]

@@ -112,9 +112,12 @@ class Scope:
         return [names[i] for i in np.unique(ids).tolist()]
 
 
-def resolve_package(corpus: Corpus, typed: str) -> str:
-    if typed not in corpus.package_index:
-        raise UnknownValue("package", typed, corpus.packages)
+def resolve_package(corpus: Corpus, typed: str, *others: Corpus) -> str:
+    """`typed`, a package of `corpus` or of one of `others` (diff's two sides); else UnknownValue, the
+    nearest packages of them all suggested. The one place a package name is refused."""
+    corpora = (corpus, *others)
+    if not any(typed in each.package_index for each in corpora):
+        raise UnknownValue("package", typed, [package for each in corpora for package in each.packages])
     return typed
 
 

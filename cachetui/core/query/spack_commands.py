@@ -11,8 +11,7 @@ import urllib.parse
 
 from cachetui.core.model.corpus import Document
 from cachetui.core.model.records import MirrorOrigin
-
-PUBLIC_MIRROR = "https://binaries.spack.io"
+from cachetui.core.spack.tags import PUBLIC_MIRROR
 
 
 def install_command(hash_: str) -> str:

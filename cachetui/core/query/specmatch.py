@@ -40,6 +40,7 @@ from cachetui.core.query.resolve import (
     nearest_versions,
     resolve_arch,
     resolve_compiler,
+    resolve_package,
     resolve_variant,
     resolve_versions,
     unknown_hash,
@@ -59,14 +60,6 @@ class NoDependencyData(QueryProblem):
     """`^` asked of a corpus whose sources record no dependencies."""
 
 
-def spec_mask(corpus: Corpus, scope: slice, query: SpecQuery, package: str | None = None) -> np.ndarray:
-    """Boolean mask over the scope: the binaries that satisfy `query` (raises QueryProblem)."""
-    mask = np.ones(scope.stop - scope.start, dtype=bool)
-    for _, part in spec_parts(corpus, scope, query, package):
-        mask &= part
-    return mask
-
-
 def spec_parts(corpus: Corpus, scope: slice, query: SpecQuery, package: str | None = None) -> list[Part]:
     """Each constraint of the query with its mask over the scope, in the order a user reads the query.
 
@@ -78,8 +71,8 @@ def spec_parts(corpus: Corpus, scope: slice, query: SpecQuery, package: str | No
 def root_parts(corpus: Corpus, scope: slice, query: SpecQuery, package: str | None = None) -> list[Part]:
     """The constraints on the binary itself (all but its `^` dependencies): see spec_parts."""
     root = query.root
-    if root.name is not None and root.name not in corpus.package_index:
-        raise UnknownValue("package", root.name, corpus.packages)
+    if root.name is not None:
+        resolve_package(corpus, root.name)
     return node_parts(corpus, scope, root, Scope(corpus, root.name or package))
 
 

@@ -27,3 +27,8 @@ def all_valid_hashes(hashes: Sequence[str]) -> bool:
 
 def short_hash(text: str) -> str:
     return text[:SHORT_LENGTH]
+
+
+def hash_reference(text: str) -> str:
+    """A binary named by its hash prefix in spec syntax (`/abc1234`), as users type and paste it."""
+    return "/" + short_hash(text)

@@ -1,5 +1,5 @@
-"""Cache tags: their order (`develop`, releases newest first, dated snapshots newest first), and which
-stack labels name the whole tag rather than a stack.
+"""Cache tags: their order (`develop`, releases newest first, dated snapshots newest first), which
+stack labels name the whole tag rather than a stack, and where the public cache serves them.
 """
 
 from __future__ import annotations
@@ -14,6 +14,9 @@ _DATED = re.compile(r"\d{4}-\d{2}-\d{2}")
 # The public cache lists every binary of a tag under `root` (`build_cache` in older files) beside the
 # stacks that built it: that label is the whole tag, never a stack to narrow to.
 WHOLE_TAG_LABELS = frozenset({"root", "build_cache"})
+# Spack's public build cache: each tag is a mirror at `PUBLIC_MIRROR/<tag>` (`s3://spack-binaries/<tag>`).
+PUBLIC_HOST = "binaries.spack.io"
+PUBLIC_MIRROR = f"https://{PUBLIC_HOST}"
 
 
 def is_whole_tag(label: str) -> bool:

@@ -50,10 +50,11 @@ from cachetui.core.load.sources.regular_file import open_regular
 from cachetui.core.load.sources.transport import FetchError, is_url, local_path, public_url
 from cachetui.core.model.problems import PathNotFound, Problem, Severity, UnusableInput
 from cachetui.core.model.records import MirrorOrigin
+from cachetui.core.spack.tags import PUBLIC_MIRROR
 
-PUBLIC_INDEX_OF_INDEXES = f"https://binaries.spack.io/{INDEX_OF_INDEXES}"
-__all__ = ["PathNotFound", "SPACK_MIRRORS", "Source", "distinct_tags", "identity", "ignored_name", "recognise",
-           "public_sources", "spack_mirror_inputs"]
+PUBLIC_INDEX_OF_INDEXES = f"{PUBLIC_MIRROR}/{INDEX_OF_INDEXES}"
+__all__ = ["PathNotFound", "SPACK_MIRRORS", "Source", "distinct_tags", "identity", "ignored_name", "local_input",
+           "local_location", "recognise", "public_sources", "source_label", "spack_mirror_inputs"]
 _NAMED = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.+-]*)=(?P<source>.+)")
 
 
@@ -185,8 +186,24 @@ def _retagged(source: Source, group: IndexGroup, tag: str) -> Source:
 
 def local_input(typed: str) -> str | None:
     """The file-system path an input names (after any `NAME=`, a `file://` URL decoded); None for the network."""
-    text = _split_name(typed)[1]
-    return None if is_oci(text) or typed.startswith(SPACK_MIRRORS) else local_path(text)
+    return None if typed.startswith(SPACK_MIRRORS) else local_location(_split_name(typed)[1])
+
+
+def local_location(location: str) -> str | None:
+    """The file-system path of a location (a path or `file://` URL); None for one on the network or a registry."""
+    return None if is_oci(location) else local_path(location)
+
+
+def source_label(typed: str) -> str:
+    """What an input is called: `NAME=…` is NAME; else the last part of its location."""
+    if typed.startswith(SPACK_MIRRORS):
+        return typed.removeprefix(SPACK_MIRRORS) or "spack-mirrors"
+    name, text = _split_name(typed)
+    if name is not None:
+        return name
+    if is_oci(text):
+        return text.rstrip("/").rpartition("/")[2] or "oci"
+    return group_tag(text)
 
 
 def spack_mirror_inputs(every: bool, names: list[str]) -> list[str]:

@@ -30,7 +30,7 @@ from cachetui.core.load.sources.mirror import (
 )
 from cachetui.core.load.sources.redact import redact, remember
 from cachetui.core.load.sources.spack_db import IndexFormatError, read_database, read_membership
-from cachetui.core.load.sources.transport import DEFAULT_MAX_BYTES as MAX_BLOB_BYTES
+from cachetui.core.load.sources.transport import MAX_DOWNLOAD_BYTES as MAX_BLOB_BYTES
 from cachetui.core.load.sources.transport import FetchError, exists, is_url, join, local_path, public_url
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.records import DepBlock, MirrorOrigin, ParsedDocument, SpecColumns, UnheldRecords

@@ -32,8 +32,8 @@ from cachetui.core.load.sources.locator import (
     named,
 )
 from cachetui.core.load.sources.redact import redact
-from cachetui.core.load.sources.transport import DEFAULT_MAX_BYTES as MAX_BLOB_BYTES  # as stored and served
-from cachetui.core.load.sources.transport import DEFAULT_MAX_BYTES as MAX_INDEX_BYTES  # once inflated
+from cachetui.core.load.sources.transport import MAX_DOWNLOAD_BYTES as MAX_BLOB_BYTES  # as stored and served
+from cachetui.core.load.sources.transport import MAX_DOWNLOAD_BYTES as MAX_INDEX_BYTES  # once inflated
 from cachetui.core.load.sources.transport import FetchError, exists, fetch, join
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.spack.words import counted

@@ -22,6 +22,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from cachetui.core.load.sources.redact import origin, redact, request_auth
 from cachetui.core.load.sources.regular_file import NotRegular, open_regular
+from cachetui.core.spack.tags import PUBLIC_MIRROR
 from cachetui.core.spack.words import counted
 
 if TYPE_CHECKING:
@@ -33,11 +34,10 @@ if TYPE_CHECKING:
 
 # The public build cache: `s3://spack-binaries/<path>` is served at `https://binaries.spack.io/<path>`.
 PUBLIC_BUCKET = "spack-binaries"
-PUBLIC_HTTPS = "https://binaries.spack.io"
 CHUNK = 1 << 20
 MIN_RATE = 1024  # bytes a second: slower than this for a whole timeout is a stalled download
 DEFAULT_TIMEOUT_S = 30.0
-DEFAULT_MAX_BYTES = 2 << 30  # a whole-site index is 100-200 MB; refuse an endless stream
+MAX_DOWNLOAD_BYTES = 2 << 30  # one download; a whole-site index is 100-200 MB; refuse an endless stream
 USER_AGENT = "cachetui (Spack build-cache browser)"
 
 ByteProgress = Callable[[int, int | None], None]  # bytes so far, total when known
@@ -82,8 +82,8 @@ def public_url(text: str) -> str:
     if parts.scheme != "s3":
         return text
     if parts.netloc != PUBLIC_BUCKET:
-        raise FetchError(text, f"only s3://{PUBLIC_BUCKET} (served at {PUBLIC_HTTPS}) can be read without credentials")
-    return f"{PUBLIC_HTTPS}/{parts.path.lstrip('/')}"
+        raise FetchError(text, f"only s3://{PUBLIC_BUCKET} (served at {PUBLIC_MIRROR}) can be read without credentials")
+    return f"{PUBLIC_MIRROR}/{parts.path.lstrip('/')}"
 
 
 def join(base: str, *parts: str) -> str:
@@ -106,7 +106,7 @@ def fetch(
     *,
     progress: ByteProgress | None = None,
     timeout: float = DEFAULT_TIMEOUT_S,
-    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_bytes: int = MAX_DOWNLOAD_BYTES,
     headers: Mapping[str, str] | None = None,
 ) -> Fetched:
     """The whole content of `location`, or FetchError.

@@ -20,7 +20,7 @@ from cachetui.core.load.sources.site.parse import parse_front_matter
 from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity
 from cachetui.core.model.records import ParsedDocument
 
-DEFAULT_MAX_BYTES = 64 * 1024 * 1024  # the largest real document is well under 1 MB
+MAX_FILE_BYTES = 64 * 1024 * 1024  # one site document, or it is skipped; the largest real one is well under 1 MB
 LISTING_NAMES = frozenset({"specs.md", "index.md"})
 _HEAD_BYTES = 8
 _ONE_READ_BYTES = 256 * 1024  # below this a whole read costs no more than a peek
@@ -163,7 +163,7 @@ def _entries(directory: str, report: LoadReport, visited: set[tuple[int, int]],
         return []
 
 
-def load_file(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
+def load_file(candidate: Candidate, max_bytes: int = MAX_FILE_BYTES) -> FileResult:
     """Load one file; never raises for anything the file contains."""
     path = candidate.path
     try:
@@ -177,7 +177,7 @@ def load_file(candidate: Candidate, max_bytes: int = DEFAULT_MAX_BYTES) -> FileR
     return result
 
 
-def load_bytes(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
+def load_bytes(path: str, data: bytes, max_bytes: int = MAX_FILE_BYTES) -> FileResult:
     """Turn a document's bytes into a FileResult; never raises for anything in `data`."""
     document = fast_document(path, data)
     if document is not None:
@@ -185,7 +185,7 @@ def load_bytes(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> Fi
     return read_in_general(path, data, max_bytes)
 
 
-def read_in_general(path: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> FileResult:
+def read_in_general(path: str, data: bytes, max_bytes: int = MAX_FILE_BYTES) -> FileResult:
     """The general path: any generation, any irregularity, each problem said (the fast lane's fallback)."""
     text, problems = _decode(path, data)
     siblings = _SiblingReader(path, max_bytes)
@@ -310,7 +310,7 @@ def iter_documents(
     candidates: Sequence[Candidate],
     report: LoadReport,
     *,
-    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_bytes: int = MAX_FILE_BYTES,
     progress: Progress | None = None,
     results: Iterator[FileResult] | None = None,
 ) -> Iterator[ParsedDocument]:
@@ -329,7 +329,7 @@ def iter_documents(
 def load_paths(
     paths: Sequence[str | os.PathLike[str]],
     *,
-    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_bytes: int = MAX_FILE_BYTES,
     progress: Progress | None = None,
 ) -> LoadResult:
     """Load every document under `paths` into a list. Raises PathNotFound only for a missing path."""
