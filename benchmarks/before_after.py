@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.decode_floor import document_paths, floor  # noqa: E402
+
 CODE = """
 import sys, time
 from cachetui.core.load.pipeline import load_corpus

@@ -35,8 +35,8 @@ from benchmarks import generate_corpus, generate_varied  # noqa: E402
 from benchmarks.decode_floor import FLOOR_TARGET, document_paths, floor  # noqa: E402
 from benchmarks.harness import measure_warm  # noqa: E402
 from benchmarks.mirror_bench import measure_mirror, render_mirror  # noqa: E402
-from cachetui.core.load.cache import CorpusCache  # noqa: E402
 from cachetui.core.load import LoadOptions, load_corpus  # noqa: E402
+from cachetui.core.load.cache import CorpusCache  # noqa: E402
 from cachetui.core.load.sources.site.frontmatter import split_front_matter  # noqa: E402
 from cachetui.core.load.sources.site.loader import find_candidates  # noqa: E402
 from cachetui.core.model.problems import LoadReport  # noqa: E402

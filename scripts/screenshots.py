@@ -16,6 +16,7 @@ from cachetui.core.load.sample import sample_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from generate_varied import generate  # noqa: E402 - a script beside the benchmarks, not a package
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from served_screenshot import served_page  # noqa: E402 - a script beside this one
 

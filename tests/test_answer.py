@@ -7,12 +7,12 @@ import pytest
 from cachetui.core.load.sources.site.loader import load_paths
 from cachetui.core.model.build import build_corpus
 from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.recent import Recent
 from cachetui.core.query.query import Query
 from cachetui.core.query.spack_find import find_lines
 from cachetui.core.spack.specquery import parse_spec_query
 from cachetui.present import answer as answer_module
 from cachetui.present.answer import PACKAGE_COUNTS_KEPT, RecentAnswers, View, answer, compare_text
-from cachetui.core.model.recent import Recent
 from tests.conftest import WriteDoc, listing, spec_entry
 
 

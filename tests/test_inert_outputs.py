@@ -25,6 +25,7 @@ from cachetui.present import export
 from cachetui.present.inert import inert, unsafe
 from tests.hostile import EVERY_DIRECTORY, EVERY_PACKAGE, EVERY_TAG, EVERY_VALUE, HOSTILE, write_every_unsafe_value
 
+
 def run_over(root: Path, hostile_file: Path) -> dict[str, tuple[list[str], list[str]]]:
     """How each command is run over the tree, and the document text each of its formats must carry."""
     return {

@@ -11,7 +11,6 @@ from cachetui.core.query.results import package_counts_for
 from cachetui.core.spack.compilers import normalise_compiler
 from tests.conftest import SEED_FILES, read_seed_specs
 
-
 # The sample writes oneapi both ways; a compiler is counted under Spack 1.x's package name.
 SPACK_1_NAMES = {"oneapi": "intel-oneapi-compilers"}
 

@@ -18,8 +18,8 @@ import pytest
 from aiohttp import WSCloseCode
 from aiohttp.test_utils import TestServer
 
-from cachetui.cli.main import main
 from cachetui.cli import web
+from cachetui.cli.main import main
 from cachetui.cli.web import ENDED, SessionServer, session_pythonpath
 from cachetui.core.load.sample import sample_path
 from cachetui.present.served import ServeConfig

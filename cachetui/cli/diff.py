@@ -18,8 +18,8 @@ from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.diff import Diff, Side, corpus_side, diff, tag_side
 from cachetui.core.query.filters import UnknownValue, resolve_package
 from cachetui.core.spack.words import counted
-from cachetui.present.inert import inert
 from cachetui.present import table, writers
+from cachetui.present.inert import inert
 
 EXIT_SAME, EXIT_DIFFERENT = 0, 1
 FORMATS = ("table", "json", "csv")

@@ -11,12 +11,12 @@ import numpy as np
 
 from cachetui.cli.options import (
     EXIT_PROBLEMS,
+    UsageError,
     add_inputs,
     fail_usage,
     load_or_exit,
     report_load_errors,
     report_unknown,
-    UsageError,
 )
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.installable import VALUES as INSTALLABLE_VALUES

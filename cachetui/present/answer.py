@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.recent import Recent
 from cachetui.core.query.diff import compare_tags
 from cachetui.core.query.query import Query, RunsOn
 from cachetui.core.query.resolve import QueryProblem
 from cachetui.core.query.results import Results, package_counts_for, results_for
 from cachetui.core.query.spack_find import find_layout
-from cachetui.core.model.recent import Recent
 from cachetui.present.table_cells import SpecRows
 
 # Package counts for this many queries are kept: moving between packages keeps the query's

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from rich.cells import cell_len
 
+from cachetui.core.spack.hashes import hash_reference
 from cachetui.present.fit import fit
 from cachetui.present.inert import inert
 from cachetui.present.separate import alike_pairs, evenness, separating
@@ -29,7 +30,6 @@ from cachetui.present.table_cells import (
     differs_text,
     some_not_installable,
 )
-from cachetui.core.spack.hashes import hash_reference
 from cachetui.present.table_keys import Keys, keyed, row_keys, still_alike, varying_dependencies
 from cachetui.present.table_layout import COLUMN, COLUMNS, GAP, Column, Fill, Layout, lay_out
 

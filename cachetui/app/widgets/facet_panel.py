@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from enum import Enum
+from functools import cached_property
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -17,12 +17,12 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input
 
-from cachetui.present.apart import apart
-from cachetui.present.fit import fit
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.model.corpus import FACETS
 from cachetui.core.query.query import sort_values
 from cachetui.core.spack.tags import WHOLE_TAG_LABELS
+from cachetui.present.apart import apart
+from cachetui.present.fit import fit
 from cachetui.present.inert import inert
 
 FACET_TITLES = {

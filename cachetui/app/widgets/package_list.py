@@ -12,10 +12,10 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
 
-from cachetui.present.apart import apart
-from cachetui.present.fit import fit
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.query.search import PackageMatch, search_packages
+from cachetui.present.apart import apart
+from cachetui.present.fit import fit
 from cachetui.present.inert import inert
 
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
-
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
@@ -22,9 +21,9 @@ from textual.strip import Strip
 
 from cachetui.app.widgets.line_view import LineView
 from cachetui.app.widgets.spec_rows import ColumnRows, FindRows, RowSource, slid
+from cachetui.core.model.recent import Recent
 from cachetui.core.query.sorting import SORT_COLUMNS
 from cachetui.present.inert import inert
-from cachetui.core.model.recent import Recent
 from cachetui.present.table_cells import SpecRows
 from cachetui.present.table_layout import HIDDEN_AT_FIRST
 

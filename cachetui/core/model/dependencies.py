@@ -15,8 +15,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cachetui.core.model.arrays import BitsArray, BoolArray, IdArray, IndexArray
-from cachetui.core.model.arrays import as_numpy, expand_ranges, joined, offsets_of, owners, permuted
+from cachetui.core.model.arrays import (
+    BitsArray,
+    BoolArray,
+    IdArray,
+    IndexArray,
+    as_numpy,
+    expand_ranges,
+    joined,
+    offsets_of,
+    owners,
+    permuted,
+)
 from cachetui.core.model.records import DepBlock, Dependency, DepTable, UnheldRecords
 from cachetui.core.spack.deptypes import deptype_bits
 

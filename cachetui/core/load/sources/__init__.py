@@ -45,8 +45,8 @@ from cachetui.core.load.sources.locator import (
 from cachetui.core.load.sources.mirror import finder
 from cachetui.core.load.sources.oci import is_oci, oci_group
 from cachetui.core.load.sources.redact import redact, remember
-from cachetui.core.load.sources.spack_config import SPACK_MIRRORS, SpackMirrors, configured_mirrors
 from cachetui.core.load.sources.regular_file import open_regular
+from cachetui.core.load.sources.spack_config import SPACK_MIRRORS, SpackMirrors, configured_mirrors
 from cachetui.core.load.sources.transport import FetchError, is_url, local_path, public_url
 from cachetui.core.model.problems import PathNotFound, Problem, Severity, UnusableInput
 from cachetui.core.model.records import MirrorOrigin

@@ -36,6 +36,7 @@ from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.records import DepBlock, MirrorOrigin, ParsedDocument, SpecColumns, UnheldRecords
 from cachetui.core.spack.tags import is_whole_tag
 
+
 @dataclass(frozen=True)
 class Member:
     """One index of a group: a stack's (label) or the whole tag's (None)."""

@@ -25,8 +25,15 @@ from cachetui.core.load.sources.spack_node import (
     variants_of,
 )
 from cachetui.core.model.problems import Problem, Severity
-from cachetui.core.model.records import UNKNOWN_SIZE, DepBlock, Dependency, DepTable, ParsedDocument, SpecColumns
-from cachetui.core.model.records import UnheldRecords
+from cachetui.core.model.records import (
+    UNKNOWN_SIZE,
+    DepBlock,
+    Dependency,
+    DepTable,
+    ParsedDocument,
+    SpecColumns,
+    UnheldRecords,
+)
 from cachetui.core.spack.compilers import NOT_A_COMPILER, compiler_rank, node_compiler
 from cachetui.core.spack.deptypes import deptype_bits
 
