@@ -130,20 +130,19 @@ def is_every_address(host: str) -> bool:
 
 
 def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError("a port is 0 to 65535")
-    return port
+    return _whole_number(text, "port number", 0, 65535, "a port is 0 to 65535")
 
 
 def _count(text: str) -> int:
+    return _whole_number(text, "whole number", 1, None, "at least 1")
+
+
+def _whole_number(text: str, what: str, least: int, most: int | None, bounds: str) -> int:
+    """An option's whole number within its bounds, else argparse's one-line usage error."""
     try:
-        count = int(text)
+        number = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if count < 1:
-        raise argparse.ArgumentTypeError("at least 1")
-    return count
+        raise argparse.ArgumentTypeError(f"not a {what}: {text!r}") from None
+    if number < least or (most is not None and number > most):
+        raise argparse.ArgumentTypeError(bounds)
+    return number
