@@ -40,7 +40,10 @@ class PackageRows:
 
     def text(self, row: int, width: int) -> Text:
         if row == 0:
-            return self._line("All packages", self._counted(None), width, (), "bold")
+            counted = self._counted(None)
+            text = Text(fit("All packages", max(1, width - len(counted) - 1), pad=True), style="bold")
+            text.append(counted + " ", "dim")  # bold too: the Text's own style covers what is appended
+            return text
         match = self.matches[row - 1]
         counted = self._counted(match.name)
         if self.changes is not None:
@@ -73,13 +76,6 @@ class PackageRows:
             self._shown.clear()  # one width at a time: a resize lays the list out anew
             self._shown[width] = name_width, apart([inert(m.name) for m in self.matches], name_width)
         return self._shown[width]
-
-    @staticmethod
-    def _line(name: str, counted: str, width: int, positions: tuple[int, ...], style: str) -> Text:
-        shown = fit(inert(name), max(1, width - len(counted) - 1), pad=True)
-        text = Text(shown, style=style)
-        text.append(counted + " ", "dim")
-        return text
 
 
 @dataclass(frozen=True)
