@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -54,6 +54,23 @@ class ProblemNote(Widget):
         return len(wrapped(self._said, width, self.LINES, self.app.console).split("\n")) if width else 0
 
 
+class QueryLine(Input):
+    """The line's own editing keys (Ctrl+U, Backspace, arrows…) act in the order they were typed.
+
+    Textual runs a focused widget's non-priority bindings only once the key has bubbled up to the
+    app, a hop through every container's queue, while a letter is inserted where it lands: so
+    `/`, Ctrl+U and letters typed without a pause had Ctrl+U act after the first letters, deleting
+    them. Here a key bound on this line runs its action as it arrives, as a letter does.
+    """
+
+    async def on_key(self, event: events.Key) -> None:
+        active = self.screen.active_bindings.get(event.key)
+        if active is not None and active.node is self and active.enabled:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(active.binding.action)
+
+
 class QueryBar(Horizontal):
     DEBOUNCE_S = 0.15
 
@@ -85,7 +102,7 @@ class QueryBar(Horizontal):
         self._pending: Timer | None = None
         self.showing = False  # the line is being set by `show`, not typed
         # Made here and held, rather than looked up: every keystroke reads the line.
-        self.input = Input(placeholder=PLACEHOLDER, id="query-line")
+        self.input = QueryLine(placeholder=PLACEHOLDER, id="query-line")
         self._note = ProblemNote(id="query-problem")
 
     def compose(self) -> ComposeResult:
