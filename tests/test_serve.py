@@ -25,7 +25,7 @@ import pytest
 from aiohttp import WSCloseCode, WSMsgType
 from aiohttp.test_utils import TestServer
 
-from cachetui.app.screens.copy_menu import CopyMenu
+from cachetui.app.dialogs.copy_menu import CopyMenu
 from cachetui.app.served import DownloadDialog, ServedApp
 from cachetui.app.widgets.detail_pane import DetailPane, DetailRows
 from cachetui.app.widgets.spec_table import SpecTable

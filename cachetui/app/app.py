@@ -13,10 +13,10 @@ from textual.worker import Worker, WorkerState
 
 from cachetui.app.clipboard import copy_to_local_clipboard
 from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
+from cachetui.app.dialogs.copy_menu import CopyMenu
 from cachetui.app.export_flow import export_flow
 from cachetui.app.requests import CopyMenuRequested, CopyRequested, ExportRequested
 from cachetui.app.screens.browser import BrowserScreen
-from cachetui.app.screens.copy_menu import CopyMenu
 from cachetui.app.styles import stylesheet
 from cachetui.app.worker_failure import report_failure
 from cachetui.core.load import LoadOptions, load_corpus, local_input

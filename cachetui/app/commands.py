@@ -9,6 +9,7 @@ from rapidfuzz import fuzz
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from cachetui.app.actions import keys_shown
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.widgets.facet_panel import FACET_TITLES
 from cachetui.core.query.resolve import typed_forms
@@ -80,20 +81,14 @@ class FacetCommands(Provider):
 
 
 def _actions(browser: BrowserScreen) -> list[tuple[str, str, Callable[[], object]]]:
+    """The browser's action table's rows with a palette title, each with the keys bound to it now."""
     actions: list[tuple[str, str, Callable[[], object]]] = [
         ("Show all packages", "every spec of the corpus in the table", partial(browser.open_package, None)),
-        ("Clear all filters", "remove every facet filter (x)", browser.action_clear_filters),
-        ("Choose tag", "show one cache tag, or all (t)", browser.action_choose_tag),
-        ("Toggle facets", "show or hide the facets pane (f)", browser.action_toggle_facets),
-        ("Copy hash", "copy the selected spec's full hash (y)", browser.action_copy_hash),
-        ("Copy…", "hash, /short hash, install or mirror command (c)", browser.action_copy_menu),
-        ("Show problems", "files that could not be loaded, and warnings (p)", browser.action_problems),
-        ("Search packages", "focus the package search (/)", browser.action_focus_search),
-        ("Compare two tags", "mark binaries added, removed or kept between two tags (d)", browser.action_compare),
-        ("spack find view", "group the table as spack find -lv prints it (l)", browser.action_toggle_find_view),
-        ("Export table", "write the table as shown to a CSV or JSON file (e)", browser.action_export),
-        ("Help", "keys and how to use cachetui (?)", browser.action_help),
     ]
+    for row in browser.ACTIONS:
+        if row.palette is not None:
+            keys = keys_shown(browser.app, row.id, row.keys, joiner=", ")
+            actions.append((row.palette, f"{row.palette_help} ({keys})", partial(browser.run_action, row.action)))
     for column in (c for c in COLUMNS if c.key in SORT_COLUMNS):  # "change" marks rows; it is not sortable
         sort = partial(browser.sort_by, column.key)
         actions.append((f"Sort by {column.title}", "sort the spec table; again to reverse", sort))

@@ -9,8 +9,8 @@ from pathlib import Path
 from rich.text import Text
 from textual.app import App
 
-from cachetui.app.screens.choice_dialog import ChoiceDialog
-from cachetui.app.screens.export_dialog import ExportDialog
+from cachetui.app.dialogs.choice_dialog import ChoiceDialog
+from cachetui.app.dialogs.export_dialog import ExportDialog
 from cachetui.present.export import ExportExists, ExportRefused, export_specs
 from cachetui.present.format import counted
 from cachetui.present.inert import inert

@@ -21,7 +21,7 @@ from pathlib import Path
 from textual import events, on, work
 
 from cachetui.app.app import CacheTuiApp
-from cachetui.app.screens.export_dialog import NameDialog
+from cachetui.app.dialogs.export_dialog import NameDialog
 from cachetui.core.model.corpus import Corpus, Document
 from cachetui.core.model.records import MirrorOrigin
 from cachetui.present.export import export_format, export_text

@@ -6,10 +6,10 @@ import base64
 
 import pytest
 
-from cachetui.app.screens.copy_menu import CopyMenu
-from cachetui.app.screens.help import HelpScreen
-from cachetui.app.screens.problems import ProblemsScreen
-from cachetui.app.screens.tag_picker import TagPicker
+from cachetui.app.dialogs.copy_menu import CopyMenu
+from cachetui.app.dialogs.help import HelpScreen
+from cachetui.app.dialogs.problems import ProblemsScreen
+from cachetui.app.dialogs.tag_picker import TagPicker
 from cachetui.app.widgets.detail_pane import DetailPane
 from cachetui.app.widgets.facet_panel import FacetPanel, Kind
 from cachetui.app.widgets.package_list import PackageList

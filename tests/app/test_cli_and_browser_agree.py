@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from cachetui.app.app import CacheTuiApp
-from cachetui.app.screens.columns_dialog import ColumnsDialog
-from cachetui.app.screens.copy_menu import CopyMenu
+from cachetui.app.dialogs.columns_dialog import ColumnsDialog
+from cachetui.app.dialogs.copy_menu import CopyMenu
 from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.cli.main import main

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from cachetui.app.app import CacheTuiApp
-from cachetui.app.screens.choice_dialog import ChoiceDialog
-from cachetui.app.screens.export_dialog import ExportDialog
+from cachetui.app.dialogs.choice_dialog import ChoiceDialog
+from cachetui.app.dialogs.export_dialog import ExportDialog
 from cachetui.app.widgets.facet_panel import FacetPanel
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.spec_table import SpecTable

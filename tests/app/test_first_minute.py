@@ -11,7 +11,7 @@ from textual.widget import Widget
 import cachetui.core.query.search as search
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
-from cachetui.app.screens.help import HelpScreen
+from cachetui.app.dialogs.help import HelpScreen
 from cachetui.app.widgets.facet_panel import MAX_VALUES, FacetPanel, Kind
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.query_bar import QueryBar

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from cachetui.app.app import CacheTuiApp
-from cachetui.app.screens.problems import ProblemsScreen
+from cachetui.app.dialogs.problems import ProblemsScreen
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.present.inert import inert
 from tests.app.helpers import open_package, toggle_facet, wait_loaded

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from cachetui.app.app import CacheTuiApp
-from cachetui.app.screens.copy_menu import CopyMenu, copy_choices
-from cachetui.app.screens.problems import ProblemsScreen
+from cachetui.app.dialogs.copy_menu import CopyMenu, copy_choices
+from cachetui.app.dialogs.problems import ProblemsScreen
 from cachetui.app.widgets.detail_pane import DetailPane, DetailRows
 from cachetui.app.widgets.spec_table import SpecTable
 from tests.app.helpers import open_package, wait_loaded

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cachetui.app.screens.help import HelpScreen
+from cachetui.app.dialogs.help import HelpScreen
 from cachetui.app.widgets.key_footer import KeyFooter
 from cachetui.app.widgets.spec_table import SpecTable
 from tests.app.helpers import open_package, sample_app, toggle_facet, wait_loaded

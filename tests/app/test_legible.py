@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from cachetui.app.app import CacheTuiApp
-from cachetui.app.screens.columns_dialog import ColumnsDialog
-from cachetui.app.screens.copy_menu import CopyMenu
-from cachetui.app.screens.problems import ProblemsScreen
+from cachetui.app.dialogs.columns_dialog import ColumnsDialog
+from cachetui.app.dialogs.copy_menu import CopyMenu
+from cachetui.app.dialogs.problems import ProblemsScreen
 from cachetui.app.widgets.detail_pane import DetailPane, DetailRows
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import StatusLine, render_status

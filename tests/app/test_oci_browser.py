@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cachetui.app.app import CacheTuiApp
-from cachetui.app.screens.copy_menu import CopyMenu
+from cachetui.app.dialogs.copy_menu import CopyMenu
 from cachetui.app.widgets.spec_table import SpecTable
 from tests.app.helpers import open_package, wait_loaded
 from tests.mirrors import DB8, expected_records, index_bytes

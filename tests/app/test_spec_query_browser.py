@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 
 import cachetui.app.screens.browser as browser_module
-import cachetui.app.screens.browser_keys as browser_keys_module
 from cachetui.app.app import CacheTuiApp
-from cachetui.app.screens.columns_dialog import ColumnsDialog
+from cachetui.app.dialogs.columns_dialog import ColumnsDialog
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
@@ -143,7 +142,7 @@ async def test_the_query_follows_typing_once_it_pauses(tree: Path, monkeypatch: 
 
 
 async def test_runs_on_this_machine_toggles_and_names_it(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(browser_keys_module, "host", lambda: Host("linux", "neoverse_v2"))
+    monkeypatch.setattr(browser_module, "host", lambda: Host("linux", "neoverse_v2"))
     app = _app(tree)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)

@@ -8,8 +8,8 @@ from pathlib import Path
 from textual.command import CommandList
 
 from cachetui.app.app import CacheTuiApp
-from cachetui.app.screens.help import HelpScreen
-from cachetui.app.screens.problems import ProblemsScreen
+from cachetui.app.dialogs.help import HelpScreen
+from cachetui.app.dialogs.problems import ProblemsScreen
 from cachetui.app.widgets.key_footer import KeyFooter
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.cli.main import browse_parser, browser_app

@@ -12,8 +12,8 @@ import pytest
 from textual.pilot import Pilot
 
 from cachetui.app.app import CacheTuiApp
-from cachetui.app.screens.columns_dialog import ColumnsDialog
-from cachetui.app.screens.problems import ProblemsScreen
+from cachetui.app.dialogs.columns_dialog import ColumnsDialog
+from cachetui.app.dialogs.problems import ProblemsScreen
 from cachetui.app.widgets.key_footer import KeyFooter
 from cachetui.app.widgets.query_bar import ProblemNote, QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
@@ -21,7 +21,7 @@ from tests.app.helpers import type_query, wait_loaded
 from tests.app.width_tree import write_width_tree
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent / "benchmarks"))
-from generate_varied import generate  # noqa: E402
+from generate_varied import generate
 
 SIZES = [(120, 40), (80, 24), (60, 15)]
 GAP = 1

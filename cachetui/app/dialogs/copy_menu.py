@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.binding import Binding
 
-from cachetui.app.screens.choice_dialog import ChoiceDialog
+from cachetui.app.dialogs.choice_dialog import ChoiceDialog
 from cachetui.core.model.corpus import SpecView
 from cachetui.core.model.records import MirrorOrigin
 from cachetui.core.query.spack_commands import origin_commands

@@ -15,6 +15,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from cachetui.app.actions import keys_shown
 from cachetui.app.user_settings import app_bindings
 
 # <binding id>: the keys bound to it now (config.toml's [keymap] may have changed them).
@@ -87,9 +88,7 @@ def help_sections(screen: Screen[Any], panes: Sequence[Widget]) -> list[Section]
 def intro(app: App[Any]) -> str:
     """INTRO with each binding id replaced by the keys bound to it now."""
     def keys(match: re.Match[str]) -> str:
-        declared = app_bindings()[match.group(1)].key
-        bound = app._keymap.get(match.group(1), declared)  # the keymap Textual applies (see _bindings)
-        return " or ".join(app.get_key_display(Binding(key, "")) for key in bound.split(","))
+        return keys_shown(app, match.group(1), app_bindings()[match.group(1)].key)
 
     return re.sub(r"<([a-z.-]+)>", keys, INTRO)
 

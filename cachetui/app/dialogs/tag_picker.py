@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from cachetui.app.screens.choice_dialog import ChoiceDialog
+from cachetui.app.dialogs.choice_dialog import ChoiceDialog
 from cachetui.present.inert import inert
 
 ALL_TAGS = ""

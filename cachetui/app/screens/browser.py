@@ -1,77 +1,87 @@
-"""The main screen: package list, spec table, facets and detail pane.
+"""The main screen: the query line over the body (package list, spec table, details, facets).
 
-The state (corpus, query, sort, facet filter) is reactive attributes declared with the keys that
-change them (browser_keys.py), and the panes share the width as browser_panes.py says. Here the
-state flows down: each change asks `present.answer` and pushes one frozen state to each widget.
-Widgets send messages up.
+It routes, and keeps no record of where it is beyond three plain parts: the action table
+(`present/browser_actions.py`: the keys, and when each can act), the browsing state
+(`present/browsing.py`: the query line, the package opened, the question asked and the one shown,
+the jumps; pure transitions) and the body (`widgets/browser_body.py`: the panes' widths and focus).
+Events go into transitions; their effects and each answer (`present.answer`) flow down as one
+frozen state per widget. Widgets send messages up.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-import numpy as np
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Label, ProgressBar
+from textual.containers import Vertical
+from textual.reactive import reactive, var
+from textual.screen import Screen
+from textual.widgets import Input, Label, ProgressBar
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from cachetui.app.screens.browser_keys import PANE_TITLES
-from cachetui.app.screens.browser_panes import BrowserPanes
+from cachetui.app.actions import bindings, keys_shown
+from cachetui.app.dialogs.copy_menu import copy_choices
+from cachetui.app.dialogs.flows import choose_columns, choose_comparison, choose_tag
+from cachetui.app.dialogs.help import HelpScreen, help_sections
+from cachetui.app.dialogs.problems import ProblemsScreen
+from cachetui.app.requests import CopyMenuRequested, CopyRequested, ExportRequested
+from cachetui.app.screens.panes import WIDE_FROM
+from cachetui.app.widgets.browser_body import BrowserBody
 from cachetui.app.widgets.detail_pane import DetailPane
-from cachetui.app.widgets.facet_panel import FacetPanel, FacetsPane, FacetState
+from cachetui.app.widgets.facet_panel import FacetPanel
 from cachetui.app.widgets.key_footer import KeyFooter
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.query_bar import QueryBar
-from cachetui.app.widgets.spec_detail import spec_detail
 from cachetui.app.widgets.spec_table import SpecTable
-from cachetui.app.widgets.status_line import Status, StatusLine
+from cachetui.app.widgets.status_line import StatusLine, status_of
 from cachetui.app.worker_failure import report_failure
-from cachetui.core.model.corpus import Corpus
-from cachetui.core.query.interpret import interpret
-from cachetui.core.query.query import Query, match
-from cachetui.core.query.resolve import QueryProblem
-from cachetui.core.query.results import Results
-from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query, refusal
-from cachetui.present.answer import Answer, RecentAnswers, View, answer, compare_text, rows_to_show, runs_on_text
+from cachetui.core.model.corpus import Corpus, SpecView
+from cachetui.core.query.query import Query, RunsOn, facet_counts
+from cachetui.core.spack.specquery import looks_like_spec
+from cachetui.core.spack.targets import host
+from cachetui.present import browsing as go
+from cachetui.present.answer import Answer, RecentAnswers, View, answer, compare_text, file_safe, rows_to_show
+from cachetui.present.browser_actions import ACTIONS, KeyContext, by_action, can_act
+from cachetui.present.browsing import Browsing, Effects
 from cachetui.present.format import loading_text
+from cachetui.present.table_layout import HIDDEN_AT_FIRST
 
 # Up to this many specs, an answer takes a few milliseconds and is computed on the spot; above,
 # in a worker, so keys and paints never wait for it (a newer question cancels an older one).
 INLINE_SPECS = 50_000
 
 
-@dataclass(frozen=True)
-class Jumped:
-    """Where a jump to a dependency left from: what Backspace puts back, the line and the list with the table."""
+class BrowserScreen(Screen[None]):
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE_FROM, "-wide")]
+    ACTIONS = ACTIONS
+    BINDINGS = bindings(ACTIONS)
 
-    query: Query
-    spec: int
-    line: str  # the query line's text (a package search or the spec query as typed)
-    opened: str | None  # the package opened from the list
+    corpus: reactive[Corpus | None] = reactive(None)
+    browsing: var[Browsing] = var(Browsing)
+    sort: reactive[tuple[str | None, bool]] = reactive((None, False))
+    hidden_columns: reactive[frozenset[str]] = reactive(HIDDEN_AT_FIRST)
+    view: reactive[View] = reactive(View)
 
-
-class BrowserScreen(BrowserPanes):
     def __init__(self) -> None:
         super().__init__()
-        self.facet_counts: dict[str, dict[str, int]] = {}  # for the current query; the palette reads it too
-        self._jumps: list[Jumped] = []  # where each jump to a dependency came from (Backspace)
-        self._applied = Query()  # the query the widgets show (spec_query may be a newer one on its way)
-        self._select_after: int | None = None  # a spec to put the cursor on once its results arrive
-        self._opened: str | None = None  # the package opened from the list: where a query without a name looks
-        self._wanted_spec: SpecQuery | None = None  # the last spec query parsed from the query line
         self._recent = RecentAnswers()  # what answers over this corpus computed, for the next ones
-        self._detail_shown: tuple[object, ...] = ()  # (corpus, spec, build edges) the detail pane shows
-        # Enter on a spec query answered in a worker: (the query, the line's text); the table takes the
-        # focus once that answer shows, never before a refusal (the letters typed next fix the query).
-        self._focus_when_answered: tuple[Query, str] | None = None
+        self._keys_state: tuple[bool, ...] = ()  # what the footer was last refreshed for
+
+    @property
+    def spec_query(self) -> Query:
+        """The question asked (`applied_query` is the one the widgets show until its answer arrives)."""
+        return self.browsing.query
 
     @property
     def applied_query(self) -> Query:
-        """The query the widgets show now (`spec_query` may be a newer one still being answered)."""
-        return self._applied
+        return self.browsing.applied
+
+    @property
+    def facet_counts(self) -> dict[str, dict[str, int]]:
+        """The facets' counts for the answer shown (the palette offers their values)."""
+        return self.query_one(BrowserBody).facet_counts
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -79,25 +89,215 @@ class BrowserScreen(BrowserPanes):
             yield Label("Loading build-cache documents…", id="loading-label")
             yield ProgressBar(id="loading-bar", show_eta=False)
         yield QueryBar(id="query")
-        with Horizontal(id="body"):
-            yield PackageList(id="packages")
-            with Vertical(id="center"):
-                yield SpecTable(id="specs")
-                yield DetailPane(id="detail")
-            yield FacetsPane(id="facets")
+        yield BrowserBody(id="body")
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        for selector, title in PANE_TITLES.items():
-            self.query_one(selector).border_title = title
         # Start on the list, not in the search box: a first `q` or `?` must act, `/` searches.
         self.set_focus(self.query_one(PackageList).options)
-        # The details follow the cursor within the key's own frame: a watcher runs as the cursor
-        # moves, where the Highlighted message arrives once the table's frame is drawn.
-        self.watch(self.query_one(SpecTable), "cursor", self._follow_cursor, init=False)
-        self.watch(self.query_one(QueryBar).input, "value", self._search_now, init=False)  # the same for typing
+        # A package search follows each key within its frame: a watcher runs as the line changes,
+        # where QueryBar.Typed arrives a frame later.
+        self.watch(self.query_one(QueryBar).input, "value", self._search_now, init=False)
 
-    # -- state flowing down ----------------------------------------------------------
+    # -- the action table: which keys act, and the footer --------------------------------------
+
+    def _key_context(self) -> KeyContext:
+        table, query, corpus = self.query_one(SpecTable), self.spec_query, self.corpus
+        return KeyContext(typing=isinstance(self.focused, Input), loaded=corpus is not None,
+                          spec_selected=table.current_spec is not None,
+                          narrowed=bool(query.filters) or query.runs_on is not None,
+                          comparing=self.view.compare is not None, tags=len(corpus.tags) if corpus else 0,
+                          rows=table.row_count)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide keys that cannot act now, so the footer only offers what works."""
+        row = by_action(self.ACTIONS).get(action)
+        return True if row is None else row.acts(self._key_context())
+
+    def _refresh_keys(self) -> None:
+        """Refresh the footer when what a key can do has changed (it recomposes every key)."""
+        state = can_act(self.ACTIONS, self._key_context()) + (self.view.find,)  # the table's `s` sorts or not
+        if state != self._keys_state:
+            self._keys_state = state
+            self.refresh_bindings()
+
+    # -- the browsing state: events in, effects out ------------------------------------------
+
+    def _go(self, step: tuple[Browsing, Effects]) -> None:
+        state, effects = step
+        bar = self.query_one(QueryBar)
+        if effects.clears_problem or effects.problem is not None:
+            bar.problem = effects.problem
+        if effects.put_line is not None:
+            bar.show(effects.put_line)
+        if state.line != self.browsing.line:
+            self.query_one(BrowserBody).list_follows(state.line)
+        self.browsing = state
+        if effects.ask:
+            self._push_facets()  # the value chosen shows at once; its counts come with the answer
+            self._refresh_results()
+        if effects.select is not None:
+            self.query_one(SpecTable).select_spec(effects.select)
+        if effects.focus_table:
+            self.set_focus(self.query_one(SpecTable))
+        if effects.choose_package:
+            self.query_one(PackageList).choose_highlighted()
+        if effects.notify is not None:
+            self.notify(effects.notify, markup=False)
+
+    def _use_text(self, text: str) -> bool:
+        """The query line changed: a package search, or a spec query (False when it cannot be used)."""
+        self._go(go.typed(self.browsing, text, self.corpus))
+        return self.query_one(QueryBar).problem is None and (self.corpus is not None or not looks_like_spec(text))
+
+    def _search_now(self, text: str) -> None:
+        """A package search follows each key within its frame (QueryBar.Typed does again, a no-op)."""
+        if not self.query_one(QueryBar).showing and not looks_like_spec(text):
+            self._use_text(text)
+
+    @on(QueryBar.Typed)
+    def _query_typed(self, event: QueryBar.Typed) -> None:
+        self._use_text(event.text)
+
+    @on(QueryBar.Submitted)
+    def _query_submitted(self, event: QueryBar.Submitted) -> None:
+        if not looks_like_spec(event.text):
+            self.query_one(PackageList).choose_highlighted()
+        elif self._use_text(event.text):
+            self._go(go.submitted(self.browsing, event.text))
+
+    @on(QueryBar.Left)
+    def _query_left(self, event: QueryBar.Left) -> None:
+        spec = looks_like_spec(event.text)
+        self.set_focus(self.query_one(SpecTable) if spec else self.query_one(PackageList).options)
+
+    @on(PackageList.Chosen)
+    def _package_chosen(self, event: PackageList.Chosen) -> None:
+        self.open_package(event.package)
+
+    def open_package(self, package: str | None) -> None:
+        """Show one package's specs (None: every spec), keeping the active filters."""
+        self._go(go.package_opened(self.browsing, package))
+
+    def show_spec(self, spec: int) -> None:
+        """Open `spec`'s package with the spec selected; a query that would hide it is cleared (and said so)."""
+        if self.corpus is not None:
+            self._go(go.show_spec(self.browsing, self.corpus, spec, self.query_one(PackageList).lists))
+
+    @on(DetailPane.Jump)
+    def _jump(self, event: DetailPane.Jump) -> None:
+        if self.corpus is not None:
+            self._go(go.jumped(self.browsing, self.corpus, event.spec, self.query_one(SpecTable).current_spec,
+                               self.query_one(QueryBar).text, self.query_one(PackageList).lists))
+
+    def action_jump_back(self) -> None:
+        """Backspace: back to the spec a jump came from."""
+        self._go(go.jumped_back(self.browsing))
+
+    def toggle_filter(self, facet: str, value: str) -> None:
+        self._go(go.facet_toggled(self.browsing, facet, value, self.view.compare is not None))
+
+    def _narrow(self, query: Query) -> None:
+        self._go(go.narrowed(self.browsing, query))
+
+    @on(FacetPanel.Toggled)
+    def _facet_toggled(self, event: FacetPanel.Toggled) -> None:
+        self.toggle_filter(event.facet, event.value)
+
+    # -- the keys' actions (the table says when each can act) ---------------------------------
+
+    def action_focus_search(self) -> None:
+        self.query_one(BrowserBody).focus_search(self.query_one(QueryBar).input)
+
+    def action_toggle_facets(self) -> None:
+        self.query_one(BrowserBody).toggle_facets()
+
+    def action_back(self) -> None:
+        self.query_one(BrowserBody).back()
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(help_sections(self, self.query_one(BrowserBody).panes)))
+
+    def action_problems(self) -> None:
+        if self.corpus is not None:
+            self.app.push_screen(ProblemsScreen(self.corpus.report, self.query_one(QueryBar).problem))
+
+    def action_copy_hash(self) -> None:
+        spec = self._current_spec()
+        if spec is not None:
+            self.post_message(CopyRequested(*reversed(copy_choices(spec, None)[0])))
+
+    def action_copy_menu(self) -> None:
+        spec = self._current_spec()
+        if spec is not None and self.corpus is not None:
+            self.post_message(CopyMenuRequested(spec, self.corpus))
+
+    def _current_spec(self) -> SpecView | None:
+        spec = self.query_one(SpecTable).current_spec
+        if spec is None or self.corpus is None:
+            self.notify("No spec selected.", severity="warning", markup=False)
+            return None
+        return self.corpus.spec(spec)
+
+    def action_clear_filters(self) -> None:
+        self._narrow(self.spec_query.cleared())
+
+    def action_toggle_runs_on(self) -> None:
+        """Only binaries that run on this machine: its platform, and its microarchitecture or an ancestor."""
+        if self.spec_query.runs_on is not None:
+            self._narrow(replace(self.spec_query, runs_on=None))
+            return
+        try:
+            machine = host()
+        except Exception as exc:  # noqa: BLE001 - archspec reads /proc/cpuinfo and the like
+            self.notify(f"Cannot tell what this machine is: {exc}", severity="warning", markup=False)
+            return
+        self._narrow(replace(self.spec_query, runs_on=RunsOn(machine.target, machine.platform)))
+
+    def action_toggle_find_view(self) -> None:
+        """Group the table as `spack find -lv` prints it, or back to columns."""
+        self.view = replace(self.view, find=not self.view.find)
+
+    def action_export(self) -> None:
+        """The table as shown now: its rows are taken at the key, so a later answer cannot swap them."""
+        data = self.query_one(SpecTable).data
+        if data is None or self.query_one(StatusLine).status.busy:
+            self.notify("The table is being updated; export once it shows the answer.", markup=False)
+            return
+        self.post_message(ExportRequested(f"cachetui-{file_safe(self.spec_query.package or 'all')}.csv", data))
+
+    def _tag_counts(self) -> dict[str, int]:
+        """Specs per tag in the package open now, whatever the filters."""
+        return facet_counts(self.corpus, Query(self.spec_query.package), "tag") if self.corpus else {}
+
+    @work(group="dialog", exclusive=True, exit_on_error=False)
+    async def action_compare(self) -> None:
+        """Choose two tags and mark each binary added, removed or kept; again to stop comparing."""
+        tags = self.corpus.tags if self.corpus is not None else []
+        if self.view.compare is not None:
+            self.view = replace(self.view, compare=None)
+            return
+        if len(tags) < 2:
+            self.notify("Comparing needs two tags; this corpus has one.", severity="warning", markup=False)
+            return
+        compared = await choose_comparison(self.app, tags, self._tag_counts())
+        if compared is not None:  # the answer scopes to the two tags; a tag filter set before waits until it stops
+            self.view = replace(self.view, compare=compared)
+
+    @work(group="dialog", exclusive=True, exit_on_error=False)
+    async def action_choose_tag(self) -> None:
+        if self.corpus is not None:
+            tags = await choose_tag(self.app, self.corpus.tags, self._tag_counts(), self.spec_query.filters.get("tag", frozenset()))
+            if tags is not None:
+                self._narrow(self.spec_query.with_facet("tag", tags))
+
+    @work(group="dialog", exclusive=True, exit_on_error=False)
+    async def action_choose_columns(self) -> None:
+        hidden = await choose_columns(self.app, self.hidden_columns, self.query_one(SpecTable).squeezed)
+        if hidden is not None:
+            self.hidden_columns = hidden
+
+    # -- answers flowing down ------------------------------------------------------------------
 
     def show_progress(self, done: int, total: int | None, what: str) -> None:
         """Loading: documents read, or bytes of an index downloaded (the window is up from the start)."""
@@ -108,26 +308,19 @@ class BrowserScreen(BrowserPanes):
         if corpus is None:
             return
         self.add_class("-loaded")
+        self.query_one(BrowserBody).corpus = corpus
         self._recent = RecentAnswers()
         packages = self.query_one(PackageList)
         packages.state = replace(packages.state, names=tuple(corpus.packages))
-        self.spec_query = Query()
-        self._refresh_results()
+        self._go(go.corpus_arrived(self.browsing))
         if self.query_one(QueryBar).text:  # typed while loading
             self._use_text(self.query_one(QueryBar).text)
-
-    def watch_spec_query(self) -> None:
-        self._push_facets()  # the value chosen shows at once; its counts come with the answer
-        self._refresh_results()
 
     def watch_sort(self) -> None:
         self._refresh_results()
 
-    def watch_facet_filter(self) -> None:
-        self._push_facets()
-
-    def watch_expanded_facets(self) -> None:
-        self._push_facets()
+    def watch_view(self) -> None:
+        self._refresh_results()
 
     def watch_hidden_columns(self, hidden: frozenset[str]) -> None:
         self.query_one(SpecTable).hidden = hidden
@@ -154,162 +347,45 @@ class BrowserScreen(BrowserPanes):
         corpus = self.corpus
         if corpus is None or (query, sort, view) != (self.spec_query, self.sort, self.view):
             return  # a newer question is on its way
-        bar = self.query_one(QueryBar)
         if found.problem is not None or found.results is None:
             # The query cannot be answered (a name not in the corpus): say so where it was typed,
             # and keep showing the last answer, which the status line still describes.
-            bar.problem = found.problem
-            self._select_after = None
-            self._focus_when_answered = None
-            self.set_reactive(BrowserScreen.spec_query, self._applied)
+            self._go(go.refused(self.browsing, found.problem or ""))
             self._push_facets()
             shown = self.query_one(SpecTable).data
-            self._push_status(corpus, self._applied, 0 if shown is None else len(shown.indices))
+            self._push_status(corpus, self.applied_query, 0 if shown is None else len(shown.indices))
             return
-        if query.spec is not None and query.spec == self._wanted_spec:
-            bar.problem = None
+        bar = self.query_one(QueryBar)
         bar.note = found.results.note
-        self._applied = query
+        state, effects = go.answered(self.browsing, query, bar.text, self.focused is bar.input)
         with self.app.batch_update():  # the widgets change together: never paint a half-updated screen
-            self._push_results(corpus, found.results, found.package_counts or {})
-            if self._select_after is not None:
-                self.query_one(SpecTable).select_spec(self._select_after)
-                self._select_after = None
+            results, comparison = found.results, found.results.comparison
+            self.query_one(BrowserBody).show_answer(
+                rows_to_show(corpus, results, self.sort, self._recent), results.facet_counts,
+                found.package_counts or {}, comparison.changes if comparison else None, query.package,
+                opened=query.package is not None or query.spec is not None)
+            self._push_status(corpus, query, len(results.indices))
+            self._go((state, replace(effects, focus_table=False)))  # the facets, the cursor
+            self._push_facets()
             self._spec_highlighted()  # details and keys now, not a frame later with the table's message
-        waiting, self._focus_when_answered = self._focus_when_answered, None
-        if waiting == (query, bar.text) and self.focused is bar.input:
+        if effects.focus_table:
             self.set_focus(self.query_one(SpecTable))
 
-    def _push_results(self, corpus: Corpus, results: Results, package_counts: dict[str, int]) -> None:
-        query = results.query
-        rows = self.query_one(SpecTable).data = rows_to_show(corpus, results, self.sort, self._recent)
-        self.facet_counts = results.facet_counts
-        self._push_facets()
-        packages = self.query_one(PackageList)
-        changes = results.comparison.changes if results.comparison is not None else None
-        packages.state = replace(packages.state, counts=package_counts, changes=changes, current=query.package,
-                                 filtered=rows.clearable)
-        self._push_status(corpus, query, len(results.indices))
-        self._fit_panes()
-
     def _push_status(self, corpus: Corpus, query: Query, shown: int) -> None:
-        scope = corpus.package_slice(query.package)
-        self.query_one(StatusLine).status = Status(
-            documents=len(corpus.documents),
-            specs=corpus.n_specs,
-            tags=len(corpus.tags),
-            package=query.package,
-            filters=query.active(),
-            shown=shown,
-            in_scope=scope.stop - scope.start,
-            problems=len(corpus.report.problems),
-            errors=len(corpus.report.errors),
-            loading=False,
-            spec=str(query.spec) if query.spec is not None else None,
-            runs_on=runs_on_text(query.runs_on),
-            spec_names_package=query.spec is not None and query.spec.root.name == query.package,
-            compare=compare_text(corpus, self.view.compare),
-        )
+        problems_key = keys_shown(self.app, "browser.problems", by_action(self.ACTIONS)["problems"].keys)
+        compare = compare_text(corpus, self.view.compare)
+        self.query_one(StatusLine).status = status_of(corpus, query, shown, compare, problems_key)
 
     def _push_facets(self) -> None:
         chosen = self.spec_query.active()
         if self.view.compare is not None:  # the two tags compared are the scope, whatever tag filter waits
             chosen = {facet: values for facet, values in chosen.items() if facet != "tag"}
-        state = FacetState(self.facet_counts, chosen, self.facet_filter, self.expanded_facets)
-        self.query_one(FacetPanel).state = state
-
-    # -- messages coming up ----------------------------------------------------------
-
-    @on(PackageList.Chosen)
-    def _package_chosen(self, event: PackageList.Chosen) -> None:
-        self.open_package(event.package)
-
-    def open_package(self, package: str | None) -> None:
-        """Show one package's specs (None: every spec), keeping the active filters."""
-        self._opened = package
-        self.spec_query = replace(self.spec_query, package=package)
-        self.set_focus(self.query_one(SpecTable))
-
-    def _follow_cursor(self) -> None:
-        self._show_detail(self.query_one(SpecTable).current_spec)
+        self.query_one(BrowserBody).show_facets(chosen)
 
     @on(SpecTable.Highlighted)
     def _spec_highlighted(self) -> None:
-        self._follow_cursor()  # where the cursor is now: keys held down queue older messages
+        self.query_one(BrowserBody).follow_cursor()  # where the cursor is now: keys held down queue older messages
         self._refresh_keys()
-
-    def _show_detail(self, spec_index: int | None) -> None:
-        """The pane for this spec; not rebuilt when an answer leaves the cursor on the same one."""
-        corpus = self.corpus
-        shown = (corpus, spec_index, self.with_build_deps)
-        last = self._detail_shown
-        if last and last[0] is corpus and last[1:] == shown[1:]:  # `is`: a Corpus has no meaningful ==
-            return
-        self._detail_shown = shown
-        detail = None
-        if corpus is not None and spec_index is not None:
-            detail = spec_detail(corpus, spec_index, self.with_build_deps)
-        self.query_one(DetailPane).detail = detail
-
-    def watch_with_build_deps(self) -> None:
-        self._show_detail(self.query_one(SpecTable).current_spec)
-
-    @on(DetailPane.BuildToggled)
-    def _build_toggled(self) -> None:
-        self.with_build_deps = not self.with_build_deps
-
-    @on(DetailPane.Jump)
-    def _jump(self, event: DetailPane.Jump) -> None:
-        current = self.query_one(SpecTable).current_spec
-        if current is not None:
-            self._jumps.append(Jumped(self.spec_query, current, self.query_one(QueryBar).text, self._opened))
-        self.show_spec(event.spec)
-
-    def show_spec(self, spec: int) -> None:
-        """Open `spec`'s package with the spec selected; a query that would hide it is cleared (and said so)."""
-        corpus = self.corpus
-        if corpus is None:
-            return
-        package = self._opened = corpus.packages[corpus.package_of[spec]]  # a jump opens the package
-        query = replace(self.spec_query, package=package)
-        if not len(match(corpus, query, within=np.array([spec]))):  # the query would hide it
-            query = Query(package)
-            self._put_line("")
-            self.notify("Query and filters cleared to show it.", markup=False)
-        elif not self.query_one(PackageList).lists(package):  # a package search that does not find it
-            self._put_line("")  # the list shows every package, the one jumped to among them
-        self._show(query, spec)
-
-    def _show(self, query: Query, spec: int) -> None:
-        self._select_after = spec
-        if query == self.spec_query:
-            self._refresh_results()  # the same query: no watcher fires, but the cursor must still move
-        self.spec_query = query
-
-    def action_jump_back(self) -> None:
-        """Backspace: back to the spec a jump came from."""
-        if self._jumps:
-            jumped = self._jumps.pop()
-            self._put_line(jumped.line)
-            self._opened = jumped.opened
-            self._wanted_spec = jumped.query.spec
-            self._show(jumped.query, jumped.spec)
-
-    def _put_line(self, text: str) -> None:
-        """Put `text` on the query line without applying it (the screen sets the query itself); the list follows."""
-        self.query_one(QueryBar).show(text)
-        self._list_follows(text)
-
-    def _list_follows(self, text: str) -> None:
-        """The package list as the query line's text makes it: a package search, or the packages a spec matches."""
-        packages = self.query_one(PackageList)
-        spec_mode = looks_like_spec(text)
-        packages.state = replace(packages.state, only_matching=spec_mode,
-                                 search=packages.state.search if spec_mode else text)
-
-    @on(SpecTable.Selected)
-    def _spec_selected(self) -> None:
-        self.set_focus(self.query_one(DetailPane))
 
     @on(SpecTable.SortRequested)
     def _sort_requested(self, event: SpecTable.SortRequested) -> None:
@@ -319,85 +395,6 @@ class BrowserScreen(BrowserPanes):
         """Sort by `column`; asking again for the same column reverses it."""
         current, descending = self.sort
         self.sort = (column, not descending if current == column else False)
-
-    def _search_now(self, text: str) -> None:
-        """A package search follows each key within its frame (QueryBar.Typed does again, a no-op)."""
-        if not self.query_one(QueryBar).showing and not looks_like_spec(text):
-            self._use_text(text)
-
-    @on(QueryBar.Typed)
-    def _query_typed(self, event: QueryBar.Typed) -> None:
-        self._use_text(event.text)
-
-    @on(QueryBar.Submitted)
-    def _query_submitted(self, event: QueryBar.Submitted) -> None:
-        if not looks_like_spec(event.text):
-            self.query_one(PackageList).choose_highlighted()
-        elif self._use_text(event.text):
-            if self.spec_query == self._applied:  # answered already
-                self.set_focus(self.query_one(SpecTable))
-            else:
-                self._focus_when_answered = (self.spec_query, event.text)
-
-    @on(QueryBar.Left)
-    def _query_left(self, event: QueryBar.Left) -> None:
-        target = self.query_one(SpecTable) if looks_like_spec(event.text) else self.query_one(PackageList).options
-        self.set_focus(target)
-
-    def _use_text(self, text: str) -> bool:
-        """The query line changed: a package search, or a spec query (False when it cannot be used)."""
-        bar = self.query_one(QueryBar)
-        self._list_follows(text)
-        if not looks_like_spec(text):
-            bar.problem = None
-            self._wanted_spec = None
-            if self.spec_query.spec is not None:
-                self.spec_query = replace(self.spec_query, spec=None, package=self._opened)
-            return True
-        if self.corpus is None:
-            return False  # applied once the corpus arrives
-        try:
-            spec = parse_spec_query(text)
-            interpretation = interpret(self.corpus, spec, self.spec_query, self._opened)
-        except SpecSyntaxError as exc:
-            bar.problem = refusal(exc)
-            return False
-        except QueryProblem as exc:
-            bar.problem = str(exc)
-            return False
-        query = interpretation.query
-        if interpretation.select is not None:
-            self._select_after = interpretation.select
-        self._wanted_spec = spec
-        if query != self.spec_query:
-            self.spec_query = query
-            return bar.problem is None
-        bar.problem = None  # the same question as the one answered (or on its way): nothing to redo
-        if self._select_after is not None:
-            self.query_one(SpecTable).select_spec(self._select_after)
-            self._select_after = None
-        return True
-
-    @on(FacetPanel.Toggled)
-    def _facet_toggled(self, event: FacetPanel.Toggled) -> None:
-        self.toggle_filter(event.facet, event.value)
-
-    @on(FacetPanel.Expanded)
-    def _facet_expanded(self, event: FacetPanel.Expanded) -> None:
-        self.expanded_facets = self.expanded_facets | {event.facet}
-
-    @on(FacetsPane.FilterChanged)
-    def _facet_filter_changed(self, event: FacetsPane.FilterChanged) -> None:
-        self.facet_filter = event.text
-
-    def toggle_filter(self, facet: str, value: str) -> None:
-        if facet == "tag" and self.view.compare is not None:
-            self.notify("Comparing two tags: they are the scope (d stops comparing).", markup=False)
-            return
-        self.spec_query = self.spec_query.toggled(facet, value)
-
-    def watch_view(self) -> None:
-        self._refresh_results()
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:

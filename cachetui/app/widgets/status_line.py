@@ -9,6 +9,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.query.query import Query
+from cachetui.present.answer import runs_on_text
 from cachetui.present.format import counted
 from cachetui.present.inert import inert
 
@@ -30,6 +33,18 @@ class Status:
     busy: bool = False  # a newer answer is being computed
     spec_names_package: bool = False
     compare: str | None = None  # "old → new: +added −removed =kept" in compare mode
+    problems_key: str = "p"  # the key that lists the problems, as the user bound it
+
+
+def status_of(corpus: Corpus, query: Query, shown: int, compare: str | None, problems_key: str) -> Status:
+    """What the status line says about an answer to `query` showing `shown` specs."""
+    scope = corpus.package_slice(query.package)
+    return Status(documents=len(corpus.documents), specs=corpus.n_specs, tags=len(corpus.tags),
+                  package=query.package, filters=query.active(), shown=shown, in_scope=scope.stop - scope.start,
+                  problems=len(corpus.report.problems), errors=len(corpus.report.errors), loading=False,
+                  spec=str(query.spec) if query.spec is not None else None, runs_on=runs_on_text(query.runs_on),
+                  spec_names_package=query.spec is not None and query.spec.root.name == query.package,
+                  compare=compare, problems_key=problems_key)
 
 
 def render_status(status: Status) -> Text:
@@ -37,7 +52,7 @@ def render_status(status: Status) -> Text:
         return Text("Loading…", style="bold")
     text = Text(no_wrap=True, overflow="ellipsis")
     if status.documents == 0 and status.errors:
-        text.append(f"Nothing could be loaded: {counted(status.errors, 'error')} (p shows them)", "bold red")
+        text.append(f"Nothing could be loaded: {counted(status.errors, 'error')} ({inert(status.problems_key)} shows them)", "bold red")
         return text
     # Most telling first, so a narrow terminal cuts the corpus summary, not the answer. Two spaces
     # between parts, none before the first: a filter's values and the spec never read as one word.
@@ -65,7 +80,7 @@ def render_status(status: Status) -> Text:
     if status.busy:
         text.append(" (updating…)", "dim")
     if status.problems:
-        text.append(f"  │  ⚠ {counted(status.problems, 'problem')} (p)", "yellow")
+        text.append(f"  │  ⚠ {counted(status.problems, 'problem')} ({inert(status.problems_key)})", "yellow")
     corpus = f"{counted(status.documents, 'doc')} · {counted(status.specs, 'spec')} · {counted(status.tags, 'tag')}"
     text.append(f"  │  {corpus}", "dim")
     return text

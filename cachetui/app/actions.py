@@ -1,0 +1,28 @@
+"""The browser's action table (`present/browser_actions.py`) as Textual uses it: bindings, and keys as shown.
+
+What a key hint says (the palette's "(x)", the status line's "(p)", the help's introduction) is read
+from the app's keymap, so a key the user remapped in config.toml is named as they bound it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+
+from cachetui.present.browser_actions import BrowserAction
+
+
+def bindings(actions: tuple[BrowserAction, ...]) -> list[Binding]:
+    """One binding per row, in the table's order (the footer's)."""
+    return [Binding(row.keys, row.action, row.footer, show=row.show, priority=row.priority, id=row.id)
+            for row in actions]
+
+
+def keys_shown(app: App[Any], binding_id: str, default: str, joiner: str = " or ") -> str:
+    """The keys bound to `binding_id` now, as the footer shows them (`?`, `^y`)."""
+    # Textual has no public getter for the keymap `set_keymap` stored; it applies `_keymap` to a
+    # copy of the bindings at every key press, so this is what the keys really are.
+    bound = app._keymap.get(binding_id, default)
+    return joiner.join(app.get_key_display(Binding(key.strip(), "")) for key in bound.split(","))

@@ -1,0 +1,187 @@
+"""The browser's body: the package list, the table over the details, and the facets, side by side.
+
+It owns how they share the width, where the focus goes as they show and hide, and the details of
+the spec under the table's cursor. The package list
+and the facets give way when the table needs the room (`pane_widths`, pure arithmetic in
+screens/panes.py, applied inline: a class on a container would restyle its whole subtree); `/`,
+`f` and Escape move the focus, never onto a pane that is hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from cachetui.app.screens.panes import displayed, pane_widths
+from cachetui.app.widgets.detail_pane import DetailPane
+from cachetui.app.widgets.facet_panel import FacetPanel, FacetsPane, FacetState
+from cachetui.app.widgets.package_list import PackageList
+from cachetui.app.widgets.spec_detail import spec_detail
+from cachetui.app.widgets.spec_table import SpecTable
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.spack.specquery import looks_like_spec
+from cachetui.present.table_cells import SpecRows
+
+# Pane -> the title on its top border; the focused pane's title and border light up.
+PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details", "#facets": "Facets"}
+
+
+class BrowserBody(Horizontal):
+    # A package or a spec query is open: the list shows one name, so it can be narrower.
+    opened: reactive[bool] = reactive(False, layout=False)
+    with_build_deps: reactive[bool] = reactive(False)  # the details list build-only edges too
+    facet_filter: reactive[str] = reactive("")  # typed in the facets' filter box
+    expanded_facets: reactive[frozenset[str]] = reactive(frozenset())  # facets showing all their values
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.corpus: Corpus | None = None  # what the details are read from
+        self._table_wants = 0  # cells the table asked for to show every column that tells rows apart
+        self._detail_shown: tuple[object, ...] = ()  # (corpus, spec, build edges) the detail pane shows
+        self.facet_counts: dict[str, dict[str, int]] = {}  # for the current answer; the palette reads them too
+        self._chosen: dict[str, frozenset[str]] = {}  # the facet values the question filters by
+
+    def compose(self) -> ComposeResult:
+        yield PackageList(id="packages")
+        with Vertical(id="center"):
+            yield SpecTable(id="specs")
+            yield DetailPane(id="detail")
+        yield FacetsPane(id="facets")
+
+    def on_mount(self) -> None:
+        for selector, title in PANE_TITLES.items():
+            self.query_one(selector).border_title = title
+        # The details follow the cursor within the key's own frame: a watcher runs as the cursor
+        # moves, where the Highlighted message arrives once the table's frame is drawn.
+        self.watch(self.query_one(SpecTable), "cursor", self.follow_cursor, init=False)
+
+    @property
+    def panes(self) -> list[Widget]:
+        """The titled panes, in the order the help lists their keys."""
+        return [self.query_one(selector) for selector in PANE_TITLES]
+
+    # -- the focus ------------------------------------------------------------------------
+
+    def focus_search(self, line: Widget) -> None:
+        """`/` searches where you are: the facets pane filters facets, anywhere else `line` searches packages."""
+        facets = self.query_one(FacetsPane)
+        if facets.has_focus_within:
+            self.screen.set_focus(facets.filter)
+            return
+        if self.screen.has_class("-narrow") and self.has_class("-facets-toggled"):
+            self.remove_class("-facets-toggled")  # the package list takes its place back: never type unseen
+        # Focus now (Screen.set_focus), not later (Widget.focus): keys typed right after `/` land in the box.
+        self.screen.set_focus(line)
+
+    def toggle_facets(self) -> None:
+        self.toggle_class("-facets-toggled")  # styles update at once, so `display` below is current
+        self.fit()
+        self._keep_focus_visible()
+
+    def back(self) -> None:
+        """Escape: to the package list; on a narrow screen with the facets shown it is hidden, so the table."""
+        packages = self.query_one(PackageList)
+        self.screen.set_focus(packages.options if displayed(packages) else self.query_one(SpecTable))
+
+    def _keep_focus_visible(self) -> None:
+        """Nothing hidden may keep the focus: move it to the pane that took the hidden one's place."""
+        focused = self.screen.focused
+        if focused is None or displayed(focused):
+            return
+        facets = self.query_one(FacetsPane)
+        self.screen.set_focus(facets.panel if displayed(facets) else self.query_one(SpecTable))
+
+    # -- what the panes show ----------------------------------------------------------------
+
+    def show_answer(self, rows: SpecRows, facet_counts: dict[str, dict[str, int]], package_counts: dict[str, int],
+                    changes: dict[str, tuple[int, int]] | None, package: str | None, opened: bool) -> None:
+        """An answer's rows, counts and (comparing) changes; `package` is open, `opened` a package or spec."""
+        self.query_one(SpecTable).data = rows
+        self.facet_counts = facet_counts
+        packages = self.query_one(PackageList)
+        packages.state = replace(packages.state, counts=package_counts, changes=changes, current=package,
+                                 filtered=rows.clearable)
+        self.opened = opened
+
+    def list_follows(self, line: str) -> None:
+        """The package list as the query line makes it: a package search, or the packages a spec matches."""
+        packages = self.query_one(PackageList)
+        spec_mode = looks_like_spec(line)
+        packages.state = replace(packages.state, only_matching=spec_mode,
+                                 search=packages.state.search if spec_mode else line)
+
+    def show_facets(self, chosen: dict[str, frozenset[str]]) -> None:
+        """The facets with these values chosen (their counts come with the answer)."""
+        self._chosen = chosen
+        state = FacetState(self.facet_counts, chosen, self.facet_filter, self.expanded_facets)
+        self.query_one(FacetPanel).state = state
+
+    def watch_facet_filter(self) -> None:
+        self.show_facets(self._chosen)
+
+    def watch_expanded_facets(self) -> None:
+        self.show_facets(self._chosen)
+
+    @on(FacetPanel.Expanded)
+    def _facet_expanded(self, event: FacetPanel.Expanded) -> None:
+        self.expanded_facets = self.expanded_facets | {event.facet}
+
+    @on(FacetsPane.FilterChanged)
+    def _facet_filter_changed(self, event: FacetsPane.FilterChanged) -> None:
+        self.facet_filter = event.text
+
+    # -- the details -----------------------------------------------------------------------
+
+    def follow_cursor(self) -> None:
+        """The details of the spec under the cursor; not rebuilt when an answer leaves it on the same one."""
+        corpus, spec, last = self.corpus, self.query_one(SpecTable).current_spec, self._detail_shown
+        shown = (corpus, spec, self.with_build_deps)
+        if last and last[0] is corpus and last[1:] == shown[1:]:  # `is`: a Corpus has no meaningful ==
+            return
+        self._detail_shown = shown
+        found = corpus is not None and spec is not None
+        self.query_one(DetailPane).detail = spec_detail(corpus, spec, self.with_build_deps) if found else None
+
+    def watch_with_build_deps(self) -> None:
+        self.follow_cursor()
+
+    @on(DetailPane.BuildToggled)
+    def _build_toggled(self) -> None:
+        self.with_build_deps = not self.with_build_deps
+
+    @on(SpecTable.Selected)
+    def _spec_selected(self) -> None:
+        self.screen.set_focus(self.query_one(DetailPane))
+
+    # -- the widths -----------------------------------------------------------------------
+
+    @on(SpecTable.WidthWanted)
+    def _table_width_wanted(self, event: SpecTable.WidthWanted) -> None:
+        self._table_wants = event.width
+        self.fit()
+
+    def on_resize(self) -> None:
+        self.fit()
+
+    def watch_opened(self) -> None:
+        self.fit()
+
+    def fit(self) -> None:
+        """Narrow the package list, then the facets, as far as the table needs to tell its rows apart.
+
+        Both stay on screen, so Tab, `/` and `f` reach them as before.
+        """
+        width = self.screen.size.width
+        if not width:
+            return
+        widths = pane_widths(width, facets_toggled=self.has_class("-facets-toggled"),
+                             table_wants=self._table_wants, opened=self.opened)
+        for selector, cells in zip(("#packages", "#facets"), widths):
+            pane = self.query_one(selector)
+            if pane.styles.width is None or pane.styles.width.value != cells:
+                pane.styles.width = cells

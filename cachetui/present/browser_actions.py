@@ -1,0 +1,101 @@
+"""The browser's actions, one row each: its binding id, default keys, words and when it can act.
+
+The screen's BINDINGS, `check_action`, the footer's refresh, the help and the command palette all
+read this table, so an action is added (or its words changed) in one place. The rows know nothing
+of Textual: when an action can act is a predicate over `KeyContext`, a plain snapshot of the screen.
+Binding ids never change: users' config.toml `[keymap]` names them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class KeyContext:
+    """What decides which keys can act: read off the screen each time they are checked."""
+
+    typing: bool = False  # a text box has the focus: `/` and `f` are letters there
+    loaded: bool = False
+    spec_selected: bool = False
+    narrowed: bool = False  # a filter or "runs here" is set: `x` has something to clear
+    comparing: bool = False
+    tags: int = 0
+    rows: int = 0
+
+
+def always(_: KeyContext) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class BrowserAction:
+    id: str  # the binding id a keymap names ("browser.help")
+    action: str  # the screen's `action_…` it runs (or `app.…`)
+    keys: str  # the default keys, as Textual names them, comma-separated
+    footer: str  # the footer's word for it, and the help's
+    group: str  # what it is for; the footer shows the groups in the table's order
+    palette: str | None = None  # its title in the command palette (None: not offered there)
+    palette_help: str = ""  # the palette's line under the title; the keys bound now are added to it
+    acts: Callable[[KeyContext], bool] = always
+    priority: bool = False  # acts as it arrives: keys typed right after reach the new focus
+    show: bool = True  # in the footer
+
+
+def _not_typing(context: KeyContext) -> bool:
+    return not context.typing  # typing `/` or `f` into a search box types it
+
+
+def _spec_selected(context: KeyContext) -> bool:
+    return context.spec_selected
+
+
+def _loaded(context: KeyContext) -> bool:
+    return context.loaded
+
+
+# The footer's order, what is used most first, so a narrow footer cuts the rest. `/` and `f` move
+# the focus, so they are priority bindings; help and quit come early, so a footer cut at 80 columns
+# still offers them.
+ACTIONS: tuple[BrowserAction, ...] = (
+    BrowserAction("browser.search", "focus_search", "slash", "Search", "focus", "Search packages",
+                  "focus the package search", _not_typing, priority=True),
+    BrowserAction("browser.facets", "toggle_facets", "f", "Facets", "focus", "Toggle facets",
+                  "show or hide the facets pane", _not_typing, priority=True),
+    BrowserAction("browser.help", "help", "question_mark", "Help", "help", "Help",
+                  "keys and how to use cachetui"),
+    BrowserAction("browser.quit", "app.quit", "q", "Quit", "help"),
+    BrowserAction("browser.copy-hash", "copy_hash", "y", "Copy hash", "copy", "Copy hash",
+                  "copy the selected spec's full hash", _spec_selected),
+    BrowserAction("browser.copy-menu", "copy_menu", "c", "Copy…", "copy", "Copy…",
+                  "hash, /short hash, install or mirror command", _spec_selected),
+    BrowserAction("browser.clear", "clear_filters", "x", "Clear", "narrowing", "Clear all filters",
+                  "remove every facet filter", lambda c: c.narrowed),
+    # comparing, the two tags compared are the scope
+    BrowserAction("browser.tag", "choose_tag", "t", "Tag", "narrowing", "Choose tag",
+                  "show one cache tag, or all", lambda c: c.loaded and not c.comparing),
+    BrowserAction("browser.runs-on", "toggle_runs_on", "r", "Runs here", "narrowing", "Runs here",
+                  "only binaries that run on this machine", _loaded),
+    BrowserAction("browser.columns", "choose_columns", "v", "Columns", "view", "Choose columns",
+                  "show or hide the table's columns"),
+    BrowserAction("browser.find-view", "toggle_find_view", "l", "spack find", "view", "spack find view",
+                  "group the table as spack find -lv prints it", _loaded),
+    BrowserAction("browser.compare", "compare", "d", "Compare", "view", "Compare two tags",
+                  "mark binaries added, removed or kept between two tags", lambda c: c.loaded and c.tags > 1),
+    BrowserAction("browser.export", "export", "e", "Export", "view", "Export table",
+                  "write the table as shown to a CSV or JSON file", lambda c: c.rows > 0),
+    BrowserAction("browser.problems", "problems", "p", "Problems", "view", "Show problems",
+                  "files that could not be loaded, and warnings", _loaded),
+    BrowserAction("browser.back", "back", "escape", "Back", "view", show=False),
+)
+
+
+def by_action(actions: tuple[BrowserAction, ...] = ACTIONS) -> dict[str, BrowserAction]:
+    """Action name (as `check_action` is asked about it) -> its row."""
+    return {row.action: row for row in actions}
+
+
+def can_act(actions: tuple[BrowserAction, ...], context: KeyContext) -> tuple[bool, ...]:
+    """Whether each row can act now: the footer is redrawn only when this changes."""
+    return tuple(row.acts(context) for row in actions)
