@@ -14,7 +14,7 @@ from textual.binding import Binding
 from cachetui.present.browser_actions import BrowserAction
 
 
-def bindings(actions: tuple[BrowserAction, ...]) -> list[Binding]:
+def bindings(actions: tuple[BrowserAction, ...]) -> list[Binding | tuple[str, str] | tuple[str, str, str]]:
     """One binding per row, in the table's order (the footer's)."""
     return [Binding(row.keys, row.action, row.footer, show=row.show, priority=row.priority, id=row.id)
             for row in actions]

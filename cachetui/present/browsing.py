@@ -16,9 +16,10 @@ import numpy as np
 
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.interpret import interpret
-from cachetui.core.query.query import Query, match
+from cachetui.core.query.query import Query, RunsOn, match
 from cachetui.core.query.resolve import QueryProblem
 from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query, refusal
+from cachetui.core.spack.targets import Host
 
 SHOWN_WHOLE = "Query and filters cleared to show it."
 
@@ -57,8 +58,8 @@ class Effects:
     ask: bool = False  # ask for the answer to the state's query (even when it is the same question)
     select: int | None = None  # put the table's cursor on this spec now
     focus_table: bool = False
-    choose_package: bool = False  # open the package list's best match
     notify: str | None = None
+    warning: bool = False  # the notification is a warning
 
 
 NOTHING = Effects()
@@ -118,6 +119,17 @@ def refused(state: Browsing, problem: str) -> Step:
 def narrowed(state: Browsing, query: Query) -> Step:
     """A filter, a tag or "runs here" changed the question."""
     return _asking(state, query)
+
+
+def runs_on_toggled(state: Browsing, machine: Callable[[], Host]) -> Step:
+    """Only binaries that run on this machine (its platform, its microarchitecture or an ancestor), or all again."""
+    if state.query.runs_on is not None:
+        return _asking(state, replace(state.query, runs_on=None))
+    try:
+        found = machine()
+    except Exception as exc:  # noqa: BLE001 - archspec reads /proc/cpuinfo and the like
+        return state, Effects(notify=f"Cannot tell what this machine is: {exc}", warning=True)
+    return _asking(state, replace(state.query, runs_on=RunsOn(found.target, found.platform)))
 
 
 def facet_toggled(state: Browsing, facet: str, value: str, comparing: bool) -> Step:

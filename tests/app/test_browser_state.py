@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import cachetui.app.screens.browser as browser_module
+import cachetui.app.answers as browser_module
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.widgets.detail_pane import DetailPane
 from cachetui.app.widgets.package_list import PackageList

@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-import cachetui.app.screens.browser as browser_module
+import cachetui.app.answers as browser_module
 from cachetui.app.widgets.detail_pane import DetailPane
 from cachetui.app.widgets.facet_panel import FacetPanel, Kind
 from cachetui.app.widgets.package_list import PackageList

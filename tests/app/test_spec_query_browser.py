@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import cachetui.app.answers as answers_module
 import cachetui.app.screens.browser as browser_module
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.dialogs.columns_dialog import ColumnsDialog
@@ -196,7 +197,7 @@ async def test_columns_can_be_chosen(tree: Path) -> None:
 async def test_big_corpora_answer_off_the_ui_thread_and_only_the_latest_answer_lands(
     tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(browser_module, "INLINE_SPECS", 0)
+    monkeypatch.setattr(answers_module, "INLINE_SPECS", 0)
     app = _app(tree)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)

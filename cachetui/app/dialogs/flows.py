@@ -8,11 +8,19 @@ from textual.app import App
 
 from cachetui.app.dialogs.columns_dialog import ColumnsDialog
 from cachetui.app.dialogs.tag_picker import ALL_TAGS, TagPicker
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.query.query import Query, facet_counts
 from cachetui.present.inert import inert
 
 
-async def choose_comparison(app: App[Any], tags: list[str], counts: dict[str, int]) -> tuple[str, str] | None:
+def tag_counts(corpus: Corpus, package: str | None) -> dict[str, int]:
+    """Specs per tag in the package open now, whatever the filters."""
+    return facet_counts(corpus, Query(package), "tag")
+
+
+async def choose_comparison(app: App[Any], corpus: Corpus, package: str | None) -> tuple[str, str] | None:
     """`d`: the older tag, then the newer one among the others (None: cancelled)."""
+    tags, counts = corpus.tags, tag_counts(corpus, package)
     old = await app.push_screen_wait(TagPicker(tags, counts, None, title="Compare: the older tag", with_all=False))
     if old is None:
         return None
@@ -21,12 +29,14 @@ async def choose_comparison(app: App[Any], tags: list[str], counts: dict[str, in
     return None if new is None else (old, new)
 
 
-async def choose_tag(app: App[Any], tags: list[str], counts: dict[str, int],
-                     chosen: frozenset[str]) -> frozenset[str] | None:
-    """`t`: the tag filter to set (empty: every tag), or None when cancelled."""
+async def choose_tag(app: App[Any], corpus: Corpus, query: Query) -> Query | None:
+    """`t`: `query` with the tag chosen (or every tag), or None when cancelled."""
+    chosen = query.filters.get("tag", frozenset())
     current = next(iter(chosen)) if len(chosen) == 1 else None
-    tag = await app.push_screen_wait(TagPicker(tags, counts, current))
-    return None if tag is None else frozenset() if tag == ALL_TAGS else frozenset({tag})
+    tag = await app.push_screen_wait(TagPicker(corpus.tags, tag_counts(corpus, query.package), current))
+    if tag is None:
+        return None
+    return query.with_facet("tag", frozenset() if tag == ALL_TAGS else frozenset({tag}))
 
 
 async def choose_columns(app: App[Any], hidden: frozenset[str], squeezed: frozenset[str]) -> frozenset[str] | None:

@@ -19,9 +19,10 @@ from textual.containers import Vertical
 from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.widgets import Input, Label, ProgressBar
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, WorkerState
 
 from cachetui.app.actions import bindings, keys_shown
+from cachetui.app.answers import Answers
 from cachetui.app.dialogs.copy_menu import copy_choices
 from cachetui.app.dialogs.flows import choose_columns, choose_comparison, choose_tag
 from cachetui.app.dialogs.help import HelpScreen, help_sections
@@ -38,19 +39,15 @@ from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import StatusLine, status_of
 from cachetui.app.worker_failure import report_failure
 from cachetui.core.model.corpus import Corpus, SpecView
-from cachetui.core.query.query import Query, RunsOn, facet_counts
+from cachetui.core.query.query import Query
 from cachetui.core.spack.specquery import looks_like_spec
 from cachetui.core.spack.targets import host
 from cachetui.present import browsing as go
-from cachetui.present.answer import Answer, RecentAnswers, View, answer, compare_text, file_safe, rows_to_show
+from cachetui.present.answer import Answer, View, compare_text, file_safe, rows_to_show
 from cachetui.present.browser_actions import ACTIONS, KeyContext, by_action, can_act
 from cachetui.present.browsing import Browsing, Effects
 from cachetui.present.format import loading_text
 from cachetui.present.table_layout import HIDDEN_AT_FIRST
-
-# Up to this many specs, an answer takes a few milliseconds and is computed on the spot; above,
-# in a worker, so keys and paints never wait for it (a newer question cancels an older one).
-INLINE_SPECS = 50_000
 
 
 class BrowserScreen(Screen[None]):
@@ -66,7 +63,8 @@ class BrowserScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self._recent = RecentAnswers()  # what answers over this corpus computed, for the next ones
+        # answers on the spot or from a worker; `_deliver` looked up at each delivery (tests watch it)
+        self._answers = Answers(self, lambda *delivered: self._deliver(*delivered))
         self._keys_state: tuple[bool, ...] = ()  # what the footer was last refreshed for
 
     @property
@@ -140,10 +138,8 @@ class BrowserScreen(Screen[None]):
             self.query_one(SpecTable).select_spec(effects.select)
         if effects.focus_table:
             self.set_focus(self.query_one(SpecTable))
-        if effects.choose_package:
-            self.query_one(PackageList).choose_highlighted()
         if effects.notify is not None:
-            self.notify(effects.notify, markup=False)
+            self.notify(effects.notify, severity="warning" if effects.warning else "information", markup=False)
 
     def _use_text(self, text: str) -> bool:
         """The query line changed: a package search, or a spec query (False when it cannot be used)."""
@@ -197,9 +193,6 @@ class BrowserScreen(Screen[None]):
     def toggle_filter(self, facet: str, value: str) -> None:
         self._go(go.facet_toggled(self.browsing, facet, value, self.view.compare is not None))
 
-    def _narrow(self, query: Query) -> None:
-        self._go(go.narrowed(self.browsing, query))
-
     @on(FacetPanel.Toggled)
     def _facet_toggled(self, event: FacetPanel.Toggled) -> None:
         self.toggle_filter(event.facet, event.value)
@@ -225,7 +218,8 @@ class BrowserScreen(Screen[None]):
     def action_copy_hash(self) -> None:
         spec = self._current_spec()
         if spec is not None:
-            self.post_message(CopyRequested(*reversed(copy_choices(spec, None)[0])))
+            what, text = copy_choices(spec, None)[0]
+            self.post_message(CopyRequested(text, what))
 
     def action_copy_menu(self) -> None:
         spec = self._current_spec()
@@ -240,19 +234,10 @@ class BrowserScreen(Screen[None]):
         return self.corpus.spec(spec)
 
     def action_clear_filters(self) -> None:
-        self._narrow(self.spec_query.cleared())
+        self._go(go.narrowed(self.browsing, self.spec_query.cleared()))
 
     def action_toggle_runs_on(self) -> None:
-        """Only binaries that run on this machine: its platform, and its microarchitecture or an ancestor."""
-        if self.spec_query.runs_on is not None:
-            self._narrow(replace(self.spec_query, runs_on=None))
-            return
-        try:
-            machine = host()
-        except Exception as exc:  # noqa: BLE001 - archspec reads /proc/cpuinfo and the like
-            self.notify(f"Cannot tell what this machine is: {exc}", severity="warning", markup=False)
-            return
-        self._narrow(replace(self.spec_query, runs_on=RunsOn(machine.target, machine.platform)))
+        self._go(go.runs_on_toggled(self.browsing, host))
 
     def action_toggle_find_view(self) -> None:
         """Group the table as `spack find -lv` prints it, or back to columns."""
@@ -266,30 +251,20 @@ class BrowserScreen(Screen[None]):
             return
         self.post_message(ExportRequested(f"cachetui-{file_safe(self.spec_query.package or 'all')}.csv", data))
 
-    def _tag_counts(self) -> dict[str, int]:
-        """Specs per tag in the package open now, whatever the filters."""
-        return facet_counts(self.corpus, Query(self.spec_query.package), "tag") if self.corpus else {}
-
     @work(group="dialog", exclusive=True, exit_on_error=False)
     async def action_compare(self) -> None:
         """Choose two tags and mark each binary added, removed or kept; again to stop comparing."""
-        tags = self.corpus.tags if self.corpus is not None else []
-        if self.view.compare is not None:
+        if self.view.compare is not None or self.corpus is None:
             self.view = replace(self.view, compare=None)
-            return
-        if len(tags) < 2:
+        elif len(self.corpus.tags) < 2:
             self.notify("Comparing needs two tags; this corpus has one.", severity="warning", markup=False)
-            return
-        compared = await choose_comparison(self.app, tags, self._tag_counts())
-        if compared is not None:  # the answer scopes to the two tags; a tag filter set before waits until it stops
-            self.view = replace(self.view, compare=compared)
+        elif compared := await choose_comparison(self.app, self.corpus, self.spec_query.package):
+            self.view = replace(self.view, compare=compared)  # the two tags are the scope; a tag filter waits
 
     @work(group="dialog", exclusive=True, exit_on_error=False)
     async def action_choose_tag(self) -> None:
-        if self.corpus is not None:
-            tags = await choose_tag(self.app, self.corpus.tags, self._tag_counts(), self.spec_query.filters.get("tag", frozenset()))
-            if tags is not None:
-                self._narrow(self.spec_query.with_facet("tag", tags))
+        if self.corpus is not None and (query := await choose_tag(self.app, self.corpus, self.spec_query)):
+            self._go(go.narrowed(self.browsing, query))
 
     @work(group="dialog", exclusive=True, exit_on_error=False)
     async def action_choose_columns(self) -> None:
@@ -309,7 +284,7 @@ class BrowserScreen(Screen[None]):
             return
         self.add_class("-loaded")
         self.query_one(BrowserBody).corpus = corpus
-        self._recent = RecentAnswers()
+        self._answers = Answers(self, lambda *delivered: self._deliver(*delivered))
         packages = self.query_one(PackageList)
         packages.state = replace(packages.state, names=tuple(corpus.packages))
         self._go(go.corpus_arrived(self.browsing))
@@ -326,22 +301,8 @@ class BrowserScreen(Screen[None]):
         self.query_one(SpecTable).hidden = hidden
 
     def _refresh_results(self) -> None:
-        corpus = self.corpus
-        if corpus is None:
-            return
-        query, sort, view = self.spec_query, self.sort, self.view
-        if corpus.n_specs <= INLINE_SPECS:
-            self._deliver(query, sort, view, answer(corpus, query, sort, self._recent, view))
-        else:
+        if self.corpus is not None and not self._answers.ask(self.corpus, self.spec_query, self.sort, self.view):
             self.query_one(StatusLine).status = replace(self.query_one(StatusLine).status, busy=True)
-            # after the frame that says so: a worker competes for the GIL with the frame's drawing
-            self.call_after_refresh(self._answer_in_worker, corpus, query, sort, view)
-
-    @work(thread=True, exclusive=True, group="results", name="results", description="results", exit_on_error=False)
-    def _answer_in_worker(self, corpus: Corpus, query: Query, sort: tuple[str | None, bool], view: View) -> None:
-        found = answer(corpus, query, sort, self._recent, view)
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._deliver, query, sort, view, found)
 
     def _deliver(self, query: Query, sort: tuple[str | None, bool], view: View, found: Answer) -> None:
         corpus = self.corpus
@@ -361,7 +322,7 @@ class BrowserScreen(Screen[None]):
         with self.app.batch_update():  # the widgets change together: never paint a half-updated screen
             results, comparison = found.results, found.results.comparison
             self.query_one(BrowserBody).show_answer(
-                rows_to_show(corpus, results, self.sort, self._recent), results.facet_counts,
+                rows_to_show(corpus, results, self.sort, self._answers.recent), results.facet_counts,
                 found.package_counts or {}, comparison.changes if comparison else None, query.package,
                 opened=query.package is not None or query.spec is not None)
             self._push_status(corpus, query, len(results.indices))

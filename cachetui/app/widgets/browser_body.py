@@ -144,8 +144,8 @@ class BrowserBody(Horizontal):
         if last and last[0] is corpus and last[1:] == shown[1:]:  # `is`: a Corpus has no meaningful ==
             return
         self._detail_shown = shown
-        found = corpus is not None and spec is not None
-        self.query_one(DetailPane).detail = spec_detail(corpus, spec, self.with_build_deps) if found else None
+        detail = spec_detail(corpus, spec, self.with_build_deps) if corpus is not None and spec is not None else None
+        self.query_one(DetailPane).detail = detail
 
     def watch_with_build_deps(self) -> None:
         self.follow_cursor()

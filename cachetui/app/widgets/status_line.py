@@ -52,7 +52,8 @@ def render_status(status: Status) -> Text:
         return Text("Loading…", style="bold")
     text = Text(no_wrap=True, overflow="ellipsis")
     if status.documents == 0 and status.errors:
-        text.append(f"Nothing could be loaded: {counted(status.errors, 'error')} ({inert(status.problems_key)} shows them)", "bold red")
+        key = inert(status.problems_key)
+        text.append(f"Nothing could be loaded: {counted(status.errors, 'error')} ({key} shows them)", "bold red")
         return text
     # Most telling first, so a narrow terminal cuts the corpus summary, not the answer. Two spaces
     # between parts, none before the first: a filter's values and the spec never read as one word.

@@ -1,0 +1,49 @@
+"""Asking `present.answer` for the browser: on the spot for a small corpus, in a worker for a big one.
+
+Up to INLINE_SPECS specs an answer takes a few milliseconds and is computed on the spot; above,
+in a worker, so keys and paints never wait for it (a newer question cancels an older one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from textual.dom import DOMNode
+from textual.worker import get_current_worker
+
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.query.query import Query
+from cachetui.present.answer import Answer, RecentAnswers, View, answer
+
+INLINE_SPECS = 50_000
+
+Sort = tuple[str | None, bool]
+Deliver = Callable[[Query, Sort, View, Answer], None]
+
+
+class Answers:
+    """What answers over one corpus computed (kept for the next ones), and where each is computed."""
+
+    def __init__(self, node: DOMNode, deliver: Deliver) -> None:
+        self._node = node  # whose workers compute the big answers
+        self._deliver = deliver
+        self.recent = RecentAnswers()
+
+    def ask(self, corpus: Corpus, query: Query, sort: Sort, view: View) -> bool:
+        """True: answered and delivered now; False: on its way from a worker."""
+        if corpus.n_specs <= INLINE_SPECS:
+            self._deliver(query, sort, view, answer(corpus, query, sort, self.recent, view))
+            return True
+        # after the frame that says it is busy: a worker competes for the GIL with the frame's drawing
+        self._node.call_after_refresh(self._start, corpus, query, sort, view)
+        return False
+
+    def _start(self, corpus: Corpus, query: Query, sort: Sort, view: View) -> None:
+        self._node.run_worker(partial(self._compute, corpus, query, sort, view), thread=True, exclusive=True,
+                              group="results", name="results", description="results", exit_on_error=False)
+
+    def _compute(self, corpus: Corpus, query: Query, sort: Sort, view: View) -> None:
+        found = answer(corpus, query, sort, self.recent, view)
+        if not get_current_worker().is_cancelled:
+            self._node.app.call_from_thread(self._deliver, query, sort, view, found)
