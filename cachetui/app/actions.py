@@ -11,7 +11,7 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding
 
-from cachetui.present.browser_actions import BrowserAction
+from cachetui.present.browser_actions import BrowserAction, KeyContext, by_action, can_act
 
 
 def bindings(actions: tuple[BrowserAction, ...]) -> list[Binding | tuple[str, str] | tuple[str, str, str]]:
@@ -26,3 +26,25 @@ def keys_shown(app: App[Any], binding_id: str, default: str, joiner: str = " or 
     # copy of the bindings at every key press, so this is what the keys really are.
     bound = app._keymap.get(binding_id, default)
     return joiner.join(app.get_key_display(Binding(key.strip(), "")) for key in bound.split(","))
+
+
+class ActionKeys:
+    """A screen's action table at work: which of its keys act now, and when the footer must be redrawn."""
+
+    def __init__(self, rows: tuple[BrowserAction, ...]) -> None:
+        self._rows = rows
+        self._by_action = by_action(rows)
+        self._last: tuple[bool, ...] = ()  # what the footer was last refreshed for
+
+    def check(self, action: str, context: KeyContext, *, typing: bool) -> bool:
+        """Whether `action` acts now (an action not in the table: yes)."""
+        row = self._by_action.get(action)
+        if row is None:
+            return True
+        return not (row.priority and typing) and row.acts(context)  # typing `/` or `f` into a text box types it
+
+    def changed(self, context: KeyContext, *more: bool) -> bool:
+        """Whether what the keys can do (and `more` the footer shows) changed since last asked."""
+        state = can_act(self._rows, context) + more
+        changed, self._last = state != self._last, state
+        return changed

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 class KeyContext:
     """What decides which keys can act: read off the screen each time they are checked."""
 
-    typing: bool = False  # a text box has the focus: `/` and `f` are letters there
     loaded: bool = False
     spec_selected: bool = False
     narrowed: bool = False  # a filter or "runs here" is set: `x` has something to clear
@@ -39,12 +38,10 @@ class BrowserAction:
     palette: str | None = None  # its title in the command palette (None: not offered there)
     palette_help: str = ""  # the palette's line under the title; the keys bound now are added to it
     acts: Callable[[KeyContext], bool] = always
-    priority: bool = False  # acts as it arrives: keys typed right after reach the new focus
+    # Acts as it arrives, so keys typed right after reach the new focus; never while a text box has
+    # the focus (there it is a letter).
+    priority: bool = False
     show: bool = True  # in the footer
-
-
-def _not_typing(context: KeyContext) -> bool:
-    return not context.typing  # typing `/` or `f` into a search box types it
 
 
 def _spec_selected(context: KeyContext) -> bool:
@@ -60,9 +57,9 @@ def _loaded(context: KeyContext) -> bool:
 # still offers them.
 ACTIONS: tuple[BrowserAction, ...] = (
     BrowserAction("browser.search", "focus_search", "slash", "Search", "focus", "Search packages",
-                  "focus the package search", _not_typing, priority=True),
+                  "focus the package search", priority=True),
     BrowserAction("browser.facets", "toggle_facets", "f", "Facets", "focus", "Toggle facets",
-                  "show or hide the facets pane", _not_typing, priority=True),
+                  "show or hide the facets pane", priority=True),
     BrowserAction("browser.help", "help", "question_mark", "Help", "help", "Help",
                   "keys and how to use cachetui"),
     BrowserAction("browser.quit", "app.quit", "q", "Quit", "help"),

@@ -20,6 +20,7 @@ from cachetui.core.query.query import Query, RunsOn, match
 from cachetui.core.query.resolve import QueryProblem
 from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query, refusal
 from cachetui.core.spack.targets import Host
+from cachetui.present.answer import View
 
 SHOWN_WHOLE = "Query and filters cleared to show it."
 
@@ -37,6 +38,8 @@ class Jumped:
 @dataclass(frozen=True)
 class Browsing:
     query: Query = Query()  # the question asked (its answer may still be on its way)
+    sort: tuple[str | None, bool] = (None, False)  # the column the rows are sorted by, and whether descending
+    view: View = View()  # grouped as `spack find` prints it, or two tags compared
     applied: Query = Query()  # the question whose answer the widgets show
     line: str = ""  # the query line's text as last used (typing a spec query: once it pauses)
     opened: str | None = None  # the package opened from the list: where a query without a name looks
@@ -130,6 +133,19 @@ def runs_on_toggled(state: Browsing, machine: Callable[[], Host]) -> Step:
     except Exception as exc:  # noqa: BLE001 - archspec reads /proc/cpuinfo and the like
         return state, Effects(notify=f"Cannot tell what this machine is: {exc}", warning=True)
     return _asking(state, replace(state.query, runs_on=RunsOn(found.target, found.platform)))
+
+
+def sorted_by(state: Browsing, column: str, descending: bool | None = None) -> Step:
+    """Rows sorted by `column`; without `descending`, asking again for the same column reverses it."""
+    current, was_descending = state.sort
+    if descending is None:
+        descending = not was_descending if current == column else False
+    return replace(state, sort=(column, descending)), Effects(ask=(column, descending) != state.sort)
+
+
+def viewed(state: Browsing, view: View) -> Step:
+    """Another view of the same question: `spack find`'s grouping, or two tags compared."""
+    return replace(state, view=view), Effects(ask=view != state.view)
 
 
 def facet_toggled(state: Browsing, facet: str, value: str, comparing: bool) -> Step:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from textual.app import App
@@ -10,6 +11,7 @@ from cachetui.app.dialogs.columns_dialog import ColumnsDialog
 from cachetui.app.dialogs.tag_picker import ALL_TAGS, TagPicker
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.query import Query, facet_counts
+from cachetui.present.answer import View
 from cachetui.present.inert import inert
 
 
@@ -18,15 +20,21 @@ def tag_counts(corpus: Corpus, package: str | None) -> dict[str, int]:
     return facet_counts(corpus, Query(package), "tag")
 
 
-async def choose_comparison(app: App[Any], corpus: Corpus, package: str | None) -> tuple[str, str] | None:
-    """`d`: the older tag, then the newer one among the others (None: cancelled)."""
+async def compare(app: App[Any], corpus: Corpus | None, view: View, package: str | None) -> View:
+    """`d`: the view comparing the older tag chosen with the newer one; again, the view without comparing."""
+    if view.compare is not None or corpus is None:
+        return replace(view, compare=None)
     tags, counts = corpus.tags, tag_counts(corpus, package)
+    if len(tags) < 2:
+        app.notify("Comparing needs two tags; this corpus has one.", severity="warning", markup=False)
+        return view
     old = await app.push_screen_wait(TagPicker(tags, counts, None, title="Compare: the older tag", with_all=False))
     if old is None:
-        return None
+        return view
     new = await app.push_screen_wait(TagPicker([t for t in tags if t != old], counts, None,
                                                title=f"Compare {inert(old)} with: the newer tag", with_all=False))
-    return None if new is None else (old, new)
+    # the answer scopes to the two tags; a tag filter set before waits until comparing stops
+    return view if new is None else replace(view, compare=(old, new))
 
 
 async def choose_tag(app: App[Any], corpus: Corpus, query: Query) -> Query | None:

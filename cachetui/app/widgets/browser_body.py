@@ -23,8 +23,9 @@ from cachetui.app.widgets.facet_panel import FacetPanel, FacetsPane, FacetState
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.spec_detail import spec_detail
 from cachetui.app.widgets.spec_table import SpecTable
-from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.corpus import Corpus, SpecView
 from cachetui.core.spack.specquery import looks_like_spec
+from cachetui.present.browser_actions import KeyContext
 from cachetui.present.table_cells import SpecRows
 
 # Pane -> the title on its top border; the focused pane's title and border light up.
@@ -98,6 +99,11 @@ class BrowserBody(Horizontal):
 
     # -- what the panes show ----------------------------------------------------------------
 
+    def corpus_arrived(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+        packages = self.query_one(PackageList)
+        packages.state = replace(packages.state, names=tuple(corpus.packages))
+
     def show_answer(self, rows: SpecRows, facet_counts: dict[str, dict[str, int]], package_counts: dict[str, int],
                     changes: dict[str, tuple[int, int]] | None, package: str | None, opened: bool) -> None:
         """An answer's rows, counts and (comparing) changes; `package` is open, `opened` a package or spec."""
@@ -115,8 +121,10 @@ class BrowserBody(Horizontal):
         packages.state = replace(packages.state, only_matching=spec_mode,
                                  search=packages.state.search if spec_mode else line)
 
-    def show_facets(self, chosen: dict[str, frozenset[str]]) -> None:
+    def show_facets(self, chosen: dict[str, frozenset[str]], comparing: bool = False) -> None:
         """The facets with these values chosen (their counts come with the answer)."""
+        if comparing:  # the two tags compared are the scope, whatever tag filter waits
+            chosen = {facet: values for facet, values in chosen.items() if facet != "tag"}
         self._chosen = chosen
         state = FacetState(self.facet_counts, chosen, self.facet_filter, self.expanded_facets)
         self.query_one(FacetPanel).state = state
@@ -134,6 +142,18 @@ class BrowserBody(Horizontal):
     @on(FacetsPane.FilterChanged)
     def _facet_filter_changed(self, event: FacetsPane.FilterChanged) -> None:
         self.facet_filter = event.text
+
+    @property
+    def selected(self) -> SpecView | None:
+        """The spec under the table's cursor."""
+        spec = self.query_one(SpecTable).current_spec
+        return None if spec is None or self.corpus is None else self.corpus.spec(spec)
+
+    def key_context(self, *, loaded: bool, tags: int, narrowed: bool, comparing: bool) -> KeyContext:
+        """What decides which keys act: the table's cursor and rows, and the question's state."""
+        table = self.query_one(SpecTable)
+        return KeyContext(loaded=loaded, spec_selected=table.current_spec is not None, narrowed=narrowed,
+                          comparing=comparing, tags=tags, rows=table.row_count)
 
     # -- the details -----------------------------------------------------------------------
 
