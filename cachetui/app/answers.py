@@ -15,6 +15,7 @@ from textual.worker import get_current_worker
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.query import Query
 from cachetui.present.answer import Answer, RecentAnswers, View, answer
+from cachetui.present.browsing import Browsing
 
 INLINE_SPECS = 50_000
 
@@ -30,8 +31,12 @@ class Answers:
         self._deliver = deliver
         self.recent = RecentAnswers()
 
-    def ask(self, corpus: Corpus, query: Query, sort: Sort, view: View) -> bool:
-        """True: answered and delivered now; False: on its way from a worker."""
+    def forget(self) -> None:
+        self.recent = RecentAnswers()
+
+    def ask(self, corpus: Corpus, question: Browsing) -> bool:
+        """True: `question` answered and delivered now; False: its answer is on its way from a worker."""
+        query, sort, view = question.query, question.sort, question.view
         if corpus.n_specs <= INLINE_SPECS:
             self._deliver(query, sort, view, answer(corpus, query, sort, self.recent, view))
             return True

@@ -148,8 +148,9 @@ def viewed(state: Browsing, view: View) -> Step:
     return replace(state, view=view), Effects(ask=view != state.view)
 
 
-def facet_toggled(state: Browsing, facet: str, value: str, comparing: bool) -> Step:
-    if facet == "tag" and comparing:
+def facet_toggled(state: Browsing, facet: str, value: str) -> Step:
+    """A facet value chosen, or unchosen; comparing, the two tags compared are the scope."""
+    if facet == "tag" and state.view.compare is not None:
         return state, Effects(notify="Comparing two tags: they are the scope (d stops comparing).")
     return _asking(state, state.query.toggled(facet, value))
 
@@ -159,9 +160,10 @@ def package_opened(state: Browsing, package: str | None) -> Step:
     return _asking(replace(state, opened=package), replace(state.query, package=package), focus_table=True)
 
 
-def corpus_arrived(state: Browsing) -> Step:
-    """A corpus (the first, or a new one): every spec, asked whatever was asked before."""
-    return replace(state, query=Query()), Effects(ask=True)
+def corpus_arrived(state: Browsing, corpus: Corpus) -> Step:
+    """A corpus (the first, or a new one): asked afresh, with what the line holds (typed while loading)."""
+    state, effects = typed(replace(state, query=Query()), state.line, corpus)
+    return state, replace(effects, ask=True)
 
 
 def _aim(state: Browsing, query: Query, spec: int, **effects: object) -> Step:

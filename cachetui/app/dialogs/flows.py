@@ -37,8 +37,10 @@ async def compare(app: App[Any], corpus: Corpus | None, view: View, package: str
     return view if new is None else replace(view, compare=(old, new))
 
 
-async def choose_tag(app: App[Any], corpus: Corpus, query: Query) -> Query | None:
+async def choose_tag(app: App[Any], corpus: Corpus | None, query: Query) -> Query | None:
     """`t`: `query` with the tag chosen (or every tag), or None when cancelled."""
+    if corpus is None:
+        return None
     chosen = query.filters.get("tag", frozenset())
     current = next(iter(chosen)) if len(chosen) == 1 else None
     tag = await app.push_screen_wait(TagPicker(corpus.tags, tag_counts(corpus, query.package), current))

@@ -1,11 +1,9 @@
 """The main screen: the query line over the body (package list, spec table, details, facets).
 
-It routes, and keeps no record of where it is beyond three plain parts: the action table
-(`present/browser_actions.py`: the keys, and when each can act), the browsing state
-(`present/browsing.py`: the query line, the package opened, the question asked and the one shown,
-the jumps; pure transitions) and the body (`widgets/browser_body.py`: the panes' widths and focus).
-Events go into transitions; their effects and each answer (`present.answer`) flow down as one
-frozen state per widget. Widgets send messages up.
+It routes between three plain parts: the action table (`present/browser_actions.py`: keys, words,
+when each acts), the browsing state (`present/browsing.py`: where the user is, pure transitions)
+and the body (`widgets/browser_body.py`: the panes' widths, focus and details). Events go into
+transitions; their effects and each answer flow down, one frozen state per widget; messages come up.
 """
 
 from __future__ import annotations
@@ -43,7 +41,7 @@ from cachetui.core.spack.specquery import looks_like_spec
 from cachetui.core.spack.targets import host
 from cachetui.present import browsing as go
 from cachetui.present.answer import Answer, View, compare_text, file_safe, rows_to_show
-from cachetui.present.browser_actions import ACTIONS, KeyContext, by_action
+from cachetui.present.browser_actions import ACTIONS, by_action
 from cachetui.present.browsing import Browsing, Effects
 from cachetui.present.table_layout import HIDDEN_AT_FIRST
 
@@ -59,8 +57,7 @@ class BrowserScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        # answers on the spot or from a worker; `_deliver` looked up at each delivery (tests watch it)
-        self._answers = Answers(self, lambda *delivered: self._deliver(*delivered))
+        self._answers = Answers(self, lambda *delivered: self._deliver(*delivered))  # looked up at each delivery
         self._keys = ActionKeys(self.ACTIONS)
 
     @property
@@ -91,34 +88,21 @@ class BrowserScreen(Screen[None]):
         # where QueryBar.Typed arrives a frame later.
         self.watch(self.query_one(QueryBar).input, "value", self._search_now, init=False)
 
-    # -- the action table: which keys act, and the footer --------------------------------------
-
-    def _key_context(self) -> KeyContext:
-        query, corpus = self.spec_query, self.corpus
-        return self.query_one(BrowserBody).key_context(
-            loaded=corpus is not None, tags=len(corpus.tags) if corpus else 0,
-            narrowed=bool(query.filters) or query.runs_on is not None, comparing=self.browsing.view.compare is not None)
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide keys that cannot act now, so the footer only offers what works."""
-        return self._keys.check(action, self._key_context(), typing=isinstance(self.focused, Input))
+        context = self.query_one(BrowserBody).key_context(self.browsing)
+        return self._keys.check(action, context, typing=isinstance(self.focused, Input))
 
     def _refresh_keys(self) -> None:
         """Refresh the footer when what a key can do has changed (it recomposes every key)."""
-        if self._keys.changed(self._key_context(), self.browsing.view.find):  # and whether the table's `s` sorts
+        context = self.query_one(BrowserBody).key_context(self.browsing)
+        if self._keys.changed(context, self.browsing.view.find):  # and whether the table's `s` sorts
             self.refresh_bindings()
-
-    # -- the browsing state: events in, effects out ------------------------------------------
 
     def _go(self, step: tuple[Browsing, Effects]) -> None:
         state, effects = step
-        bar = self.query_one(QueryBar)
-        if effects.clears_problem or effects.problem is not None:
-            bar.problem = effects.problem
-        if effects.put_line is not None:
-            bar.show(effects.put_line)
-        if state.line != self.browsing.line:
-            self.query_one(BrowserBody).list_follows(state.line)
+        self.query_one(QueryBar).take(effects)
+        self.query_one(BrowserBody).list_follows(state.line)
         self.browsing = state
         if effects.ask:
             self._push_facets()  # the value chosen shows at once; its counts come with the answer
@@ -175,13 +159,11 @@ class BrowserScreen(Screen[None]):
         self._go(go.jumped_back(self.browsing))
 
     def toggle_filter(self, facet: str, value: str) -> None:
-        self._go(go.facet_toggled(self.browsing, facet, value, self.browsing.view.compare is not None))
+        self._go(go.facet_toggled(self.browsing, facet, value))
 
     @on(FacetPanel.Toggled)
     def _facet_toggled(self, event: FacetPanel.Toggled) -> None:
         self.toggle_filter(event.facet, event.value)
-
-    # -- the keys' actions (the table says when each can act) ---------------------------------
 
     def action_focus_search(self) -> None:
         self.query_one(BrowserBody).focus_search(self.query_one(QueryBar).input)
@@ -234,8 +216,7 @@ class BrowserScreen(Screen[None]):
 
     @work(group="dialog", exclusive=True, exit_on_error=False)
     async def action_choose_tag(self) -> None:
-        query = await choose_tag(self.app, self.corpus, self.spec_query) if self.corpus is not None else None
-        if query is not None:
+        if (query := await choose_tag(self.app, self.corpus, self.spec_query)) is not None:
             self._go(go.narrowed(self.browsing, query))
 
     @work(group="dialog", exclusive=True, exit_on_error=False)
@@ -243,8 +224,6 @@ class BrowserScreen(Screen[None]):
         hidden = await choose_columns(self.app, self.hidden_columns, self.query_one(SpecTable).squeezed)
         if hidden is not None:
             self.hidden_columns = hidden
-
-    # -- answers flowing down ------------------------------------------------------------------
 
     def show_progress(self, done: int, total: int | None, what: str) -> None:
         self.query_one(Loading).show(done, total, what)
@@ -254,17 +233,14 @@ class BrowserScreen(Screen[None]):
             return
         self.add_class("-loaded")
         self.query_one(BrowserBody).corpus_arrived(corpus)
-        self._answers = Answers(self, lambda *delivered: self._deliver(*delivered))
-        self._go(go.corpus_arrived(self.browsing))
-        if self.query_one(QueryBar).text:  # typed while loading
-            self._use_text(self.query_one(QueryBar).text)
+        self._answers.forget()  # what answers over another corpus computed
+        self._go(go.corpus_arrived(replace(self.browsing, line=self.query_one(QueryBar).text), corpus))
 
     def watch_hidden_columns(self, hidden: frozenset[str]) -> None:
         self.query_one(SpecTable).hidden = hidden
 
     def _refresh_results(self) -> None:
-        question = self.browsing
-        if self.corpus is not None and not self._answers.ask(self.corpus, question.query, question.sort, question.view):
+        if self.corpus is not None and not self._answers.ask(self.corpus, self.browsing):
             self.query_one(StatusLine).status = replace(self.query_one(StatusLine).status, busy=True)
 
     def _deliver(self, query: Query, sort: tuple[str | None, bool], view: View, found: Answer) -> None:
@@ -272,29 +248,24 @@ class BrowserScreen(Screen[None]):
         if corpus is None or (query, sort, view) != (self.spec_query, self.browsing.sort, self.browsing.view):
             return  # a newer question is on its way
         if found.problem is not None or found.results is None:
-            # The query cannot be answered (a name not in the corpus): say so where it was typed,
-            # and keep showing the last answer, which the status line still describes.
+            # Cannot be answered (a name not in the corpus): said where it was typed; the last answer stays.
             self._go(go.refused(self.browsing, found.problem or ""))
-            shown = self.query_one(SpecTable).data
-            self._push_question(corpus, self.applied_query, 0 if shown is None else len(shown.indices))
+            self._push_question(corpus, self.applied_query)
             return
         bar = self.query_one(QueryBar)
         bar.note = found.results.note
         state, effects = go.answered(self.browsing, query, bar.text, self.focused is bar.input)
         with self.app.batch_update():  # the widgets change together: never paint a half-updated screen
-            results, comparison = found.results, found.results.comparison
-            self.query_one(BrowserBody).show_answer(
-                rows_to_show(corpus, results, sort, self._answers.recent), results.facet_counts,
-                found.package_counts or {}, comparison.changes if comparison else None, query.package,
-                opened=query.package is not None or query.spec is not None)
-            self._go((state, replace(effects, focus_table=False)))  # the line's problem, the cursor
-            self._push_question(corpus, query, len(results.indices))
+            rows = rows_to_show(corpus, found.results, sort, self._answers.recent)
+            self.query_one(BrowserBody).show_answer(found.results, found.package_counts or {}, rows)
+            self._go((state, effects))  # the line's problem, the cursor, the focus
+            self._push_question(corpus, query)
             self._spec_highlighted()  # details and keys now, not a frame later with the table's message
-        if effects.focus_table:
-            self.set_focus(self.query_one(SpecTable))
 
-    def _push_question(self, corpus: Corpus, query: Query, shown: int) -> None:
-        """The status line and the facets say what the table shows: `shown` specs answering `query`."""
+    def _push_question(self, corpus: Corpus, query: Query) -> None:
+        """The status line and the facets say what the table shows: the specs answering `query`."""
+        rows = self.query_one(SpecTable).data
+        shown = 0 if rows is None else len(rows.indices)
         problems_key = keys_shown(self.app, "browser.problems", by_action(self.ACTIONS)["problems"].keys)
         compare = compare_text(corpus, self.browsing.view.compare)
         self.query_one(StatusLine).status = status_of(corpus, query, shown, compare, problems_key)

@@ -24,8 +24,10 @@ from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.spec_detail import spec_detail
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.core.model.corpus import Corpus, SpecView
+from cachetui.core.query.results import Results
 from cachetui.core.spack.specquery import looks_like_spec
 from cachetui.present.browser_actions import KeyContext
+from cachetui.present.browsing import Browsing
 from cachetui.present.table_cells import SpecRows
 
 # Pane -> the title on its top border; the focused pane's title and border light up.
@@ -46,6 +48,7 @@ class BrowserBody(Horizontal):
         self._detail_shown: tuple[object, ...] = ()  # (corpus, spec, build edges) the detail pane shows
         self.facet_counts: dict[str, dict[str, int]] = {}  # for the current answer; the palette reads them too
         self._chosen: dict[str, frozenset[str]] = {}  # the facet values the question filters by
+        self._line = ""  # the query line the package list follows
 
     def compose(self) -> ComposeResult:
         yield PackageList(id="packages")
@@ -104,18 +107,21 @@ class BrowserBody(Horizontal):
         packages = self.query_one(PackageList)
         packages.state = replace(packages.state, names=tuple(corpus.packages))
 
-    def show_answer(self, rows: SpecRows, facet_counts: dict[str, dict[str, int]], package_counts: dict[str, int],
-                    changes: dict[str, tuple[int, int]] | None, package: str | None, opened: bool) -> None:
-        """An answer's rows, counts and (comparing) changes; `package` is open, `opened` a package or spec."""
+    def show_answer(self, results: Results, package_counts: dict[str, int], rows: SpecRows) -> None:
+        """An answer's rows, counts and (comparing two tags) the changes of each package."""
+        query, comparison = results.query, results.comparison
         self.query_one(SpecTable).data = rows
-        self.facet_counts = facet_counts
+        self.facet_counts = results.facet_counts
         packages = self.query_one(PackageList)
-        packages.state = replace(packages.state, counts=package_counts, changes=changes, current=package,
-                                 filtered=rows.clearable)
-        self.opened = opened
+        packages.state = replace(packages.state, counts=package_counts, current=query.package,
+                                 changes=comparison.changes if comparison else None, filtered=rows.clearable)
+        self.opened = query.package is not None or query.spec is not None
 
     def list_follows(self, line: str) -> None:
         """The package list as the query line makes it: a package search, or the packages a spec matches."""
+        if line == self._line:
+            return
+        self._line = line
         packages = self.query_one(PackageList)
         spec_mode = looks_like_spec(line)
         packages.state = replace(packages.state, only_matching=spec_mode,
@@ -149,11 +155,13 @@ class BrowserBody(Horizontal):
         spec = self.query_one(SpecTable).current_spec
         return None if spec is None or self.corpus is None else self.corpus.spec(spec)
 
-    def key_context(self, *, loaded: bool, tags: int, narrowed: bool, comparing: bool) -> KeyContext:
-        """What decides which keys act: the table's cursor and rows, and the question's state."""
-        table = self.query_one(SpecTable)
-        return KeyContext(loaded=loaded, spec_selected=table.current_spec is not None, narrowed=narrowed,
-                          comparing=comparing, tags=tags, rows=table.row_count)
+    def key_context(self, question: Browsing) -> KeyContext:
+        """What decides which keys act: the corpus, the table's cursor and rows, and the question."""
+        table, corpus, query = self.query_one(SpecTable), self.corpus, question.query
+        return KeyContext(loaded=corpus is not None, spec_selected=table.current_spec is not None,
+                          narrowed=bool(query.filters) or query.runs_on is not None,
+                          comparing=question.view.compare is not None, tags=len(corpus.tags) if corpus else 0,
+                          rows=table.row_count)
 
     # -- the details -----------------------------------------------------------------------
 

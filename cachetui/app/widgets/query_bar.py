@@ -24,6 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from cachetui.core.spack.specquery import looks_like_spec
+from cachetui.present.browsing import Effects
 from cachetui.present.fit import wrapped
 from cachetui.present.inert import inert
 
@@ -123,6 +124,13 @@ class QueryBar(Horizontal):
         finally:
             self.showing = False
         self.problem = self.note = None
+
+    def take(self, effects: Effects) -> None:
+        """What the browsing state says about the line: a problem with its text, or text to put on it."""
+        if effects.clears_problem or effects.problem is not None:
+            self.problem = effects.problem
+        if effects.put_line is not None:
+            self.show(effects.put_line)
 
     def clear(self) -> None:
         self.show("")
