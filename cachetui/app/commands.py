@@ -11,6 +11,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from cachetui.app.actions import keys_shown
 from cachetui.app.screens.browser import BrowserScreen
+from cachetui.app.widgets.browser_body import BrowserBody
 from cachetui.app.widgets.facet_panel import FACET_TITLES
 from cachetui.core.query.resolve import typed_forms
 from cachetui.core.query.search import search_packages
@@ -81,12 +82,14 @@ class FacetCommands(Provider):
 
 
 def _actions(browser: BrowserScreen) -> list[tuple[str, str, Callable[[], object]]]:
-    """The browser's action table's rows with a palette title, each with the keys bound to it now."""
+    """The rows of the browser's action table with a palette title that can act now (as the footer offers
+    them), each with the keys bound to it now."""
     actions: list[tuple[str, str, Callable[[], object]]] = [
         ("Show all packages", "every spec of the corpus in the table", partial(browser.open_package, None)),
     ]
+    context = browser.query_one(BrowserBody).key_context(browser.browsing)
     for row in browser.ACTIONS:
-        if row.palette is not None:
+        if row.palette is not None and row.acts(context):
             keys = keys_shown(browser.app, row.id, row.keys, joiner=", ")
             actions.append((row.palette, f"{row.palette_help} ({keys})", partial(browser.run_action, row.action)))
     for column in (c for c in COLUMNS if c.key in SORT_COLUMNS):  # "change" marks rows; it is not sortable

@@ -8,10 +8,12 @@ from pathlib import Path
 from textual.command import CommandList
 
 from cachetui.app.app import CacheTuiApp
+from cachetui.app.commands import ActionCommands
 from cachetui.app.dialogs.help import HelpScreen
 from cachetui.app.dialogs.problems import ProblemsScreen
 from cachetui.app.widgets.key_footer import KeyFooter
 from cachetui.app.widgets.spec_table import SpecTable
+from cachetui.app.widgets.status_line import StatusLine
 from cachetui.cli.main import browse_parser, browser_app
 from cachetui.core.load.sample import sample_path
 from tests.app.helpers import run_palette, wait_loaded, wait_until
@@ -34,12 +36,27 @@ async def test_help_mapped_to_f2_opens_with_f2_and_the_footer_and_help_say_so(pr
         footer = app.screen.query_one(KeyFooter).render().plain
         assert " f2 Help " in footer and " ? Help" not in footer
         assert footer.index("f2 Help") < footer.index("q Quit")  # its place in the footer, not moved to the end
+        hints = {str(hit.match_display): hit.help async for hit in ActionCommands(app.screen).search("Help")}
+        assert hints["Help"] == "keys and how to use cachetui (f2)"  # the palette names the key bound now
         await pilot.press("question_mark")
         assert app.screen is app.browser  # `?` no longer opens it
         await pilot.press("f2")
         assert isinstance(app.screen, HelpScreen)
         help_text = app.screen.query_one("#help-body").render().plain
         assert any(line.split() == ["f2", "Help"] for line in help_text.splitlines())
+
+
+async def test_the_palette_and_the_status_line_name_remapped_keys(private_config_home: Path) -> None:
+    # the unknown id is a problem of the file: the status line counts it and says which key lists it
+    app = _app_with(private_config_home, '[keymap]\n"browser.problems" = "f3"\n'
+                                         '"browser.nosuch" = "z"\n')
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        assert "⚠ 1 problem (f3)" in app.screen.query_one(StatusLine).render().plain
+        hints = {str(hit.match_display): hit.help async for hit in ActionCommands(app.screen).search("problems")}
+        assert hints["Show problems"] == "files that could not be loaded, and warnings (f3)"
+        await pilot.press("f3")
+        assert isinstance(app.screen, ProblemsScreen)
 
 
 async def test_keys_remapped_show_in_the_helps_introduction_and_in_another_panes_keys(
