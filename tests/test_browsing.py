@@ -6,25 +6,20 @@ from dataclasses import replace
 
 import pytest
 
-from cachetui.core.load.sources.site.loader import load_paths
-from cachetui.core.model.build import build_corpus
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.query import Query
 from cachetui.core.spack.targets import Host
 from cachetui.present import browsing as go
 from cachetui.present.answer import View
 from cachetui.present.browsing import SHOWN_WHOLE, Browsing, Effects
-from tests.conftest import WriteDoc, listing, spec_entry
+from tests.conftest import WriteDoc
+from tests.test_answer import _corpus as answer_corpus
 
 
 @pytest.fixture
 def corpus(write_doc: WriteDoc) -> Corpus:
-    specs = [spec_entry("a" * 32, variants=["+mpi"]), spec_entry("b" * 32, variants=["~mpi"])]
-    write_doc("_cache/develop/hdf5/specs.md", listing("hdf5", "develop", specs))
-    write_doc("_cache/v0.22.0/hdf5/specs.md", listing("hdf5", "v0.22.0", specs[:1]))
-    write_doc("_cache/develop/zlib/specs.md", listing("zlib", "develop", [spec_entry("c" * 32)]))
-    result = load_paths([write_doc("x", "").parent])
-    return build_corpus(result.documents, result.report)
+    """hdf5 a (+mpi) and b (~mpi) in develop, a in v0.22.0; zlib c in develop."""
+    return answer_corpus(write_doc)
 
 
 def _spec(corpus: Corpus, full_hash: str) -> int:
