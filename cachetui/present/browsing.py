@@ -69,9 +69,9 @@ NOTHING = Effects()
 Step = tuple[Browsing, Effects]
 
 
-def _asking(state: Browsing, query: Query, **effects: object) -> Step:
+def _asking(state: Browsing, query: Query, effects: Effects = NOTHING) -> Step:
     """Ask `query` if it is a new question."""
-    return replace(state, query=query), Effects(ask=query != state.query, **effects)  # type: ignore[arg-type]
+    return replace(state, query=query), replace(effects, ask=query != state.query)
 
 
 def typed(state: Browsing, text: str, corpus: Corpus | None) -> Step:
@@ -81,7 +81,7 @@ def typed(state: Browsing, text: str, corpus: Corpus | None) -> Step:
         state = replace(state, wanted=None)
         if state.query.spec is None:
             return state, Effects(clears_problem=True)
-        return _asking(state, replace(state.query, spec=None, package=state.opened), clears_problem=True)
+        return _asking(state, replace(state.query, spec=None, package=state.opened), Effects(clears_problem=True))
     if corpus is None:
         return state, NOTHING  # used once the corpus arrives
     try:
@@ -157,7 +157,7 @@ def facet_toggled(state: Browsing, facet: str, value: str) -> Step:
 
 def package_opened(state: Browsing, package: str | None) -> Step:
     """A package opened from the list (None: every spec), keeping the filters; the table takes the focus."""
-    return _asking(replace(state, opened=package), replace(state.query, package=package), focus_table=True)
+    return _asking(replace(state, opened=package), replace(state.query, package=package), Effects(focus_table=True))
 
 
 def corpus_arrived(state: Browsing, corpus: Corpus) -> Step:
@@ -166,9 +166,9 @@ def corpus_arrived(state: Browsing, corpus: Corpus) -> Step:
     return state, replace(effects, ask=True)
 
 
-def _aim(state: Browsing, query: Query, spec: int, **effects: object) -> Step:
+def _aim(state: Browsing, query: Query, spec: int, effects: Effects = NOTHING) -> Step:
     """Show `query` with the cursor on `spec`: asked again even when it is the same question."""
-    return replace(state, query=query, select_after=spec), Effects(ask=True, **effects)  # type: ignore[arg-type]
+    return replace(state, query=query, select_after=spec), replace(effects, ask=True)
 
 
 def show_spec(state: Browsing, corpus: Corpus, spec: int, listed: Callable[[str], bool]) -> Step:
@@ -180,9 +180,9 @@ def show_spec(state: Browsing, corpus: Corpus, spec: int, listed: Callable[[str]
     state = replace(state, opened=package)  # a jump opens the package
     query = replace(state.query, package=package)
     if not len(match(corpus, query, within=np.array([spec]))):  # the query would hide it
-        return _aim(replace(state, line=""), Query(package), spec, put_line="", notify=SHOWN_WHOLE)
+        return _aim(replace(state, line=""), Query(package), spec, Effects(put_line="", notify=SHOWN_WHOLE))
     if not listed(package):  # the list shows every package, the one jumped to among them
-        return _aim(replace(state, line=""), query, spec, put_line="")
+        return _aim(replace(state, line=""), query, spec, Effects(put_line=""))
     return _aim(state, query, spec)
 
 
@@ -200,4 +200,4 @@ def jumped_back(state: Browsing) -> Step:
         return state, NOTHING
     last = state.jumps[-1]
     state = replace(state, jumps=state.jumps[:-1], line=last.line, opened=last.opened, wanted=last.query.spec)
-    return _aim(state, last.query, last.spec, put_line=last.line)
+    return _aim(state, last.query, last.spec, Effects(put_line=last.line))
