@@ -7,6 +7,7 @@ What the CLI, the app and `present/` use is exported here (import-linter keeps t
 from cachetui.core.load.options import LoadOptions
 from cachetui.core.load.pipeline import PathNotFound, load_corpus, recognisable, require_inputs
 from cachetui.core.load.progress import DOCUMENTS, Progress
+from cachetui.core.load.provenance import BinaryProvenance, ClosureDownload, Provenance, Signature
 from cachetui.core.load.sample import sample_path
 from cachetui.core.load.sources import (
     SPACK_MIRRORS,
@@ -21,10 +22,14 @@ from cachetui.core.load.sources.transport import is_url
 
 __all__ = [
     "DOCUMENTS",
+    "BinaryProvenance",
+    "ClosureDownload",
     "SPACK_MIRRORS",
     "LoadOptions",
     "PathNotFound",
     "Progress",
+    "Provenance",
+    "Signature",
     "is_url",
     "load_corpus",
     "local_input",

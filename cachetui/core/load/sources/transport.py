@@ -149,6 +149,38 @@ def exists(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> bool:
         raise FetchError(location, _reason(exc, timeout)) from None
 
 
+def content_length(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> int | None:
+    """How many bytes `location` holds, without reading them (a file's size; a HEAD request's Content-Length);
+    None when a server does not say. FetchError (`missing` for a 404) when it cannot be told."""
+    location = public_url(location)
+    path = local_path(location)
+    if path is not None:
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            raise FetchError(location, "no such file", missing=True) from None
+        except OSError as exc:
+            raise FetchError(location, f"cannot read: {exc.strerror or exc}") from None
+        if not os.path.isfile(path):
+            raise FetchError(location, "not a regular file", missing=True)
+        return info.st_size
+    import http.client
+    import urllib.error
+
+    try:
+        with _opener().open(_request(location, method="HEAD"), timeout=timeout) as response:
+            return _content_length(response)
+    except urllib.error.HTTPError as exc:
+        raise FetchError(location, _http_reason(exc.code, exc.reason), missing=exc.code in (404, 410),
+                         status=exc.code) from None
+    except _RedirectLoop as exc:
+        raise FetchError(location, str(exc)) from None
+    except urllib.error.URLError as exc:
+        raise FetchError(location, _reason(exc.reason, timeout)) from None
+    except (http.client.HTTPException, OSError, ValueError) as exc:
+        raise FetchError(location, _reason(exc, timeout)) from None
+
+
 def _request(url: str, *, method: str = "GET", headers: dict[str, str] | None = None) -> urllib.request.Request:
     """A request for `url`: its user part (never a host name) taken out and sent as basic credentials."""
     import urllib.request
