@@ -1,0 +1,257 @@
+"""Provenance: signed records read as Spack lays them out, verified with keys the tests make, sizes, closures.
+
+Mirrors come from tests/signed_mirror.py (layout v3 and v2, on disk and on a loopback server).
+No test needs `gpg` or `gpgv`: one runs `cachetui verify` with a PATH that has neither.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pysequoia
+import pytest
+from pysequoia.packet import PacketPile, Tag
+
+from cachetui.cli.main import main
+from cachetui.core.load import LoadOptions, Provenance, load_corpus, sample_path
+from cachetui.core.load.provenance import MAX_RECORD_BYTES
+from cachetui.core.model.corpus import Corpus
+from tests.dag_mirror import hash_of
+from tests.mirrors import serve
+from tests.signed_mirror import ARCH, COMPILER, EXPIRED, RECORDS, Keys, tarball, tarball_sizes, write_v2, write_v3
+
+WRITERS = {"v3": write_v3, "v2": write_v2}
+
+
+@pytest.fixture(scope="module")
+def keys() -> Keys:
+    return Keys()
+
+
+@pytest.fixture(scope="module")
+def mirrors(tmp_path_factory: pytest.TempPathFactory, keys: Keys) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("signed")
+    built = {}
+    for layout, write in WRITERS.items():
+        (root / layout).mkdir()
+        built[layout] = write(root / layout, keys)
+    return built
+
+
+@pytest.fixture(scope="module")
+def server(mirrors: dict[str, Path]) -> Iterator:
+    servers = serve(next(iter(mirrors.values())).parent)
+    yield next(servers)
+    servers.close()
+
+
+def _where(mirrors: dict[str, Path], server: object, layout: str, over: str) -> str:
+    return server.at(layout) if over == "http" else str(mirrors[layout])  # type: ignore[attr-defined]
+
+
+def _spec(corpus: Corpus, name: str) -> int:
+    (spec,) = corpus.occurrences(hash_of(name))
+    return spec
+
+
+def _key_ids(cert: object) -> set[str]:
+    return {p.key_id.upper() for p in PacketPile.from_bytes(bytes(cert)) if p.tag in (Tag.PublicKey, Tag.PublicSubkey)}
+
+
+@pytest.mark.parametrize("over", ["disk", "http"])
+@pytest.mark.parametrize("layout", ["v3", "v2"])
+def test_each_binary_gets_the_outcome_signer_and_size_its_record_calls_for(
+        mirrors: dict[str, Path], server: object, keys: Keys, layout: str, over: str) -> None:
+    corpus = load_corpus([_where(mirrors, server, layout, over)])
+    assert corpus.report.errors == []
+    provenance = Provenance(corpus, timeout=10)
+    got = {name: provenance.binary(_spec(corpus, name)) for name, (_, held, _, _) in RECORDS.items() if held}
+    published = keys.cert.fingerprint.upper()
+    for name in ("app", "zlib", "libc3", "tool", "lacks"):
+        signature = got[name].signature
+        assert (signature.outcome, signature.signer, signature.user_id, signature.expires) == \
+            ("verified", published, "Test Cache <cache@example.org>", None)
+        assert got[name].size == len(tarball(name))
+    assert got["plain"].signature.outcome == "unsigned" and got["plain"].size == len(tarball("plain"))
+    assert got["tampered"].signature.outcome == "bad" and got["tampered"].size is None
+    foreign = got["foreign"].signature
+    assert foreign.outcome == "unknown-key" and foreign.signer in _key_ids(keys.stranger.extract_certificate())
+    assert foreign.signer not in _key_ids(keys.cert)
+    gone = got["gone"]
+    assert gone.signature.outcome == "unchecked" and "no signed record" in gone.signature.reason and gone.size is None
+
+
+@pytest.mark.parametrize("layout", ["v3", "v2"])
+def test_a_good_signature_by_a_key_since_expired_is_verified_with_its_expiry(
+        mirrors: dict[str, Path], keys: Keys, layout: str) -> None:
+    corpus = load_corpus([str(mirrors[layout])])
+    old = Provenance(corpus).binary(_spec(corpus, "old"))
+    expired = keys.expired_cert
+    assert old.signature.outcome == "verified" and old.signature.signer == expired.fingerprint.upper()
+    assert old.signature.expired
+    assert old.signature.expires == expired.expiration.isoformat().replace("+00:00", "Z")
+
+
+def test_the_signer_is_the_primary_key_though_a_signing_subkey_signed(mirrors: dict[str, Path], keys: Keys) -> None:
+    record = (mirrors["v3"] / "v3" / "manifests" / "spec" / "app" / f"app-1.0-{hash_of('app')}.spec.manifest.json")
+    text = record.read_bytes()
+    start = text.index(b"-----BEGIN PGP SIGNATURE-----")
+    issuer = pysequoia.Sig.from_bytes(text[start:]).issuer_fingerprint
+    assert issuer != keys.cert.fingerprint  # a subkey signed it, as Spack's official key does
+    corpus = load_corpus([str(mirrors["v3"])])
+    assert Provenance(corpus).binary(_spec(corpus, "app")).signature.signer == keys.cert.fingerprint.upper()
+
+
+def test_a_missing_manifest_is_unchecked_never_unsigned(tmp_path: Path, mirrors: dict[str, Path]) -> None:
+    root = shutil.copytree(mirrors["v3"], tmp_path / "m")
+    (root / "v3" / "manifests" / "spec" / "plain" / f"plain-1.0-{hash_of('plain')}.spec.manifest.json").unlink()
+    corpus = load_corpus([str(root)])
+    plain = Provenance(corpus).binary(_spec(corpus, "plain"))
+    assert plain.signature.outcome == "unchecked" and plain.size is None
+
+
+def test_a_record_over_the_cap_is_refused_unread(tmp_path: Path, mirrors: dict[str, Path]) -> None:
+    root = shutil.copytree(mirrors["v3"], tmp_path / "m")
+    (root / "v3" / "manifests" / "spec" / "plain" / f"plain-1.0-{hash_of('plain')}.spec.manifest.json").write_bytes(
+        b" " * (MAX_RECORD_BYTES + 1))
+    corpus = load_corpus([str(root)])
+    plain = Provenance(corpus).binary(_spec(corpus, "plain"))
+    assert plain.signature.outcome == "unchecked" and "cap" in plain.signature.reason
+
+
+def test_a_published_key_that_does_not_parse_leaves_its_records_unchecked(tmp_path: Path, mirrors: dict[str, Path],
+                                                                           keys: Keys) -> None:
+    root = shutil.copytree(mirrors["v2"], tmp_path / "m")
+    (root / "build_cache" / "_pgp" / f"{keys.cert.fingerprint.upper()}.pub").write_text("not a key")
+    corpus = load_corpus([str(root)])
+    app = Provenance(corpus).binary(_spec(corpus, "app"))
+    assert app.signature.outcome == "unchecked" and "does not parse" in app.signature.reason
+
+
+def test_malformed_armour_is_bad(tmp_path: Path, mirrors: dict[str, Path]) -> None:
+    root = shutil.copytree(mirrors["v3"], tmp_path / "m")
+    record = root / "v3" / "manifests" / "spec" / "zlib" / f"zlib-1.3-{hash_of('zlib')}.spec.manifest.json"
+    head, _, _ = record.read_bytes().partition(b"-----BEGIN PGP SIGNATURE-----")
+    record.write_bytes(head + b"-----BEGIN PGP SIGNATURE-----\n\n!!!!\n-----END PGP SIGNATURE-----\n")
+    corpus = load_corpus([str(root)])
+    zlib = Provenance(corpus).binary(_spec(corpus, "zlib"))
+    assert zlib.signature.outcome == "bad" and "armour" in zlib.signature.reason
+
+
+def test_binaries_from_site_documents_are_unchecked() -> None:
+    corpus = load_corpus([sample_path()])
+    sample = Provenance(corpus).binary(0)
+    assert sample.signature.outcome == "unchecked" and "site documents" in sample.signature.reason
+
+
+@pytest.mark.parametrize("layout", ["v3", "v2"])
+def test_the_closure_of_a_binary_with_three_dependencies_downloads_the_four_tarballs(
+        mirrors: dict[str, Path], layout: str) -> None:
+    corpus = load_corpus([str(mirrors[layout])])
+    download = Provenance(corpus).closure(_spec(corpus, "app"))
+    assert {b.package for b in download.binaries} == {"app", "zlib", "libc3", "tool"}  # cmake is build only
+    assert download.size == tarball_sizes("app", "zlib", "libc3", "tool")
+    assert download.not_held == 0 and download.binaries[0].package == "app"
+
+
+def test_a_closure_counts_the_records_no_source_holds(mirrors: dict[str, Path]) -> None:
+    corpus = load_corpus([str(mirrors["v3"])])
+    download = Provenance(corpus).closure(_spec(corpus, "lacks"))
+    assert (download.count, download.not_held, download.size) == (1, 1, len(tarball("lacks")))
+
+
+def test_a_closure_takes_each_hash_from_the_first_source_named(mirrors: dict[str, Path]) -> None:
+    corpus = load_corpus([f"second={mirrors['v2']}", f"first={mirrors['v3']}"])
+    download = Provenance(corpus).closure(_spec_in(corpus, "app", "first"))
+    assert [b.tag for b in download.binaries[1:]] == ["second"] * 3  # named first on the command line
+
+
+def _spec_in(corpus: Corpus, name: str, tag: str) -> int:
+    return next(i for i in corpus.occurrences(hash_of(name)) if corpus.spec(i).tag == tag)
+
+
+def test_a_binary_is_read_once_per_run(mirrors: dict[str, Path], server: object) -> None:
+    corpus = load_corpus([server.at("v3")])  # type: ignore[attr-defined]
+    provenance = Provenance(corpus)
+    provenance.binary(_spec(corpus, "app"))
+    before = len(server.requests)  # type: ignore[attr-defined]
+    again = provenance.binary(_spec(corpus, "app"))
+    assert len(server.requests) == before and again.signature.outcome == "verified"  # type: ignore[attr-defined]
+
+
+def test_a_v2_size_is_the_tarballs_size_over_http(mirrors: dict[str, Path], server: object) -> None:
+    corpus = load_corpus([server.at("v2")])  # type: ignore[attr-defined]
+    Provenance(corpus).binary(_spec(corpus, "tool"))
+    tarball_path = f"/v2/build_cache/{ARCH}/{COMPILER}/tool-2.1/{ARCH}-{COMPILER}-tool-2.1-{hash_of('tool')}.spack"
+    assert f"HEAD {tarball_path}" in server.requests  # type: ignore[attr-defined]
+    assert tarball_path not in server.requests  # type: ignore[attr-defined]  # never downloaded
+
+
+# -- cachetui verify ---------------------------------------------------------------------------------------
+
+
+def _verify(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, object, str]:
+    code = main(["verify", "--no-cache", *args])
+    out, err = capsys.readouterr()
+    return code, json.loads(out) if "json" in args else out, err
+
+
+def test_verify_needs_no_gpg_on_the_path(mirrors: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # nothing on it: no gpg, no gpgv
+    assert shutil.which("gpg") is None and shutil.which("gpgv") is None
+    code, rows, _ = _verify(capsys, str(mirrors["v3"]), "--spec", "app", "--closure", "--format", "json")
+    assert code == 0
+    assert sorted(r["package"] for r in rows) == ["app", "libc3", "tool", "zlib"]  # type: ignore[attr-defined]
+    assert {r["signature"] for r in rows} == {"verified"}  # type: ignore[attr-defined]
+
+
+def test_verify_lists_one_row_per_binary_and_source_with_the_contract_fields(
+        mirrors: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, rows, _ = _verify(capsys, str(mirrors["v3"]), str(mirrors["v2"]), "--spec", "foreign", "--format", "json")
+    assert code == 1  # not every binary is verified
+    assert sorted((r["tag"], r["signature"]) for r in rows) == [("v2", "unknown-key"), ("v3", "unknown-key")]  # type: ignore[attr-defined]
+    for row in rows:  # type: ignore[attr-defined]
+        assert {"hash", "package", "tag", "signature", "signer", "expires", "size"} <= set(row)
+        assert row["size"] == len(tarball("foreign")) and row["expires"] is None
+
+
+def test_verify_says_unknown_values_with_the_nearest_and_prints_an_empty_list(
+        mirrors: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, rows, err = _verify(capsys, str(mirrors["v3"]), "--spec", "zlb", "--format", "json")
+    assert (code, rows) == (1, []) and "zlib" in err
+
+
+def test_verify_with_nothing_matched_is_exit_1(mirrors: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, rows, _ = _verify(capsys, str(mirrors["v3"]), "--spec", "zlib@9", "--format", "json")
+    assert (code, rows) == (1, [])
+
+
+def test_verify_table_shows_each_outcome(mirrors: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _verify(capsys, str(mirrors["v2"]))
+    assert code == 1
+    lines = {line.split()[0]: line for line in str(out).splitlines()[1:]}
+    assert " bad " in lines["tampered"] and " unsigned " in lines["plain"] and " unchecked " in lines["gone"]
+    assert "(expired)" in lines["old"] and " verified " in lines["old"]
+
+
+def test_verify_usage_errors_are_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["verify", "--format", "csv"])
+    assert exit_.value.code == 2
+    capsys.readouterr()
+
+
+def test_the_committed_expired_record_is_the_manifest_the_mirror_describes() -> None:
+    from tests.signed_mirror import old_manifest
+
+    signed = (EXPIRED / "old.spec.manifest.json").read_bytes()
+    verified = pysequoia.verify(bytes=signed, store=lambda _ids: [_expired_cert()]).bytes
+    assert verified is not None and verified.rstrip(b"\n") == old_manifest().rstrip(b"\n")
+
+
+def _expired_cert() -> object:
+    return pysequoia.Cert.from_bytes((EXPIRED / "expired-key.asc").read_bytes())
