@@ -16,7 +16,7 @@ import pytest
 from pysequoia.packet import PacketPile, Tag
 
 from cachetui.cli.main import main
-from cachetui.core.load import LoadOptions, Provenance, load_corpus, sample_path
+from cachetui.core.load import Provenance, load_corpus, sample_path
 from cachetui.core.load.provenance import MAX_RECORD_BYTES
 from cachetui.core.model.corpus import Corpus
 from tests.dag_mirror import hash_of

@@ -6,8 +6,15 @@ import argparse
 import sys
 from typing import Any
 
-from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS, UsageError, add_inputs, load_or_exit, report_load_errors, \
-    report_unknown
+from cachetui.cli.options import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    UsageError,
+    add_inputs,
+    load_or_exit,
+    report_load_errors,
+    report_unknown,
+)
 from cachetui.cli.query import _spec
 from cachetui.core.load import Provenance
 from cachetui.core.load.provenance import FETCH_AT_ONCE, OUTCOMES, VERIFIED
