@@ -127,26 +127,15 @@ def exists(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> bool:
     path = local_path(location)
     if path is not None:
         return os.path.isfile(path)
-    import http.client
-    import urllib.error
-    import urllib.request
-
-    request = _request(location, method="HEAD")
     try:
-        with _opener().open(request, timeout=timeout):
-            return True
-    except urllib.error.HTTPError as exc:
-        if exc.code in (404, 410):
+        _head(location, timeout)
+    except FetchError as exc:
+        if exc.missing:
             return False
-        if exc.code in (405, 501):  # the server does not answer HEAD: assume it is there, the GET will tell
+        if exc.status in (405, 501):  # the server does not answer HEAD: assume it is there, the GET will tell
             return True
-        raise FetchError(location, _http_reason(exc.code, exc.reason), status=exc.code) from None
-    except _RedirectLoop as exc:
-        raise FetchError(location, str(exc)) from None
-    except urllib.error.URLError as exc:
-        raise FetchError(location, _reason(exc.reason, timeout)) from None
-    except (http.client.HTTPException, OSError, ValueError) as exc:
-        raise FetchError(location, _reason(exc, timeout)) from None
+        raise
+    return True
 
 
 def content_length(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> int | None:
@@ -164,6 +153,11 @@ def content_length(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> int 
         if not os.path.isfile(path):
             raise FetchError(location, "not a regular file", missing=True)
         return info.st_size
+    return _head(location, timeout)
+
+
+def _head(location: str, timeout: float) -> int | None:
+    """A HEAD request's Content-Length (None when not said); FetchError (`missing` for a 404 or 410) otherwise."""
     import http.client
     import urllib.error
 
