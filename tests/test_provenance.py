@@ -255,3 +255,43 @@ def test_the_committed_expired_record_is_the_manifest_the_mirror_describes() -> 
 
 def _expired_cert() -> object:
     return pysequoia.Cert.from_bytes((EXPIRED / "expired-key.asc").read_bytes())
+
+
+# -- OCI: never signed; the size of the image's last layer, the push date from its config -------------------
+
+
+def _push_spec_image(registry: object, repository: str, name: str, version: str, config: bytes,
+                     layers: list[bytes]) -> None:
+    import hashlib
+
+    def digest(data: bytes) -> str:
+        return "sha256:" + hashlib.sha256(data).hexdigest()
+
+    manifest = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+                "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": digest(config),
+                           "size": len(config)},
+                "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar+gzip", "digest": digest(layer),
+                            "size": len(layer)} for layer in layers]}
+    tag = f"{name}-{version}-{hash_of(name)}.spack"  # as Spack tags a binary's image
+    registry.manifests.setdefault(repository, {})[tag] = json.dumps(manifest).encode()  # type: ignore[attr-defined]
+    blobs = registry.blobs.setdefault(repository, {})  # type: ignore[attr-defined]
+    blobs[digest(config)] = config
+    for layer in layers:
+        blobs[digest(layer)] = layer
+
+
+def test_an_oci_binary_is_unsigned_with_its_last_layers_size_and_its_push_date() -> None:
+    from tests.dag_mirror import index as dag_index
+    from tests.registry import serve_registry
+    from tests.signed_mirror import RECORDS as DAG
+
+    with serve_registry(auth="bearer") as registry:
+        registry.push_index("builds/cache", json.dumps(dag_index(DAG)).encode())
+        config = json.dumps({"architecture": "amd64", "archive_timestamp": "2026-01-02T03:04:05+00:00"}).encode()
+        _push_spec_image(registry, "builds/cache", "zlib", "1.3", config, [b"base layer", tarball("zlib")])
+        corpus = load_corpus([f"oci+http://{registry.host}/builds/cache"])
+        provenance = Provenance(corpus, timeout=10)
+        zlib = provenance.binary(_spec(corpus, "zlib"))
+        gone = provenance.binary(_spec(corpus, "tool"))
+    assert (zlib.signature.outcome, zlib.size, zlib.pushed) == ("unsigned", len(tarball("zlib")), "2026-01-02T03:04:05Z")
+    assert gone.signature.outcome == "unchecked" and gone.size is None  # no image: nothing could be read

@@ -32,6 +32,7 @@ from cachetui.core.load.provenance.signature import (
     Signature,
     cleartext,
     is_clearsigned,
+    iso,
     verify,
 )
 from cachetui.core.load.sources.mirror import MirrorError, Net
@@ -196,16 +197,14 @@ def _moment(value: object) -> str | None:
     """A push date as ISO 8601: Spack writes it as ISO text; a number is read as seconds since the epoch."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, (int, float)):
-        try:
-            return dt.datetime.fromtimestamp(value, dt.timezone.utc).isoformat().replace("+00:00", "Z")
-        except (OverflowError, OSError, ValueError):
-            return None
-    if isinstance(value, str):
-        try:
-            return dt.datetime.fromisoformat(value.strip()).isoformat()
-        except ValueError:
-            return None
+    try:
+        if isinstance(value, (int, float)):
+            return iso(dt.datetime.fromtimestamp(value, dt.timezone.utc))
+        if isinstance(value, str):
+            moment = dt.datetime.fromisoformat(value.strip())
+            return iso(moment) if moment.tzinfo is not None else moment.isoformat()  # a zone not said is not guessed
+    except (OverflowError, OSError, ValueError):
+        return None
     return None
 
 

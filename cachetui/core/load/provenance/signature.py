@@ -150,7 +150,7 @@ def verify(record: bytes, keyring: Keyring, now: dt.datetime | None = None) -> t
     signing_key = str(getattr(result.valid_sigs[0], "signing_key", issuer))
     expiry = key.expiry_of(signing_key)
     moment = now or dt.datetime.now(dt.timezone.utc)
-    return Signature(VERIFIED, signer=key.fingerprint, user_id=key.user_id, expires=_iso(expiry),
+    return Signature(VERIFIED, signer=key.fingerprint, user_id=key.user_id, expires=iso(expiry),
                      expired=expiry is not None and expiry <= moment), result.bytes
 
 
@@ -175,7 +175,8 @@ def _key_id(issuer: str) -> str:
     return issuer[-16:].upper()
 
 
-def _iso(moment: dt.datetime | None) -> str | None:
+def iso(moment: dt.datetime | None) -> str | None:
+    """A moment as ISO 8601 in UTC, `Z` for the zone."""
     if moment is None:
         return None
     return moment.astimezone(dt.timezone.utc).isoformat().replace("+00:00", "Z")
