@@ -296,3 +296,35 @@ def test_an_oci_binary_is_unsigned_with_its_last_layers_size_and_its_push_date()
     expected = ("unsigned", len(tarball("zlib")), "2026-01-02T03:04:05Z")
     assert (zlib.signature.outcome, zlib.size, zlib.pushed) == expected
     assert gone.signature.outcome == "unchecked" and gone.size is None  # no image: nothing could be read
+
+
+# -- the keys the user's Spack trusts: read from a copy, the GnuPG home left as it was ---------------------
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() if p.is_file() else b"<dir>" for p in sorted(root.rglob("*"))}
+
+
+def test_spacks_trusted_keys_are_read_and_its_gnupg_home_is_left_byte_for_byte(tmp_path: Path, keys: Keys) -> None:
+    import subprocess
+
+    from cachetui.core.load import trusted_fingerprints
+
+    home = tmp_path / "gpg"
+    home.mkdir(mode=0o700)
+    (tmp_path / "key.asc").write_text(str(keys.cert))
+    subprocess.run(["gpg", "--homedir", str(home), "--batch", "--import", str(tmp_path / "key.asc")],
+                   check=True, capture_output=True)
+    subprocess.run(["gpgconf", "--homedir", str(home), "--kill", "all"], check=False, capture_output=True)
+    (home / "trustdb.gpg").unlink()  # gpg opening this home in place would write a new one
+    before = _tree(home)
+    assert trusted_fingerprints(str(home)) == {keys.cert.fingerprint.upper()}
+    assert _tree(home) == before
+
+
+def test_without_gpg_which_keys_spack_trusts_cannot_be_told(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cachetui.core.load import trusted_fingerprints
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    (tmp_path / "gpg-home").mkdir()
+    assert trusted_fingerprints(str(tmp_path / "gpg-home")) is None

@@ -7,7 +7,13 @@ What the CLI, the app and `present/` use is exported here (import-linter keeps t
 from cachetui.core.load.options import LoadOptions
 from cachetui.core.load.pipeline import PathNotFound, load_corpus, recognisable, require_inputs
 from cachetui.core.load.progress import DOCUMENTS, Progress
-from cachetui.core.load.provenance import BinaryProvenance, ClosureDownload, Provenance, Signature
+from cachetui.core.load.provenance import (
+    BinaryProvenance,
+    ClosureDownload,
+    Provenance,
+    Signature,
+    trusted_fingerprints,
+)
 from cachetui.core.load.sample import sample_path
 from cachetui.core.load.sources import (
     SPACK_MIRRORS,
@@ -41,4 +47,5 @@ __all__ = [
     "sample_path",
     "source_label",
     "spack_mirror_inputs",
+    "trusted_fingerprints",
 ]

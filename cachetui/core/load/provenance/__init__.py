@@ -16,6 +16,7 @@ from cachetui.core.load.provenance.signature import (
     VERIFIED,
     Signature,
 )
+from cachetui.core.load.provenance.trusted import spack_gnupg_home, trusted_fingerprints
 
 __all__ = [
     "BAD",
@@ -32,4 +33,6 @@ __all__ = [
     "ClosureDownload",
     "Provenance",
     "Signature",
+    "spack_gnupg_home",
+    "trusted_fingerprints",
 ]
