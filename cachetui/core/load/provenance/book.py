@@ -113,7 +113,10 @@ class Provenance:
         view = self.corpus.spec(spec)
         store = self.corpus.stores.get(path)
         if store is None:
-            reading = Reading(Signature.unchecked("from site documents: no signed record to read"))
+            document = self.corpus.documents[self.corpus.document_of[spec]]
+            reason = "this load does not say where its mirror keeps signed records" if document.from_mirror \
+                else "from site documents: no signed record to read"
+            reading = Reading(Signature.unchecked(reason))
         else:
             binary = Binary(view.package, view.version, view.hash, view.platform, view.os, view.target, view.compiler)
             reading = read_record(binary, store.root, store.layout, lambda: self.keyring(store), self.timeout)
