@@ -32,6 +32,7 @@ def run_over(root: Path, hostile_file: Path) -> dict[str, tuple[list[str], list[
         "query": (["query", str(root)], [EVERY_PACKAGE, EVERY_VALUE]),
         "diff": (["diff", "develop", EVERY_TAG, str(root)], [EVERY_PACKAGE]),
         "check": (["check", str(root)], [str(hostile_file)]),
+        "verify": (["verify", str(root)], [EVERY_PACKAGE]),
     }
 
 

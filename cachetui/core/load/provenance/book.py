@@ -10,7 +10,6 @@ the mirror now, not of the index that was cached.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from cachetui.core.load.provenance.keys import published_keys
@@ -79,6 +78,8 @@ class Provenance:
         """Each spec's provenance, FETCH_AT_ONCE records at a time, in the order given."""
         if len(specs) <= 1:
             return [self.binary(spec) for spec in specs]
+        from concurrent.futures import ThreadPoolExecutor  # only when fetching: a warm start never needs it
+
         with ThreadPoolExecutor(max_workers=FETCH_AT_ONCE, thread_name_prefix="provenance") as pool:
             return list(pool.map(self.binary, specs))
 
