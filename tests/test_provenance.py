@@ -328,3 +328,22 @@ def test_without_gpg_which_keys_spack_trusts_cannot_be_told(tmp_path: Path, monk
     monkeypatch.setenv("PATH", str(tmp_path))
     (tmp_path / "gpg-home").mkdir()
     assert trusted_fingerprints(str(tmp_path / "gpg-home")) is None
+
+
+def test_a_cache_that_publishes_no_key_index_publishes_no_key(tmp_path: Path, mirrors: dict[str, Path]) -> None:
+    root = shutil.copytree(mirrors["v3"], tmp_path / "m")
+    (root / "v3" / "manifests" / "key" / "keys.manifest.json").unlink()
+    corpus = load_corpus([str(root)])
+    assert Provenance(corpus).binary(_spec(corpus, "app")).signature.outcome == "unknown-key"
+
+
+def test_a_key_blob_that_does_not_match_its_checksum_leaves_records_unchecked(
+        tmp_path: Path, mirrors: dict[str, Path], keys: Keys) -> None:
+    root = shutil.copytree(mirrors["v3"], tmp_path / "m")
+    manifest = root / "v3" / "manifests" / "key" / f"{keys.cert.fingerprint.upper()}.key.manifest.json"
+    checksum = json.loads(manifest.read_text())["data"][0]["checksum"]
+    blob = root / "blobs" / "sha256" / checksum[:2] / checksum
+    blob.write_bytes(blob.read_bytes().replace(b"\n", b"\r\n", 1))
+    corpus = load_corpus([str(root)])
+    app = Provenance(corpus).binary(_spec(corpus, "app"))
+    assert app.signature.outcome == "unchecked" and "checksum mismatch" in app.signature.reason

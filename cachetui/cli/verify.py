@@ -85,7 +85,7 @@ def _with_closure(corpus: Corpus, provenance: Provenance, matched: list[int]) ->
     """The matched binaries, then every source's copy of each held binary their link/run closures need."""
     listed = dict.fromkeys(matched)
     for spec in matched:
-        members, _ = provenance.closure_members(spec)
+        members, _, _ = provenance.closure_members(spec)
         for member in members[1:]:
             listed.update(dict.fromkeys(corpus.occurrences(corpus.hashes[member])))
     return list(listed)

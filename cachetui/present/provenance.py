@@ -66,6 +66,8 @@ def closure_words(download: ClosureDownload) -> str:
     said = f"{counted(download.count, 'binary', 'binaries')}, {size}"
     if download.not_held:
         said += f"; {counted(download.not_held, 'record')} of the closure held by no loaded source"
+    if download.partial:
+        said += " (counted over the closure's first records only: it is larger than cachetui walks)"
     return said
 
 

@@ -51,6 +51,7 @@ class ClosureDownload:
     known_size: int  # the total of the sizes that are known
     sizes_unknown: int  # binaries whose size nobody published
     not_held: int  # records of the closure that no loaded source holds (externals aside: never downloaded)
+    partial: bool = False  # the closure has more than CLOSURE_LIMIT records: these counts are of the first ones
 
     @property
     def count(self) -> int:
@@ -85,18 +86,19 @@ class Provenance:
 
     def closure(self, spec: int) -> ClosureDownload:
         """The download of `spack install /HASH` for spec `spec` (see ClosureDownload)."""
-        members, not_held = self.closure_members(spec)
+        members, not_held, partial = self.closure_members(spec)
         binaries = tuple(self.binaries(members))
         sizes = [b.size for b in binaries]
         known = sum(size for size in sizes if size is not None)
         unknown = sum(1 for size in sizes if size is None)
-        return ClosureDownload(binaries, None if unknown else known, known, unknown, not_held)
+        return ClosureDownload(binaries, None if unknown else known, known, unknown, not_held, partial)
 
-    def closure_members(self, spec: int) -> tuple[list[int], int]:
-        """This spec, then each held link/run dependency once (from the first source named); and how many
-        records of the closure no loaded source holds."""
+    def closure_members(self, spec: int) -> tuple[list[int], int, bool]:
+        """This spec, then each held link/run dependency once (from the first source named); how many records
+        of the closure no loaded source holds; and whether the closure was longer than CLOSURE_LIMIT records."""
         members, not_held = [spec], 0
-        for line in dependency_tree(self.corpus, spec, RUNTIME, CLOSURE_LIMIT):
+        lines = dependency_tree(self.corpus, spec, RUNTIME, CLOSURE_LIMIT)
+        for line in lines:
             if line.repeated or line.external:
                 continue
             held = self.corpus.occurrences(line.dependency.hash)
@@ -104,7 +106,7 @@ class Provenance:
                 members.append(min(held, key=self._source_rank))
             else:
                 not_held += 1
-        return members, not_held
+        return members, not_held, len(lines) >= CLOSURE_LIMIT
 
     def _source_rank(self, spec: int) -> tuple[int, int]:
         path = self.corpus.documents[self.corpus.document_of[spec]].path
