@@ -347,3 +347,14 @@ def test_a_key_blob_that_does_not_match_its_checksum_leaves_records_unchecked(
     corpus = load_corpus([str(root)])
     app = Provenance(corpus).binary(_spec(corpus, "app"))
     assert app.signature.outcome == "unchecked" and "checksum mismatch" in app.signature.reason
+
+
+def test_a_name_that_would_leave_the_mirror_is_never_looked_for(tmp_path: Path, mirrors: dict[str, Path]) -> None:
+    from cachetui.core.load.provenance.records import Binary, read_record
+    from cachetui.core.load.provenance.signature import Keyring
+
+    outside = tmp_path / "secret.spec.manifest.json"
+    outside.write_text('{"version": 3, "data": []}')
+    binary = Binary("../../../secret", "1.0", hash_of("zlib"))
+    reading = read_record(binary, str(mirrors["v3"]), "v3", Keyring, 5)
+    assert reading.signature.outcome == "unchecked" and reading.record is None

@@ -67,7 +67,17 @@ class Reading:
     record: str | None = None  # where the record was read (or looked for)
 
 
+# What a name, version, hash, architecture or compiler may hold before it goes into a location: an index
+# is others' text, and `../`, `?` or `#` in it must never point a request elsewhere.
+_PATH_PART = re.compile(r"[A-Za-z0-9_+=@-][A-Za-z0-9_.+=@-]*")
+
+
 def read_record(binary: Binary, root: str, layout: str, keyring: Callable[[], Keyring], timeout: float) -> Reading:
+    parts = [binary.package, binary.version, binary.hash] + \
+        ([binary.platform, binary.os, binary.target, binary.compiler or "none"] if layout == "v2" else [])
+    if not all(_PATH_PART.fullmatch(part) and ".." not in part for part in parts):
+        return Reading(Signature.unchecked("the index names this binary with characters no Spack file name has; "
+                                           "its record is not looked for"))
     if layout == "v3":
         return _v3(binary, root, keyring, timeout)
     if layout == "v2":
