@@ -358,3 +358,25 @@ def test_a_name_that_would_leave_the_mirror_is_never_looked_for(tmp_path: Path, 
     binary = Binary("../../../secret", "1.0", hash_of("zlib"))
     reading = read_record(binary, str(mirrors["v3"]), "v3", Keyring, 5)
     assert reading.signature.outcome == "unchecked" and reading.record is None
+
+
+def test_a_record_spack_signed_with_gpg_verifies_under_spacks_own_file_name(tmp_path: Path) -> None:
+    """Spack's own test mirror: the name cachetui looks for is the one Spack wrote, and Sequoia reads gpg's
+    signature by an RSA primary key (no subkey) with its expiry."""
+    real = Path(__file__).parent / "fixtures" / "provenance" / "spack-v2-signed"
+    fixture = Path(__file__).parent / "fixtures" / "mirrors" / "db-v8-eaf9828b" / "v2_layout" / "signed"
+    root = shutil.copytree(fixture, tmp_path / "signed")
+    for record in real.glob("*.spec.json.sig"):
+        shutil.copy(record, root / "build_cache" / record.name)
+    (root / "build_cache" / "_pgp").mkdir()
+    for key in real.glob("*.pub"):
+        shutil.copy(key, root / "build_cache" / "_pgp" / key.name)
+    (root / "build_cache" / "_pgp" / "index.json").write_text(json.dumps({"keys": {key.stem: {} for key in
+                                                                                   real.glob("*.pub")}}))
+    corpus = load_corpus([str(root)])
+    (libelf,) = corpus.occurrences("rqh2vuf6fqwkmipzgi2wjx352mq7y7ez")
+    found = Provenance(corpus).binary(libelf)
+    signature = found.signature
+    assert (signature.outcome, signature.signer, signature.user_id, signature.expires) == \
+        ("verified", "CBAB2C1032C6FF5078049EC0FA61D50C12CAD37E", "Spack <spack@spack.spack>", "2028-05-15T18:38:14Z")
+    assert found.size is None  # the fixture has no .spack tarball: its size is unknown, not 0
