@@ -113,11 +113,12 @@ def test_a_missing_manifest_is_unchecked_never_unsigned(tmp_path: Path, mirrors:
     assert plain.signature.outcome == "unchecked" and plain.size is None
 
 
-def test_a_record_over_the_cap_is_refused_unread(tmp_path: Path, mirrors: dict[str, Path]) -> None:
-    root = shutil.copytree(mirrors["v3"], tmp_path / "m")
+@pytest.mark.parametrize("over", ["disk", "http"])
+def test_a_record_over_the_cap_is_refused_unread(mirror_server: object, mirrors: dict[str, Path], over: str) -> None:
+    root = shutil.copytree(mirrors["v3"], mirror_server.root / "m")  # type: ignore[attr-defined]
     (root / "v3" / "manifests" / "spec" / "plain" / f"plain-1.0-{hash_of('plain')}.spec.manifest.json").write_bytes(
         b" " * (MAX_RECORD_BYTES + 1))
-    corpus = load_corpus([str(root)])
+    corpus = load_corpus([mirror_server.at("m") if over == "http" else str(root)])  # type: ignore[attr-defined]
     plain = Provenance(corpus).binary(_spec(corpus, "plain"))
     assert plain.signature.outcome == "unchecked" and "cap" in plain.signature.reason
 

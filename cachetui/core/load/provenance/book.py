@@ -9,6 +9,7 @@ the mirror now, not of the index that was cached.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -66,6 +67,7 @@ class Provenance:
         self.timeout = timeout
         self._binaries: Recent[tuple[str, str], BinaryProvenance] = Recent(KEPT)
         self._keyrings: Recent[BinaryStore, Keyring] = Recent(KEPT_KEYRINGS)
+        self._keys_read = threading.Lock()  # a cache's keys are fetched once, not by every worker at once
         order = list(corpus.stores)
         self._rank = {path: n for n, path in enumerate(order)}  # the order the sources were named
 
@@ -128,4 +130,5 @@ class Provenance:
 
     def keyring(self, store: BinaryStore) -> Keyring:
         """The keys a cache publishes, read once per run (bounded)."""
-        return self._keyrings.get(store, lambda: published_keys(store.root, store.layout, self.timeout))
+        with self._keys_read:
+            return self._keyrings.get(store, lambda: published_keys(store.root, store.layout, self.timeout))
