@@ -55,11 +55,12 @@ def add_parser(subparsers: Any) -> None:
         option = field.option
         if option is None:
             continue
+        flag = "--" + field.name.replace("_", "-")
         if option.const is not None:  # `--installable` alone: the binaries that are
-            parser.add_argument(f"--{field.name}", action="append", default=[], nargs="?", const=option.const,
+            parser.add_argument(flag, dest=field.name, action="append", default=[], nargs="?", const=option.const,
                                 choices=option.choices, help=option.help)
             continue
-        parser.add_argument(f"--{field.name}", action="append", default=[], metavar=field.name.upper(),
+        parser.add_argument(flag, dest=field.name, action="append", default=[], metavar=field.name.upper(),
                             choices=option.choices, help=option.help)
     parser.add_argument("--spec", metavar="QUERY",
                         help="a Spack spec query, e.g. 'hdf5@1.14: +mpi target=x86_64_v3 %%gcc@13' or '/abc1234'")
