@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cachetui.core.model.corpus import Corpus
-from cachetui.core.model.fields import REGISTRY, Lookup
+from cachetui.core.model.fields import DERIVED, REGISTRY, SINGLE, Lookup
 from cachetui.core.model.installable import NO, UNKNOWN, YES
 from cachetui.core.query.common import Common
 from cachetui.core.query.diff import Comparison
@@ -69,7 +69,7 @@ def cell_getters(rows: SpecRows) -> dict[str, Getter]:
     installable = single("installable")
     packages, package_of = corpus.packages, corpus.package_of
     comparison = rows.comparison
-    return {facet: single(facet) for facet in REGISTRY.shown_single()} | {  # a facet's column: its value
+    return {facet: single(facet) for facet in REGISTRY.shown(SINGLE, DERIVED)} | {  # a facet's column: its value
         "change": lambda i: CHANGE_TEXT[comparison.mark_of(i) if comparison is not None else ""],
         "package": lambda i: packages[package_of[i]],
         "hash": lambda i: short_hash(corpus.hashes[i]),

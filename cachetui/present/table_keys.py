@@ -15,7 +15,7 @@ from functools import partial
 import numpy as np
 
 from cachetui.core.model.corpus import RAW_VARIANTS, Corpus
-from cachetui.core.model.fields import REGISTRY
+from cachetui.core.model.fields import DERIVED, REGISTRY, SINGLE
 from cachetui.present.separate import separating
 from cachetui.present.table_cells import SpecRows
 
@@ -38,7 +38,7 @@ def row_keys(rows: SpecRows) -> Keys:
     corpus = rows.corpus
     shown = keyed(rows)
     keys: Keys = {"package": corpus.package_of[shown], "size": corpus.size[shown]}
-    keys |= {facet: corpus.single[facet][shown] for facet in REGISTRY.shown_single()}
+    keys |= {facet: corpus.single[facet][shown] for facet in REGISTRY.shown(SINGLE, DERIVED)}
     for key, facet in MULTI.items():
         sums = corpus.memoised(("value-sums", facet), partial(_value_sums, corpus, facet))
         offsets = corpus.multi[facet].offsets

@@ -262,11 +262,10 @@ class Registry:
         """(column key, BY_…) of every column the table sorts by."""
         return self._view("sorts", lambda: tuple((f.key, f.sort) for f in self._fields if f.sort))
 
-    def shown_single(self) -> tuple[str, ...]:
-        """Facets with one value a spec that are also table columns (keyed alike): read, or worked out."""
-        return self._view("shown_single", lambda: tuple(
-            f.name for f in self._fields if f.column is not None and f.facet is not None
-            and f.facet.kind in (SINGLE, DERIVED)))
+    def shown(self, *kinds: str) -> tuple[str, ...]:
+        """Facets of these kinds that are also table columns (keyed by the facet's name), in the table's order."""
+        return self._view(f"shown {kinds}", lambda: tuple(
+            f.name for f in self._fields if f.column is not None and f.facet is not None and f.facet.kind in kinds))
 
     def marked(self, flag: str) -> tuple[str, ...]:
         """Names of the fields with a flag set (`architecture`, `configuration`), in registry order."""

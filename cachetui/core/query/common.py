@@ -17,12 +17,6 @@ from cachetui.core.model.fields import REGISTRY, SINGLE
 from cachetui.core.spack.variants import Variant, atom_name, parse_variants
 
 
-def _shown_single() -> list[str]:
-    """The facets read from documents that the table shows as columns (not what the load works out)."""
-    named = REGISTRY.named
-    return [name for name in REGISTRY.shown_single() if (facet := named[name].facet) and facet.kind == SINGLE]
-
-
 @dataclass(frozen=True)
 class Common:
     """The values shared by every spec of a result (empty for an empty result)."""
@@ -60,7 +54,7 @@ def common_to(corpus: Corpus, indices: np.ndarray) -> Common:
         return Common()
     first = int(indices[0])
     values = {}
-    for facet in _shown_single():
+    for facet in REGISTRY.shown(SINGLE):  # what documents say, not what the load works out
         column = corpus.single[facet][indices]
         if (column == column[0]).all():
             values[facet] = corpus.vocab[facet].values[int(column[0])]
