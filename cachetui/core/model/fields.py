@@ -187,12 +187,12 @@ class Registry:
 
     @property
     def named(self) -> dict[str, Field]:
-        return {f.name: f for f in self._fields}
+        return self._view("named", lambda: {f.name: f for f in self._fields})
 
     @property
     def keyed(self) -> dict[str, Field]:
         """Fields by the key the table, its sort and its spelling know them by (`stacks` for the stack facet)."""
-        return {f.key: f for f in self._fields}
+        return self._view("keyed", lambda: {f.key: f for f in self._fields})
 
     def _view(self, name: str, make: Callable[[], Any]) -> Any:
         if name not in self._views:
