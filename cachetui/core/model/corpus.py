@@ -19,7 +19,15 @@ import numpy as np
 from cachetui.core.model.arrays import IdArray, IndexArray
 from cachetui.core.model.dependencies import DependencyColumns, dependency_blocks
 from cachetui.core.model.problems import LoadReport
-from cachetui.core.model.records import UNKNOWN_SIZE, DepBlock, Dependency, MirrorOrigin, ParsedDocument, SpecColumns
+from cachetui.core.model.records import (
+    UNKNOWN_SIZE,
+    DepBlock,
+    Dependency,
+    MirrorOrigin,
+    ParsedDocument,
+    SpecColumns,
+    provenance_parts,
+)
 from cachetui.core.spack.variants import atom_name
 
 T = TypeVar("T")
@@ -30,6 +38,7 @@ SINGLE_FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os"
 DERIVED_FACETS = ("installable",)  # worked out over the whole load (cachetui.core.model.installable)
 MULTI_FACETS = ("stack", "variant")
 RAW_VARIANTS = "variant_raw"  # variant strings as documents wrote them; not a facet
+PROVENANCE = "provenance"  # package hash, namespace and flags (records.provenance_text); not a facet
 
 
 def arch_triple(platform: str, os: str, target: str) -> str:
@@ -135,6 +144,8 @@ class Corpus:
     size: np.ndarray
     deps: DependencyColumns
     report: LoadReport = field(default_factory=LoadReport)
+    # Per spec, an id into vocab[PROVENANCE]; 0 ("") where the source records none (site documents).
+    provenance: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
     memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
 
     cache_status: str = "off"  # how this corpus was loaded: off, miss, hit, partial
@@ -185,9 +196,11 @@ class Corpus:
             return [tuple(values[v] for v in column.of(i).tolist()) for i in indices]
 
         sizes = self.size[doc.start : doc.stop].tolist()
+        provenance = self.provenance[doc.start : doc.stop]
         return SpecColumns(self.hashes[doc.start : doc.stop], single("version"), single("compiler"),
                            single("platform"), single("os"), single("target"), multi(RAW_VARIANTS),
-                           multi("stack"), sizes, deps)
+                           multi("stack"), sizes, deps,
+                           [self.vocab[PROVENANCE].values[i] for i in provenance.tolist()] if provenance.any() else None)
 
     @property
     def n_specs(self) -> int:
@@ -254,6 +267,10 @@ class Corpus:
             path=self.documents[self.document_of[i]].path,
             installable=single("installable"),
         )
+
+    def provenance_of(self, i: int) -> tuple[str, str, tuple[str, ...]] | None:
+        """Spec i's (package hash, namespace, compiler flags); None when its source records none."""
+        return provenance_parts(self.vocab[PROVENANCE].values[self.provenance[i]]) if len(self.provenance) else None
 
     def raw_variants(self, i: int) -> tuple[str, ...]:
         """Spec i's variant strings as its document wrote them."""

@@ -8,7 +8,11 @@ and then decoded the same way, so every reader renders a node by the same rules:
 - target: the string, or the dict's `name`;
 - the node's own compiler: `name@version` of its `compiler` object (specfiles before Spack 1.x);
 - variants from `parameters` (see `core.spack.variants.parameters_variants`);
-- external: set when Spack would use it where it is (its `external` is truthy).
+- external: set when Spack would use it where it is (its `external` is truthy);
+- build provenance (`provenance_of`): the package hash, the namespace and the compiler flags.
+
+A node of specfile v1 (`{name: node}`, dependencies `{name: {hash, type}}`) is unwrapped to the later
+shape first (`unwrapped`), wherever it is read.
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ from typing import Any, get_args, get_origin
 
 import msgspec
 
+from cachetui.core.model.records import provenance_text
 from cachetui.core.spack.compilers import name_at_version
-from cachetui.core.spack.variants import parameters_variants
+from cachetui.core.spack.variants import parameters_flags, parameters_variants
 
 
 class Target(msgspec.Struct):
@@ -41,6 +46,7 @@ class CompilerObject(msgspec.Struct):
 class Edge(msgspec.Struct):
     name: str = ""
     hash: str = ""
+    build_hash: str = ""  # lockfile v3 (specfile v2) points at a dependency by its build hash
     parameters: msgspec.Raw = msgspec.Raw()  # {deptypes, virtuals}: few distinct values, read once each
     type: list[str] | None = None  # DB 6 (specfile v2/v3) wrote the deptypes here
 
@@ -58,6 +64,10 @@ class Node(msgspec.Struct):
     dependencies: list[Edge] | None = None
     annotations: Annotations | None = None
     external: msgspec.Raw = msgspec.Raw()  # set (truthy) for an external: Spack uses it where it is
+    namespace: str = ""
+    package_hash: str = ""
+    hash: str = ""  # the node's own DAG hash (specfile v2 on; lockfile v2 keys by build hash, this is the DAG hash)
+    build_hash: str = ""  # specfiles of Spack 0.13-0.17
 
 
 _NODE_DECODER = msgspec.json.Decoder(Node)
@@ -95,6 +105,31 @@ def variants_of(parameters: msgspec.Raw, cache: dict[bytes, tuple[str, ...]]) ->
         decoded = msgspec.json.decode(key) if key else {}
         found = cache[key] = parameters_variants(decoded if isinstance(decoded, dict) else {})
     return found
+
+
+def provenance_of(node: Node, flags: dict[bytes, tuple[str, ...]]) -> str:
+    """The node's build provenance as one text (`records.provenance_text`); its flags worked out once per
+    distinct `parameters` text (the cache is one reading's)."""
+    key = bytes(node.parameters)
+    found = flags.get(key)
+    if found is None:
+        decoded = msgspec.json.decode(key) if key else {}
+        found = flags[key] = parameters_flags(decoded) if isinstance(decoded, dict) else ()
+    return provenance_text(node.package_hash, node.namespace, found)
+
+
+def unwrapped(spec: Any) -> dict[str, Any] | None:
+    """A node in the shape of specfile v2 on: specfile v1's `{name: node}` unwrapped, its dependency mapping
+    `{name: {hash, type}}` made a list of edges; None for anything that is not a node with a name."""
+    if isinstance(spec, dict) and "name" not in spec and len(spec) == 1:
+        (name, inner), = spec.items()
+        spec = {**inner, "name": name} if isinstance(inner, dict) else None
+    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"]:
+        return None
+    if isinstance(spec.get("dependencies"), dict):
+        edges = [{**edge, "name": str(name)} for name, edge in spec["dependencies"].items() if isinstance(edge, dict)]
+        spec = {**spec, "dependencies": edges}
+    return spec
 
 
 def mended_node(value: dict[str, Any]) -> Node:

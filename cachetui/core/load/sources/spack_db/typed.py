@@ -22,6 +22,7 @@ from cachetui.core.load.sources.spack_node import (
     arch_of,
     is_set,
     own_compiler,
+    provenance_of,
     variants_of,
 )
 from cachetui.core.model.problems import Problem, Severity
@@ -63,6 +64,7 @@ class _Binary(NamedTuple):
     annotated_compiler: str  # `annotations.compiler` (nodes converted from older specfiles); ""
     edge_hashes: list[str]
     edge_infos: list[tuple[int, str, int]]  # (deptype bits, virtuals, compiler rank) per edge
+    provenance: str  # package hash, namespace and flags (`spack_node.provenance_of`)
 
 
 class Rows(NamedTuple):
@@ -79,19 +81,20 @@ def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults) -> Rows:
     records: dict[str, tuple[str, str]] = {}  # hash -> (name, version) of every record
     binaries: list[_Binary] = []
     variants: dict[bytes, tuple[str, ...]] = {}
+    provenances: dict[bytes, tuple[str, ...]] = {}
     mended: dict[str, msgspec.Raw | None] = {}  # records read on their own: in Spack's shape, or None (dropped)
     for hash_, raw in installs.items():
         try:
             node = (record := decode(raw)).spec
             if not node.name:
                 raise NotTyped(hash_)
-            binary = _binary(hash_, node, variants) if record.in_buildcache else None
+            binary = _binary(hash_, node, variants, provenances) if record.in_buildcache else None
         except DECODE_FAULTS:  # this record alone is read the slow way; the others stay on the fast one
             mended[hash_], recovered_record = _recovered(hash_, raw, faults)
             if recovered_record is None:
                 continue
             node = (record := recovered_record).spec
-            binary = _binary(hash_, node, variants) if record.in_buildcache else None
+            binary = _binary(hash_, node, variants, provenances) if record.in_buildcache else None
         records[hash_] = (node.name, node.version)
         if binary is not None:
             binaries.append(binary)
@@ -112,7 +115,7 @@ def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults) -> Rows:
     columns = SpecColumns([b.hash for b in binaries], [b.version for b in binaries],
                           [_compiler_of(b, named) for b in binaries], [b.platform for b in binaries],
                           [b.os for b in binaries], [b.target for b in binaries], [b.variants for b in binaries],
-                          [()] * n, [UNKNOWN_SIZE] * n)
+                          [()] * n, [UNKNOWN_SIZE] * n, provenance=[b.provenance for b in binaries])
     return Rows([b.name for b in binaries], columns, deps)
 
 
@@ -176,12 +179,14 @@ def documents(rows: Rows, origin: str, tag: str, generation: str) -> list[Parsed
 # -- one record ------------------------------------------------------------------------------------------
 
 
-def _binary(hash_: str, node: Node, variants: dict[bytes, tuple[str, ...]]) -> _Binary:
+def _binary(hash_: str, node: Node, variants: dict[bytes, tuple[str, ...]],
+            provenances: dict[bytes, tuple[str, ...]]) -> _Binary:
     edges = _edges(node)
     return _Binary(
         hash_, node.name, node.version, *arch_of(node), variants_of(node.parameters, variants),
         own_compiler(node), annotated_compiler(node), [edge.hash for edge in edges],
         [(_MEANINGS.get(bytes(edge.parameters)) if edge.type is None else None) or _edge_info(edge) for edge in edges],
+        provenance_of(node, provenances),
     )
 
 
