@@ -18,18 +18,22 @@ from cachetui.core.load.sources import (
 )
 from cachetui.core.load.sources.redact import redact
 from cachetui.core.load.sources.transport import is_url
+from cachetui.core.load.sources.wanted import STDIN, UnreadableWanted, read_wanted
 
 __all__ = [
     "DOCUMENTS",
     "SPACK_MIRRORS",
+    "STDIN",
     "LoadOptions",
     "PathNotFound",
     "Progress",
+    "UnreadableWanted",
     "is_url",
     "load_corpus",
     "local_input",
     "local_location",
     "public_sources",
+    "read_wanted",
     "recognisable",
     "redact",
     "require_inputs",

@@ -196,11 +196,11 @@ class Corpus:
             return [tuple(values[v] for v in column.of(i).tolist()) for i in indices]
 
         sizes = self.size[doc.start : doc.stop].tolist()
-        provenance = self.provenance[doc.start : doc.stop]
+        ids = self.provenance[doc.start : doc.stop]
+        provenance = [self.vocab[PROVENANCE].values[i] for i in ids.tolist()] if ids.any() else None
         return SpecColumns(self.hashes[doc.start : doc.stop], single("version"), single("compiler"),
                            single("platform"), single("os"), single("target"), multi(RAW_VARIANTS),
-                           multi("stack"), sizes, deps,
-                           [self.vocab[PROVENANCE].values[i] for i in provenance.tolist()] if provenance.any() else None)
+                           multi("stack"), sizes, deps, provenance)
 
     @property
     def n_specs(self) -> int:

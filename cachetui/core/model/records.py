@@ -222,7 +222,8 @@ class SpecColumns:
         return columns
 
 
-SPEC_COLUMNS = tuple(f.name for f in fields(SpecColumns) if f.name not in ("deps", "provenance"))  # RawSpec's fields, a list each
+# RawSpec's fields, a list each
+SPEC_COLUMNS = tuple(f.name for f in fields(SpecColumns) if f.name not in ("deps", "provenance"))
 
 
 # Between the parts of a provenance text, and between its flags: no package hash, namespace or flag holds them.

@@ -17,14 +17,15 @@ shape first (`unwrapped`), wherever it is read.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from types import NoneType, UnionType
 from typing import Any, get_args, get_origin
 
 import msgspec
 
 from cachetui.core.model.records import provenance_text
-from cachetui.core.spack.compilers import name_at_version
+from cachetui.core.spack.compilers import compiler_rank, name_at_version
+from cachetui.core.spack.deptypes import deptype_bits
 from cachetui.core.spack.variants import parameters_flags, parameters_variants
 
 
@@ -88,6 +89,23 @@ def own_compiler(node: Node) -> str:
 def annotated_compiler(node: Node) -> str:
     """The compiler annotated on a node converted from an older specfile; ""."""
     return node.annotations.compiler if node.annotations is not None else ""
+
+
+@lru_cache(maxsize=4096)
+def edge_meaning(parameters: bytes, legacy_types: tuple[str, ...]) -> tuple[int, str, int]:
+    """(deptype bits, virtuals, compiler rank) of an edge: the deptypes of its `parameters`, else (DB 6, specfiles
+    v1-v3) of its `type`; its virtuals a list of names (anything else provides nothing). A handful of distinct values.
+    """
+    data = msgspec.json.decode(parameters) if parameters else {}
+    if not isinstance(data, dict):
+        data = {}
+    bits = deptype_bits(_strings(data["deptypes"] if "deptypes" in data else list(legacy_types)))
+    virtuals = _strings(data.get("virtuals"))
+    return bits, ",".join(virtuals), compiler_rank(bits, virtuals)
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def is_set(raw: msgspec.Raw) -> bool:

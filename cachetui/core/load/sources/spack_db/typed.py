@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import accumulate, chain, groupby
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -20,6 +19,7 @@ from cachetui.core.load.sources.spack_node import (
     Node,
     annotated_compiler,
     arch_of,
+    edge_meaning,
     is_set,
     own_compiler,
     provenance_of,
@@ -35,8 +35,7 @@ from cachetui.core.model.records import (
     SpecColumns,
     UnheldRecords,
 )
-from cachetui.core.spack.compilers import NOT_A_COMPILER, compiler_rank, node_compiler
-from cachetui.core.spack.deptypes import deptype_bits
+from cachetui.core.spack.compilers import NOT_A_COMPILER, node_compiler
 
 
 @dataclass
@@ -207,24 +206,12 @@ def _compiler_of(binary: _Binary, named: dict[str, tuple[str, str]]) -> str:
     return node_compiler(binary.own_compiler, provider, binary.annotated_compiler)
 
 
-@lru_cache(maxsize=4096)
-def _edge_meaning(parameters: bytes, legacy_types: tuple[str, ...]) -> tuple[int, str, int]:
-    """(deptype bits, virtuals, compiler rank) of an edge: the deptypes of its `parameters`, else (DB 6) of its
-    `type`; its virtuals a list of names (anything else provides nothing). A handful of distinct values."""
-    data = msgspec.json.decode(parameters) if parameters else {}
-    if not isinstance(data, dict):
-        data = {}
-    bits = deptype_bits(_strings(data["deptypes"] if "deptypes" in data else list(legacy_types)))
-    virtuals = _strings(data.get("virtuals"))
-    return bits, ",".join(virtuals), compiler_rank(bits, virtuals)
-
-
 _MEANINGS: dict[bytes, tuple[int, str, int]] = {}  # an edge's parameters text -> its meaning; a handful of values
 
 
 def _edge_info(edge: Edge) -> tuple[int, str, int]:
     key = bytes(edge.parameters)
-    meaning = _edge_meaning(key, tuple(edge.type or ()))
+    meaning = edge_meaning(key, tuple(edge.type or ()))
     if edge.type is None and len(_MEANINGS) < 10_000:
         _MEANINGS[key] = meaning
     return meaning
