@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from cachetui import __version__
-from cachetui.cli import check, config, diff, query, serve
+from cachetui.cli import check, config, coverage, diff, query, serve
 from cachetui.cli.options import (
     EXIT_OK,
     UsageError,
@@ -22,14 +22,15 @@ from cachetui.cli.options import (
 if TYPE_CHECKING:
     from cachetui.app.app import CacheTuiApp
 
-COMMANDS = ("check", "query", "diff", "serve", "config")
+COMMANDS = ("check", "query", "diff", "coverage", "serve", "config")
 
 
 def browse_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cachetui",
         description="Browse Spack build caches: site documents, mirrors and the public cache. Commands: "
-        "'check SOURCE...', 'query SOURCE...', 'diff OLD NEW [SOURCE...]' (see 'cachetui diff --help') and "
+        "'check SOURCE...', 'query SOURCE...', 'diff OLD NEW [SOURCE...]' (see 'cachetui diff --help'), "
+        "'coverage WANTED [SOURCE...]' (why a spec is not in the cache) and "
         "'serve SOURCE...' (the browser as a web page) and 'config' (your settings). With no SOURCE, opens "
         "the sources of your config.toml, else the bundled sample corpus.",
     )
@@ -44,6 +45,7 @@ def _command_parser() -> argparse.ArgumentParser:
     check.add_parser(subparsers)
     query.add_parser(subparsers)
     diff.add_parser(subparsers)
+    coverage.add_parser(subparsers)
     serve.add_parser(subparsers)
     config.add_parser(subparsers)
     return parser
