@@ -168,6 +168,7 @@ class _Comparison:
         own = corpus.vocab["dep_hash"].ids.get(node.hash)
         self.matches[node.hash] = {own} if own is not None and not self.wanted.old_hashes else set()
         if node.external:
+            self.matches[node.hash] |= self._externals_like(node)
             return self._node(node, EXTERNAL)
         if not self.wanted.old_hashes and corpus.occurrences(node.hash):
             return self._node(node, HIT, tuple(corpus.tags_of_hash(node.hash)))
@@ -185,6 +186,13 @@ class _Comparison:
         status = DIFFERS if any(d.blocks_reuse for d in differences) else REUSABLE
         tag = corpus.value("tag", corpus.single["tag"][best])
         return self._node(node, status, (), Nearest(best, corpus.hashes[best], tag, differences))
+
+    def _externals_like(self, node: WantedNode) -> set[int]:
+        """The externals of this name and version the indexes record: a binary linked to one was built against
+        what the wanted external is (whatever hash each side gave it)."""
+        d, vocab = self.corpus.deps, self.corpus.vocab
+        name, version = vocab["dep_name"].ids.get(node.name, -1), vocab["dep_version"].ids.get(node.version, -1)
+        return set(np.flatnonzero(d.external & (d.name_of == name) & (d.version_of == version)).tolist())
 
     @staticmethod
     def _node(node: WantedNode, status: str, tags: tuple[str, ...] = (),
