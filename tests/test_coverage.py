@@ -22,7 +22,16 @@ from cachetui.core.load import LoadOptions, UnreadableWanted, load_corpus, read_
 from cachetui.core.query.coverage import coverage
 from tests.cli_answers import strict_json
 from tests.dag_mirror import hash_of
-from tests.wanted_files import ROOTS, changed, lockfile, nodes, other_hash, write_mirror
+from tests.wanted_files import (
+    ROOTS,
+    Difference,
+    changed,
+    lockfile,
+    nodes,
+    other_hash,
+    write_changed_environment,
+    write_mirror,
+)
 
 MB = 64 * 2**20
 
@@ -50,40 +59,8 @@ def differences(row: dict[str, Any]) -> list[tuple[str, str | None, str | None, 
 
 
 @pytest.fixture
-def changed_mirror(tmp_path: Path) -> tuple[Path, Path, dict[str, list[tuple[str, str | None, str | None, str | None]]]]:
-    """spack.lock and a mirror of it where seven nodes were changed; the differences each change makes."""
-    n = nodes()
-    held = copy.deepcopy(n)
-    held["zlib-ng"] = changed(n["zlib-ng"], other_hash("zlib-ng", "v"), version="2.2.4")
-    ncurses = copy.deepcopy(n["ncurses"])
-    ncurses["parameters"]["symlinks"] = True
-    held["ncurses"] = changed(ncurses, other_hash("ncurses", "v"))
-    bzip2 = copy.deepcopy(n["bzip2"])
-    bzip2["arch"]["target"] = {"name": "skylake"}
-    held["bzip2"] = changed(bzip2, other_hash("bzip2", "t"))
-    gdbm = copy.deepcopy(n["gdbm"])
-    gdbm["arch"]["platform_os"] = "ubuntu22.04"
-    held["gdbm"] = changed(gdbm, other_hash("gdbm", "o"))
-    new_package_hash = "zzzz" + n["libiconv"]["package_hash"][4:]
-    held["libiconv"] = changed(n["libiconv"], other_hash("libiconv", "p"), package_hash=new_package_hash)
-    older = held["nghttp2-older"] = changed(n["nghttp2"], other_hash("nghttp2", "o"), version="1.64.0")
-    curl = copy.deepcopy(n["curl"])
-    for edge in curl["dependencies"]:
-        if edge["name"] == "nghttp2":
-            edge["hash"] = older["hash"]
-    held["curl"] = changed(curl, other_hash("curl", "d"))
-    del held["ca-certificates-mozilla"]
-    expected = {
-        "zlib-ng": [("version", None, "2.2.3", "2.2.4")],
-        "ncurses": [("variant_value", "symlinks", "~symlinks", "+symlinks")],
-        "bzip2": [("node_target", None, "icelake", "skylake")],
-        "gdbm": [("node_os", None, "ubuntu24.04", "ubuntu22.04")],
-        "libiconv": [("package_hash", None, n["libiconv"]["package_hash"], new_package_hash)],
-        "curl": [("depends_on", "nghttp2", f"nghttp2@1.65.0/{hash_of('nghttp2')[:7]}",
-                  f"nghttp2@1.64.0/{older['hash'][:7]}")],
-    }
-    lock = write(tmp_path / "spack.lock", lockfile())
-    return lock, write_mirror(tmp_path / "mirror", held), expected
+def changed_mirror(tmp_path: Path) -> tuple[Path, Path, dict[str, list[Difference]]]:
+    return write_changed_environment(tmp_path)
 
 
 def test_every_changed_node_gets_exactly_its_change_and_no_other_node_any(capsys, changed_mirror):
@@ -193,7 +170,8 @@ def test_a_compiler_attribute_and_a_compiler_edge_naming_one_compiler_do_not_dif
 
 
 def test_a_dependency_that_differs_is_said_once_where_it_differs(capsys, tmp_path):
-    """readline differs; gdbm (its dependent, not held) carries one depends_on pointing to it, not readline's version."""
+    """readline differs; gdbm (its dependent, not held) carries one depends_on pointing to it, never readline's
+    version again."""
     n = nodes()
     held = copy.deepcopy(n)
     new_readline = held["readline"] = changed(n["readline"], other_hash("readline", "v"), version="8.3")
@@ -329,7 +307,8 @@ def test_lockfiles_of_spack_0_18_to_0_23_are_read(tmp_path, version):
 
 def test_lockfile_v3_is_keyed_by_older_hashes_and_never_hits(tmp_path):
     n = nodes()
-    lock = _one_node_lock(tmp_path, n["libiconv"], 3, *(n[k] for k in ("gcc", "gcc-runtime", "glibc", "compiler-wrapper")))
+    toolchain = (n[k] for k in ("gcc", "gcc-runtime", "glibc", "compiler-wrapper"))
+    lock = _one_node_lock(tmp_path, n["libiconv"], 3, *toolchain)
     dag = read_wanted(str(lock), MB)
     corpus = load_corpus([str(write_mirror(tmp_path / "m", n))], LoadOptions(use_cache=False))
     assert dag.old_hashes

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -127,3 +128,53 @@ def changed(node: dict[str, Any], new_hash: str, **fields: Any) -> dict[str, Any
 
 def other_hash(name: str, salt: str) -> str:
     return hash_of(f"{salt}{name}")
+
+
+Difference = tuple[str, "str | None", "str | None", "str | None"]
+
+
+def write_changed_environment(root: Path) -> tuple[Path, Path, dict[str, list[Difference]]]:
+    """`root/spack.lock` and `root/mirror`, built from it with seven nodes changed (a version, a variant, a
+    target, an OS, only the package hash, a dependency, a package missing); the differences each change makes.
+
+        python -m tests.wanted_files DIR    # writes them, for trying `cachetui coverage` by hand
+    """
+    n = nodes()
+    held = copy.deepcopy(n)
+    held["zlib-ng"] = changed(n["zlib-ng"], other_hash("zlib-ng", "v"), version="2.2.4")
+    ncurses = copy.deepcopy(n["ncurses"])
+    ncurses["parameters"]["symlinks"] = True
+    held["ncurses"] = changed(ncurses, other_hash("ncurses", "v"))
+    bzip2 = copy.deepcopy(n["bzip2"])
+    bzip2["arch"]["target"] = {"name": "skylake"}
+    held["bzip2"] = changed(bzip2, other_hash("bzip2", "t"))
+    gdbm = copy.deepcopy(n["gdbm"])
+    gdbm["arch"]["platform_os"] = "ubuntu22.04"
+    held["gdbm"] = changed(gdbm, other_hash("gdbm", "o"))
+    new_package_hash = "zzzz" + n["libiconv"]["package_hash"][4:]
+    held["libiconv"] = changed(n["libiconv"], other_hash("libiconv", "p"), package_hash=new_package_hash)
+    older = held["nghttp2-older"] = changed(n["nghttp2"], other_hash("nghttp2", "o"), version="1.64.0")
+    curl = copy.deepcopy(n["curl"])
+    for edge in curl["dependencies"]:
+        if edge["name"] == "nghttp2":
+            edge["hash"] = older["hash"]
+    held["curl"] = changed(curl, other_hash("curl", "d"))
+    del held["ca-certificates-mozilla"]
+    expected: dict[str, list[Difference]] = {
+        "zlib-ng": [("version", None, "2.2.3", "2.2.4")],
+        "ncurses": [("variant_value", "symlinks", "~symlinks", "+symlinks")],
+        "bzip2": [("node_target", None, "icelake", "skylake")],
+        "gdbm": [("node_os", None, "ubuntu24.04", "ubuntu22.04")],
+        "libiconv": [("package_hash", None, n["libiconv"]["package_hash"], new_package_hash)],
+        "curl": [("depends_on", "nghttp2", f"nghttp2@1.65.0/{hash_of('nghttp2')[:7]}",
+                  f"nghttp2@1.64.0/{older['hash'][:7]}")],
+    }
+    root.mkdir(parents=True, exist_ok=True)
+    lock = root / "spack.lock"
+    lock.write_text(json.dumps(lockfile()))
+    return lock, write_mirror(root / "mirror", held), expected
+
+
+if __name__ == "__main__":
+    written = write_changed_environment(Path(sys.argv[1]))
+    print(f"wrote {written[0]} and {written[1]}")
