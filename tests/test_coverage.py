@@ -29,6 +29,7 @@ from tests.wanted_files import (
     lockfile,
     nodes,
     other_hash,
+    relinked,
     write_changed_environment,
     write_mirror,
 )
@@ -175,11 +176,7 @@ def test_a_dependency_that_differs_is_said_once_where_it_differs(capsys, tmp_pat
     n = nodes()
     held = copy.deepcopy(n)
     new_readline = held["readline"] = changed(n["readline"], other_hash("readline", "v"), version="8.3")
-    gdbm = copy.deepcopy(n["gdbm"])
-    for edge in gdbm["dependencies"]:
-        if edge["name"] == "readline":
-            edge["hash"] = new_readline["hash"]
-    held["gdbm"] = changed(gdbm, other_hash("gdbm", "d"))
+    held["gdbm"] = relinked(n["gdbm"], "readline", new_readline["hash"], "d")
     _, rows, _ = run_coverage(capsys, str(write(tmp_path / "spack.lock", lockfile())),
                               str(write_mirror(tmp_path / "m", held)))
     found = by_package(rows)
@@ -193,16 +190,26 @@ def test_a_dependency_held_as_a_reusable_match_keeps_its_dependent_reusable(caps
     n = nodes()
     held = copy.deepcopy(n)
     new_iconv = held["libiconv"] = changed(n["libiconv"], other_hash("libiconv", "p"), package_hash="x" * 52 + "====")
-    diffutils = copy.deepcopy(n["diffutils"])
-    for edge in diffutils["dependencies"]:
-        if edge["name"] == "libiconv":
-            edge["hash"] = new_iconv["hash"]
-    held["diffutils"] = changed(diffutils, other_hash("diffutils", "d"))
+    held["diffutils"] = relinked(n["diffutils"], "libiconv", new_iconv["hash"], "d")
     _, rows, _ = run_coverage(capsys, str(write(tmp_path / "spack.lock", lockfile())),
                               str(write_mirror(tmp_path / "m", held)))
     found = by_package(rows)
     assert (found["libiconv"]["status"], found["diffutils"]["status"]) == ("reusable", "reusable")
     assert differences(found["diffutils"]) == []
+
+
+def test_a_dependency_external_on_one_side_and_built_on_the_other_is_an_external_difference(capsys, tmp_path):
+    n = nodes()
+    held = copy.deepcopy(n)
+    built = held["glibc-built"] = changed({k: v for k, v in n["glibc"].items() if k != "external"},
+                                          other_hash("glibc", "b"))
+    held["libiconv"] = relinked(n["libiconv"], "glibc", built["hash"], "g")
+    _, rows, _ = run_coverage(capsys, str(write(tmp_path / "spack.lock", lockfile())),
+                              str(write_mirror(tmp_path / "m", held)))
+    found = by_package(rows)
+    assert (found["libiconv"]["status"], differences(found["libiconv"])) == \
+        ("differs", [("external", "glibc", "true", "false")])
+    assert found["glibc"]["status"] == "external"
 
 
 def test_against_site_documents_nothing_is_reusable_and_what_they_cannot_tell_is_null(capsys, tmp_path):

@@ -126,6 +126,15 @@ def changed(node: dict[str, Any], new_hash: str, **fields: Any) -> dict[str, Any
     return {**copy.deepcopy(node), **fields, "hash": new_hash}
 
 
+def relinked(node: dict[str, Any], dependency: str, new_hash: str, salt: str) -> dict[str, Any]:
+    """The node rebuilt against another binary of one dependency (its own hash changes with it)."""
+    rebuilt = copy.deepcopy(node)
+    for edge in rebuilt["dependencies"]:
+        if edge["name"] == dependency:
+            edge["hash"] = new_hash
+    return changed(rebuilt, other_hash(node["name"], salt))
+
+
 def other_hash(name: str, salt: str) -> str:
     return hash_of(f"{salt}{name}")
 
@@ -154,11 +163,7 @@ def write_changed_environment(root: Path) -> tuple[Path, Path, dict[str, list[Di
     new_package_hash = "zzzz" + n["libiconv"]["package_hash"][4:]
     held["libiconv"] = changed(n["libiconv"], other_hash("libiconv", "p"), package_hash=new_package_hash)
     older = held["nghttp2-older"] = changed(n["nghttp2"], other_hash("nghttp2", "o"), version="1.64.0")
-    curl = copy.deepcopy(n["curl"])
-    for edge in curl["dependencies"]:
-        if edge["name"] == "nghttp2":
-            edge["hash"] = older["hash"]
-    held["curl"] = changed(curl, other_hash("curl", "d"))
+    held["curl"] = relinked(n["curl"], "nghttp2", older["hash"], "d")
     del held["ca-certificates-mozilla"]
     expected: dict[str, list[Difference]] = {
         "zlib-ng": [("version", None, "2.2.3", "2.2.4")],

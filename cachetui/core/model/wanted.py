@@ -6,6 +6,7 @@ The load layer reads it (`cachetui.core.load.read_wanted`); a query compares it 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from cachetui.core.model.problems import Problem
@@ -59,26 +60,21 @@ class WantedDag:
 
     def order(self) -> list[str]:
         """Every node once: each root, then what it reaches depth first, then any node no root reaches."""
-        seen: dict[str, None] = {}
-        for root in self.roots:
-            waiting = [root]
-            while waiting:
-                hash_ = waiting.pop()
-                if hash_ in seen or hash_ not in self.nodes:
-                    continue
-                seen[hash_] = None
-                waiting.extend(reversed([e.hash for e in self.nodes[hash_].edges]))
-        seen.update(dict.fromkeys(self.nodes))
-        return list(seen)
+        reached = self._reached(self.roots, lambda node: reversed([e.hash for e in node.edges]))
+        return list({**reached, **dict.fromkeys(self.nodes)})
 
     def link_run_closure(self, root: str) -> list[str]:
         """The root and every node it reaches through link/run edges (what installing it needs at run time)."""
+        return list(self._reached([root], lambda node: [e.hash for e in node.dependencies]))
+
+    def _reached(self, starts: Iterable[str], next_of: Callable[[WantedNode], Iterable[str]]) -> dict[str, None]:
+        """The nodes reached from `starts`, each once, in the order a depth-first walk meets them."""
         found: dict[str, None] = {}
-        waiting = [root]
-        while waiting:
-            hash_ = waiting.pop()
-            if hash_ in found or hash_ not in self.nodes:
-                continue
-            found[hash_] = None
-            waiting.extend(e.hash for e in self.nodes[hash_].dependencies)
-        return list(found)
+        for start in starts:
+            waiting = [start]
+            while waiting:
+                hash_ = waiting.pop()
+                if hash_ not in found and hash_ in self.nodes:
+                    found[hash_] = None
+                    waiting.extend(next_of(self.nodes[hash_]))
+        return found

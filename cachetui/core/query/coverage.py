@@ -13,9 +13,10 @@ and the browser both show what it returns, so they cannot disagree.
 - `absent`: no binary of the package is held; `external`: an external in the wanted spec.
 
 Differences are named as `spack diff` names its facts. A dependency that differs is said once, where it
-differs; its dependents carry one `depends_on` pointing to it. What a source cannot tell (site documents
-record no dependencies, package hash, namespace or flags) is a difference with `cached` None, never equal,
-so nothing held only by site documents is `reusable`.
+differs; its dependents carry one `depends_on` pointing to it (or one `external` naming it, where one side's
+dependency is an external and the other's is built). What a source cannot tell (site documents record no
+dependencies, package hash, namespace or flags) is a difference with `cached` None, never equal, so nothing
+held only by site documents is `reusable`.
 
 Candidates are one package's slice of the corpus, scored column by column with numpy; the exact
 differences are then worked out for the nearest alone.
@@ -287,6 +288,11 @@ class _Comparison:
         for name in sorted(wanted.keys() | held.keys()):
             edge, binary = wanted.get(name), held.get(name)
             if edge is not None and binary is not None and dep_hash.get(binary.hash) in self.matches.get(edge.hash, ()):
+                continue
+            target = nodes.get(edge.hash) if edge is not None else None
+            if target is not None and binary is not None and target.external != self.corpus.is_external(binary.hash):
+                found.append(Difference("external", name, str(target.external).lower(),
+                                        str(not target.external).lower()))  # an external against a built one
                 continue
             found.append(Difference("depends_on", name, wanted_reference(name) if edge else "",
                                     reference(name, binary.version, binary.hash) if binary else ""))
