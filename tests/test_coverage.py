@@ -312,6 +312,20 @@ def test_lockfiles_of_spack_0_18_to_0_23_are_read(tmp_path, version):
                                                 "not hold" for name in ("glibc", "ncurses")]
 
 
+def test_included_concrete_environments_are_read_nested(tmp_path):
+    """Spack 0.22's include_concrete: each included environment's roots and nodes, at any depth."""
+    n = nodes()
+    inner = {"roots": [{"hash": n["zlib-ng"]["hash"], "spec": "zlib-ng"}],
+             "concrete_specs": {n["zlib-ng"]["hash"]: n["zlib-ng"]}}
+    middle = {"roots": [{"hash": n["gmake"]["hash"], "spec": "gmake"}],
+              "concrete_specs": {n["gmake"]["hash"]: n["gmake"]}, "include_concrete": {"/envs/inner": inner}}
+    lock = write(tmp_path / "spack.lock", {"_meta": {"lockfile-version": 5}, "roots": [
+        {"hash": n["pkgconf"]["hash"], "spec": "pkgconf"}], "concrete_specs": {n["pkgconf"]["hash"]: n["pkgconf"]},
+        "include_concrete": {"/envs/middle": middle}})
+    dag = read_wanted(str(lock), MB)
+    assert [dag.nodes[h].name for h in dag.roots] == ["pkgconf", "gmake", "zlib-ng"]
+
+
 def test_lockfile_v3_is_keyed_by_older_hashes_and_never_hits(tmp_path):
     n = nodes()
     toolchain = (n[k] for k in ("gcc", "gcc-runtime", "glibc", "compiler-wrapper"))
