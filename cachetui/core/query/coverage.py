@@ -239,15 +239,15 @@ class _Comparison:
 
     def _provenance_scores(self, node: WantedNode, window: slice) -> tuple[np.ndarray, np.ndarray]:
         """(blocking, not blocking): flags block reuse; package hash and namespace do not, unless unknown."""
-        ids = self.corpus.provenance[window]
         values = self.corpus.vocab[PROVENANCE].values
-        distinct = np.unique(ids)
-        blocking, other = np.zeros(len(values), dtype=np.int64), np.zeros(len(values), dtype=np.int64)
-        for value_id in distinct.tolist():
-            differences = _provenance_differences(provenance_parts(node.provenance), provenance_parts(values[value_id]))
-            blocking[value_id] = sum(d.blocks_reuse for d in differences)
-            other[value_id] = len(differences) - blocking[value_id]
-        return blocking[ids], other[ids]
+        distinct, inverse = np.unique(self.corpus.provenance[window], return_inverse=True)
+        blocking, other = np.zeros(len(distinct), dtype=np.int64), np.zeros(len(distinct), dtype=np.int64)
+        wanted = provenance_parts(node.provenance)
+        for k, value_id in enumerate(distinct.tolist()):  # one comparison per distinct build provenance
+            differences = _provenance_differences(wanted, provenance_parts(values[value_id]))
+            blocking[k] = sum(d.blocks_reuse for d in differences)
+            other[k] = len(differences) - blocking[k]
+        return blocking[inverse], other[inverse]
 
     def _nearest(self, window: slice, blocking: np.ndarray, total: np.ndarray) -> int:
         """Fewest differences blocking reuse, then fewest in all, then tag order, then hash order."""
