@@ -31,7 +31,7 @@ from functools import cached_property
 import numpy as np
 
 from cachetui.core.model.corpus import PROVENANCE, RAW_VARIANTS, Corpus
-from cachetui.core.model.records import provenance_parts
+from cachetui.core.model.records import PROVENANCE_SEPARATOR, provenance_parts
 from cachetui.core.model.wanted import LINK_RUN, WantedDag, WantedNode
 from cachetui.core.spack.hashes import short_hash
 from cachetui.core.spack.variants import atom_name
@@ -238,15 +238,19 @@ class _Comparison:
         return np.maximum(held - matched, len(wanted) - matched)
 
     def _provenance_scores(self, node: WantedNode, window: slice) -> tuple[np.ndarray, np.ndarray]:
-        """(blocking, not blocking): flags block reuse; package hash and namespace do not, unless unknown."""
+        """(blocking, not blocking): flags block reuse; package hash and namespace do not, unless unknown.
+        Compared once per distinct provenance of the package's binaries (a handful: one per build)."""
         values = self.corpus.vocab[PROVENANCE].values
         distinct, inverse = np.unique(self.corpus.provenance[window], return_inverse=True)
         blocking, other = np.zeros(len(distinct), dtype=np.int64), np.zeros(len(distinct), dtype=np.int64)
-        wanted = provenance_parts(node.provenance)
-        for k, value_id in enumerate(distinct.tolist()):  # one comparison per distinct build provenance
-            differences = _provenance_differences(wanted, provenance_parts(values[value_id]))
-            blocking[k] = sum(d.blocks_reuse for d in differences)
-            other[k] = len(differences) - blocking[k]
+        package_hash, namespace, flags = node.provenance.split(PROVENANCE_SEPARATOR, 2)
+        for k, value_id in enumerate(distinct.tolist()):
+            if not values[value_id]:  # the source records none
+                blocking[k] = len(_UNKNOWN_PROVENANCE)
+                continue
+            held_hash, held_namespace, held_flags = values[value_id].split(PROVENANCE_SEPARATOR, 2)
+            blocking[k] = held_flags != flags
+            other[k] = (held_hash != package_hash) + (held_namespace != namespace)
         return blocking[inverse], other[inverse]
 
     def _nearest(self, window: slice, blocking: np.ndarray, total: np.ndarray) -> int:
@@ -299,6 +303,9 @@ class _Comparison:
         return found
 
 
+_UNKNOWN_PROVENANCE = ("node_flag", "package_hash", "namespace")  # what a source without provenance cannot tell
+
+
 def _variant_differences(wanted: tuple[str, ...], cached: tuple[str, ...]) -> list[Difference]:
     """One difference per variant whose value differs (patches too); "" where one side lacks the variant."""
     ours, theirs = {atom_name(v): v for v in wanted}, {atom_name(v): v for v in cached}
@@ -311,8 +318,8 @@ def _provenance_differences(wanted: tuple[str, str, tuple[str, ...]] | None,
     """Flags, package hash and namespace; each a difference with `cached` None when the source records none."""
     package_hash, namespace, flags = wanted or ("", "", ())
     if cached is None:
-        return [Difference("node_flag", None, " ".join(flags), None),
-                Difference("package_hash", None, package_hash, None), Difference("namespace", None, namespace, None)]
+        wanted_parts = {"node_flag": " ".join(flags), "package_hash": package_hash, "namespace": namespace}
+        return [Difference(category, None, wanted_parts[category], None) for category in _UNKNOWN_PROVENANCE]
     ours, theirs = {atom_name(f): f for f in flags}, {atom_name(f): f for f in cached[2]}
     found = [Difference("node_flag", name, ours.get(name, ""), theirs.get(name, ""))
              for name in sorted(ours.keys() | theirs.keys()) if ours.get(name) != theirs.get(name)]
