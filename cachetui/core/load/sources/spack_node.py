@@ -155,7 +155,11 @@ def mended_node(value: dict[str, Any]) -> Node:
 
     Raises UnicodeEncodeError when it holds text no UTF-8 can (a lone surrogate escaped in the JSON).
     """
-    return _NODE_DECODER.decode(msgspec.json.encode(fitting(value, Node)))  # NaN and Infinity encode as null
+    encoded = msgspec.json.encode(value)  # NaN and Infinity encode as null
+    try:
+        return _NODE_DECODER.decode(encoded)  # a node of Spack's shape, as most are: nothing to mend
+    except msgspec.ValidationError:
+        return _NODE_DECODER.decode(msgspec.json.encode(fitting(value, Node)))
 
 
 # -- mending: what a struct takes, out of what a node holds -------------------------------------------------

@@ -236,6 +236,9 @@ class _Reader:
         except UnicodeEncodeError:
             self.warn(f"node {spec['name']!r}: holds text that is not UTF-8; left out")
             return None
+        except TypeError:  # YAML gives values JSON has no form for (a set, a binary string)
+            self.warn(f"node {spec['name']!r}: holds values of no JSON type; left out")
+            return None
         full_hash = spec.get("full_hash") if isinstance(spec.get("full_hash"), str) else ""
         key = key or node.hash or full_hash or node.build_hash or node.name
         if key in self.raw:
