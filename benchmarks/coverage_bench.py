@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`coverage`'s cost: a 1,000-node lockfile against the 120,000-record mirror, on top of a warm load.
 
-    .venv/bin/python benchmarks/coverage_bench.py [--rounds 5] [--nodes 1000]
+    .venv/bin/python benchmarks/coverage_bench.py [--rounds 7] [--nodes 1000]
 
 Target: at most 1 s added to a warm load. The mirror is benchmarks/generate_mirror.py's (seed 0).
 The lockfile (lockfile v6) takes the DAG of some of its binaries, 1,000 nodes closed under their
@@ -90,7 +90,7 @@ def lockfile(mirror: Path, nodes: int, seed: int = 0) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--nodes", type=int, default=1000)
     args = parser.parse_args(argv)
     mirror = mirror_dir()
