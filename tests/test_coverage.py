@@ -19,6 +19,7 @@ import yaml
 
 from cachetui.cli.main import main
 from cachetui.core.load import LoadOptions, UnreadableWanted, load_corpus, read_wanted
+from cachetui.core.load.cache import CorpusCache
 from cachetui.core.query.coverage import coverage
 from tests.cli_answers import strict_json
 from tests.dag_mirror import hash_of
@@ -119,6 +120,24 @@ def test_the_core_function_gives_what_the_command_prints(capsys, changed_mirror)
     found = coverage(load_corpus([str(mirror)], LoadOptions(use_cache=False)), read_wanted(str(lock), MB))
     assert [(n.hash, n.status, n.nearest.hash if n.nearest else None) for n in found.nodes] == \
         [(r["hash"], r["status"], r["nearest"]["hash"] if r["nearest"] else None) for r in rows]
+
+
+def test_build_provenance_survives_the_warm_cache_and_a_rebuild_around_a_changed_input(tmp_path):
+    """A warm hit, and a corpus rebuilt from the cache around new site documents, keep each binary's provenance."""
+    mirror = write_mirror(tmp_path / "m", nodes())
+    site = tmp_path / "site"
+    site.mkdir()
+    cache = CorpusCache(tmp_path / "cache")
+    cold = load_corpus([str(mirror), str(site)], cache=cache)
+    warm = load_corpus([str(mirror), str(site)], cache=cache)
+    (site / "x.md").write_text('---\ntitle: "x"\nlayout: cache\ncategories: [package, x]\nspec_details: []\n---\n')
+    rebuilt = load_corpus([str(mirror), str(site)], cache=cache)
+    assert (warm.cache_status, rebuilt.cache_status.split(":")[0]) == ("hit", "partial")
+    for corpus in (warm, rebuilt):
+        assert [corpus.provenance_of(i) for i in range(corpus.n_specs)] == \
+            [cold.provenance_of(i) for i in range(cold.n_specs)]
+    assert cold.provenance_of(cold.spec_with_hash(hash_of("zlib-ng"))) == (
+        nodes()["zlib-ng"]["package_hash"], "builtin", ())
 
 
 # -- each kind of difference ----------------------------------------------------------------------------------
