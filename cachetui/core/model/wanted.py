@@ -59,9 +59,9 @@ class WantedDag:
     problems: list[Problem] = field(default_factory=list)  # warnings: a root naming another package, a cycle…
 
     def order(self) -> list[str]:
-        """Every node once: each root, then what it reaches depth first, then any node no root reaches."""
+        """Every node once: the roots, then what they reach depth first, then any node no root reaches."""
         reached = self._reached(self.roots, lambda node: reversed([e.hash for e in node.edges]))
-        return list({**reached, **dict.fromkeys(self.nodes)})
+        return list({**dict.fromkeys(h for h in self.roots if h in self.nodes), **reached, **dict.fromkeys(self.nodes)})
 
     def link_run_closure(self, root: str) -> list[str]:
         """The root and every node it reaches through link/run edges (what installing it needs at run time)."""
