@@ -113,6 +113,15 @@ def test_every_node_held_exits_0(capsys, tmp_path):
     assert lock.exists()
 
 
+def test_a_source_that_cannot_be_loaded_is_said_and_exits_1_though_every_node_is_held(capsys, tmp_path):
+    write(tmp_path / "spack.lock", lockfile())
+    code, rows, err = run_coverage(capsys, str(tmp_path), str(write_mirror(tmp_path / "m", nodes())),
+                                   str(tmp_path / "gone"))
+    assert {row["status"] for row in rows} == {"hit", "external"}
+    assert f"no such file or directory: {tmp_path / 'gone'}" in err
+    assert code == 1
+
+
 def test_the_core_function_gives_what_the_command_prints(capsys, changed_mirror):
     """One rule: the CLI's JSON is the core function's answer, node for node (the browser calls it too)."""
     lock, mirror, _ = changed_mirror
