@@ -33,6 +33,7 @@ def run_over(root: Path, hostile_file: Path) -> dict[str, tuple[list[str], list[
         "diff": (["diff", "develop", EVERY_TAG, str(root)], [EVERY_PACKAGE]),
         "check": (["check", str(root)], [str(hostile_file)]),
         "coverage": (["coverage", str(_hostile_lockfile(root)), str(root)], [EVERY_PACKAGE]),
+        "verify": (["verify", str(root)], [EVERY_PACKAGE]),
     }
 
 

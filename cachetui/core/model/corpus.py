@@ -21,6 +21,7 @@ from cachetui.core.model.dependencies import DependencyColumns, dependency_block
 from cachetui.core.model.problems import LoadReport
 from cachetui.core.model.records import (
     UNKNOWN_SIZE,
+    BinaryStore,
     DepBlock,
     Dependency,
     MirrorOrigin,
@@ -151,6 +152,9 @@ class Corpus:
     cache_status: str = "off"  # how this corpus was loaded: off, miss, hit, partial
     # Document path -> the mirror it was loaded from (for the commands users copy); set by each load.
     origins: dict[str, MirrorOrigin] = field(default_factory=dict, repr=False, compare=False)
+    # Document path -> where its mirror keeps binaries and signed records, in the order the sources were named
+    # (site documents have none); set by each load, never cached.
+    stores: dict[str, BinaryStore] = field(default_factory=dict, repr=False, compare=False)
     # Document path -> "offline copy from <date>" for documents read from an old copy of their index; set by each load.
     offline: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 

@@ -31,6 +31,13 @@ class MirrorOrigin(NamedTuple):
     credentials_left_out: bool = False  # `url` had a user or password, not given on: the user adds their own
 
 
+class BinaryStore(NamedTuple):
+    """Where a mirror keeps its binaries and their signed records: what a binary's provenance is read from."""
+
+    root: str  # the mirror's root (credentials replaced by `***`, kept for the transport), or `oci://HOST/NAME`
+    layout: str  # v3, v2 (Spack's layouts) or oci
+
+
 @dataclass(slots=True, eq=False)
 class UnheldRecords:
     """Records an index holds without their binary (`in_buildcache: false`) that its binaries reach.
