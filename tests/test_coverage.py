@@ -143,9 +143,9 @@ def test_build_provenance_survives_the_warm_cache_and_a_rebuild_around_a_changed
     rebuilt = load_corpus([str(mirror), str(site)], cache=cache)
     assert (warm.cache_status, rebuilt.cache_status.split(":")[0]) == ("hit", "partial")
     for corpus in (warm, rebuilt):
-        assert [corpus.provenance_of(i) for i in range(corpus.n_specs)] == \
-            [cold.provenance_of(i) for i in range(cold.n_specs)]
-    assert cold.provenance_of(cold.spec_with_hash(hash_of("zlib-ng"))) == (
+        assert [corpus.build_provenance_of(i) for i in range(corpus.n_specs)] == \
+            [cold.build_provenance_of(i) for i in range(cold.n_specs)]
+    assert cold.build_provenance_of(cold.spec_with_hash(hash_of("zlib-ng"))) == (
         nodes()["zlib-ng"]["package_hash"], "builtin", ())
 
 

@@ -18,8 +18,8 @@ import numpy as np
 
 from cachetui.core.model.arrays import IdArray, IndexArray, expand_ranges, joined, offsets_of, owners
 from cachetui.core.model.corpus import (
+    BUILD_PROVENANCE,
     MULTI_FACETS,
-    PROVENANCE,
     RAW_VARIANTS,
     SINGLE_FACETS,
     Corpus,
@@ -73,9 +73,9 @@ class CorpusBuilder:
     """Add documents (or merge parts), then `finish()` into a Corpus."""
 
     def __init__(self) -> None:
-        names = (*SINGLE_FACETS, *_MULTI, *DEPENDENCY_VOCABS, PROVENANCE)
+        names = (*SINGLE_FACETS, *_MULTI, *DEPENDENCY_VOCABS, BUILD_PROVENANCE)
         self.vocab: dict[str, Vocabulary] = {name: Vocabulary() for name in names}
-        self.vocab[PROVENANCE].intern("")  # id 0: the source records no provenance
+        self.vocab[BUILD_PROVENANCE].intern("")  # id 0: the source records no provenance
         self._compiler_names: list[int] = []
         self._atoms = _AtomTable(self.vocab)
         self._start()
@@ -87,7 +87,7 @@ class CorpusBuilder:
         self.lengths: dict[str, list[np.ndarray]] = {name: [] for name in _STORED}
         self.hashes: list[str] = []
         self.sizes: list[np.ndarray] = []
-        self.provenance: list[np.ndarray] = []
+        self.build_provenance: list[np.ndarray] = []
         self.docs: list[DocRow] = []
         self._pending: list[ParsedDocument] = []  # added, not yet appended to the columns
         self._n_specs = 0
@@ -113,8 +113,8 @@ class CorpusBuilder:
 
         self.hashes.extend(joined("hashes"))
         self.sizes.append(np.asarray(joined("sizes"), dtype=np.int64))
-        provenance = list(chain.from_iterable(c.provenance_or_unknown() for c in columns))
-        self.provenance.append(self.vocab[PROVENANCE].ids_of(provenance))
+        provenance = list(chain.from_iterable(c.build_provenance_or_unknown() for c in columns))
+        self.build_provenance.append(self.vocab[BUILD_PROVENANCE].ids_of(provenance))
         tag_ids = np.fromiter((self.vocab["tag"].intern(doc.tag) for doc in docs), dtype=np.int32, count=len(docs))
         self.single["tag"].append(np.repeat(tag_ids, [len(c) for c in columns]))
         compiler_ids = self.vocab["compiler"].ids_of(joined("compilers"))
@@ -183,7 +183,7 @@ class CorpusBuilder:
                          for path, package, tag, title, generation, first, stop in part.docs)
         self.hashes.extend(part.hashes)
         self.sizes.append(part.sizes)
-        self.provenance.append(np.zeros(len(part.hashes), dtype=np.int32))  # parts are site documents: none
+        self.build_provenance.append(np.zeros(len(part.hashes), dtype=np.int32))  # parts are site documents: none
         self._n_specs += len(part.hashes)
         self.dependencies.add(None, len(part.hashes))
 
@@ -217,7 +217,7 @@ class CorpusBuilder:
             size=joined(self.sizes, np.int64)[perm],
             deps=self.dependencies.finish(perm),
             report=report,
-            provenance=joined(self.provenance, np.int32)[perm],
+            build_provenance=joined(self.build_provenance, np.int32)[perm],
         )
         installable = self.vocab.setdefault("installable", Vocabulary())
         for value in INSTALLABLE_VALUES:

@@ -27,7 +27,7 @@ from cachetui.core.model.records import (
     MirrorOrigin,
     ParsedDocument,
     SpecColumns,
-    provenance_parts,
+    build_provenance_parts,
 )
 from cachetui.core.spack.variants import atom_name
 
@@ -39,7 +39,7 @@ SINGLE_FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os"
 DERIVED_FACETS = ("installable",)  # worked out over the whole load (cachetui.core.model.installable)
 MULTI_FACETS = ("stack", "variant")
 RAW_VARIANTS = "variant_raw"  # variant strings as documents wrote them; not a facet
-PROVENANCE = "provenance"  # package hash, namespace and flags (records.provenance_text); not a facet
+BUILD_PROVENANCE = "build_provenance"  # package hash, namespace and flags (records.provenance_text); not a facet
 
 
 def arch_triple(platform: str, os: str, target: str) -> str:
@@ -145,8 +145,8 @@ class Corpus:
     size: np.ndarray
     deps: DependencyColumns
     report: LoadReport = field(default_factory=LoadReport)
-    # Per spec, an id into vocab[PROVENANCE]; 0 ("") where the source records none (site documents).
-    provenance: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    # Per spec, an id into vocab[BUILD_PROVENANCE]; 0 ("") where the source records none (site documents).
+    build_provenance: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
     memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
 
     cache_status: str = "off"  # how this corpus was loaded: off, miss, hit, partial
@@ -200,8 +200,8 @@ class Corpus:
             return [tuple(values[v] for v in column.of(i).tolist()) for i in indices]
 
         sizes = self.size[doc.start : doc.stop].tolist()
-        ids = self.provenance[doc.start : doc.stop]
-        provenance = [self.vocab[PROVENANCE].values[i] for i in ids.tolist()] if ids.any() else None
+        ids = self.build_provenance[doc.start : doc.stop]
+        provenance = [self.vocab[BUILD_PROVENANCE].values[i] for i in ids.tolist()] if ids.any() else None
         return SpecColumns(self.hashes[doc.start : doc.stop], single("version"), single("compiler"),
                            single("platform"), single("os"), single("target"), multi(RAW_VARIANTS),
                            multi("stack"), sizes, deps, provenance)
@@ -272,9 +272,11 @@ class Corpus:
             installable=single("installable"),
         )
 
-    def provenance_of(self, i: int) -> tuple[str, str, tuple[str, ...]] | None:
+    def build_provenance_of(self, i: int) -> tuple[str, str, tuple[str, ...]] | None:
         """Spec i's (package hash, namespace, compiler flags); None when its source records none."""
-        return provenance_parts(self.vocab[PROVENANCE].values[self.provenance[i]]) if len(self.provenance) else None
+        if not len(self.build_provenance):
+            return None
+        return build_provenance_parts(self.vocab[BUILD_PROVENANCE].values[self.build_provenance[i]])
 
     def raw_variants(self, i: int) -> tuple[str, ...]:
         """Spec i's variant strings as its document wrote them."""

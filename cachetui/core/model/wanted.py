@@ -38,7 +38,7 @@ class WantedNode:
     target: str
     compiler: str  # normalised `gcc@13.2.0`, or `none`: the compiler attribute or the compiler edge alike
     variants: tuple[str, ...]  # as `parameters_variants` renders them (patches too)
-    provenance: str  # package hash, namespace and flags (`records.provenance_text`)
+    build_provenance: str  # package hash, namespace and flags (`records.provenance_text`)
     external: bool
     edges: tuple[WantedEdge, ...]
     compiler_edge: str = ""  # the hash of the edge that provides the compiler (Spack 1.x); "" for none

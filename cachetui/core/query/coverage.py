@@ -30,8 +30,8 @@ from functools import cached_property
 
 import numpy as np
 
-from cachetui.core.model.corpus import PROVENANCE, RAW_VARIANTS, Corpus
-from cachetui.core.model.records import PROVENANCE_SEPARATOR, provenance_parts
+from cachetui.core.model.corpus import BUILD_PROVENANCE, RAW_VARIANTS, Corpus
+from cachetui.core.model.records import BUILD_PROVENANCE_SEPARATOR, build_provenance_parts
 from cachetui.core.model.wanted import LINK_RUN, WantedDag, WantedNode
 from cachetui.core.spack.hashes import short_hash
 from cachetui.core.spack.variants import atom_name
@@ -240,15 +240,15 @@ class _Comparison:
     def _provenance_scores(self, node: WantedNode, window: slice) -> tuple[np.ndarray, np.ndarray]:
         """(blocking, not blocking): flags block reuse; package hash and namespace do not, unless unknown.
         Compared once per distinct provenance of the package's binaries (a handful: one per build)."""
-        values = self.corpus.vocab[PROVENANCE].values
-        distinct, inverse = np.unique(self.corpus.provenance[window], return_inverse=True)
+        values = self.corpus.vocab[BUILD_PROVENANCE].values
+        distinct, inverse = np.unique(self.corpus.build_provenance[window], return_inverse=True)
         blocking, other = np.zeros(len(distinct), dtype=np.int64), np.zeros(len(distinct), dtype=np.int64)
-        package_hash, namespace, flags = node.provenance.split(PROVENANCE_SEPARATOR, 2)
+        package_hash, namespace, flags = node.build_provenance.split(BUILD_PROVENANCE_SEPARATOR, 2)
         for k, value_id in enumerate(distinct.tolist()):
             if not values[value_id]:  # the source records none
                 blocking[k] = len(_UNKNOWN_PROVENANCE)
                 continue
-            held_hash, held_namespace, held_flags = values[value_id].split(PROVENANCE_SEPARATOR, 2)
+            held_hash, held_namespace, held_flags = values[value_id].split(BUILD_PROVENANCE_SEPARATOR, 2)
             blocking[k] = held_flags != flags
             other[k] = (held_hash != package_hash) + (held_namespace != namespace)
         return blocking[inverse], other[inverse]
@@ -271,7 +271,8 @@ class _Comparison:
             ("node_compiler_version", node.compiler, spec.compiler)) if wanted != cached]
         found += _variant_differences(node.variants, self.corpus.raw_variants(i))
         found += self._dependency_differences(node, i)
-        found += _provenance_differences(provenance_parts(node.provenance), self.corpus.provenance_of(i))
+        found += _provenance_differences(build_provenance_parts(node.build_provenance),
+                                         self.corpus.build_provenance_of(i))
         order = {category: rank for rank, category in enumerate(CATEGORIES)}
         return tuple(sorted(found, key=lambda d: (order[d.category], d.name or "")))
 

@@ -9,7 +9,7 @@ and then decoded the same way, so every reader renders a node by the same rules:
 - the node's own compiler: `name@version` of its `compiler` object (specfiles before Spack 1.x);
 - variants from `parameters` (see `core.spack.variants.parameters_variants`);
 - external: set when Spack would use it where it is (its `external` is truthy);
-- build provenance (`provenance_of`): the package hash, the namespace and the compiler flags.
+- build provenance (`build_provenance_of`): the package hash, the namespace and the compiler flags.
 
 A node of specfile v1 (`{name: node}`, dependencies `{name: {hash, type}}`) is unwrapped to the later
 shape first (`unwrapped`), wherever it is read.
@@ -23,7 +23,7 @@ from typing import Any, get_args, get_origin
 
 import msgspec
 
-from cachetui.core.model.records import provenance_text
+from cachetui.core.model.records import build_provenance_text
 from cachetui.core.spack.compilers import compiler_rank, name_at_version
 from cachetui.core.spack.deptypes import deptype_bits
 from cachetui.core.spack.variants import parameters_flags, parameters_variants
@@ -125,7 +125,7 @@ def variants_of(parameters: msgspec.Raw, cache: dict[bytes, tuple[str, ...]]) ->
     return found
 
 
-def provenance_of(node: Node, flags: dict[bytes, tuple[str, ...]]) -> str:
+def build_provenance_of(node: Node, flags: dict[bytes, tuple[str, ...]]) -> str:
     """The node's build provenance as one text (`records.provenance_text`); its flags worked out once per
     distinct `parameters` text (the cache is one reading's)."""
     key = bytes(node.parameters)
@@ -133,7 +133,7 @@ def provenance_of(node: Node, flags: dict[bytes, tuple[str, ...]]) -> str:
     if found is None:
         decoded = msgspec.json.decode(key) if key else {}
         found = flags[key] = parameters_flags(decoded) if isinstance(decoded, dict) else ()
-    return provenance_text(node.package_hash, node.namespace, found)
+    return build_provenance_text(node.package_hash, node.namespace, found)
 
 
 def unwrapped(spec: Any) -> dict[str, Any] | None:

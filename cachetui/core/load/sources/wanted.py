@@ -24,11 +24,11 @@ from cachetui.core.load.sources.spack_node import (
     Node,
     annotated_compiler,
     arch_of,
+    build_provenance_of,
     edge_meaning,
     is_set,
     mended_node,
     own_compiler,
-    provenance_of,
     unwrapped,
     variants_of,
 )
@@ -276,7 +276,7 @@ class _Reader:
             found[key] = WantedNode(
                 key, node.name, node.version, *arch_of(node),
                 node_compiler(own_compiler(node), provider, annotated_compiler(node)),
-                variants_of(node.parameters, variants), provenance_of(node, flags), is_set(node.external),
+                variants_of(node.parameters, variants), build_provenance_of(node, flags), is_set(node.external),
                 tuple(edges), compiler_edge,
             )
         return found

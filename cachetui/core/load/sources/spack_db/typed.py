@@ -19,10 +19,10 @@ from cachetui.core.load.sources.spack_node import (
     Node,
     annotated_compiler,
     arch_of,
+    build_provenance_of,
     edge_meaning,
     is_set,
     own_compiler,
-    provenance_of,
     variants_of,
 )
 from cachetui.core.model.problems import Problem, Severity
@@ -63,7 +63,7 @@ class _Binary(NamedTuple):
     annotated_compiler: str  # `annotations.compiler` (nodes converted from older specfiles); ""
     edge_hashes: list[str]
     edge_infos: list[tuple[int, str, int]]  # (deptype bits, virtuals, compiler rank) per edge
-    provenance: str  # package hash, namespace and flags (`spack_node.provenance_of`)
+    build_provenance: str  # package hash, namespace and flags (`spack_node.build_provenance_of`)
 
 
 class Rows(NamedTuple):
@@ -114,7 +114,7 @@ def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults) -> Rows:
     columns = SpecColumns([b.hash for b in binaries], [b.version for b in binaries],
                           [_compiler_of(b, named) for b in binaries], [b.platform for b in binaries],
                           [b.os for b in binaries], [b.target for b in binaries], [b.variants for b in binaries],
-                          [()] * n, [UNKNOWN_SIZE] * n, provenance=[b.provenance for b in binaries])
+                          [()] * n, [UNKNOWN_SIZE] * n, build_provenance=[b.build_provenance for b in binaries])
     return Rows([b.name for b in binaries], columns, deps)
 
 
@@ -185,7 +185,7 @@ def _binary(hash_: str, node: Node, variants: dict[bytes, tuple[str, ...]],
         hash_, node.name, node.version, *arch_of(node), variants_of(node.parameters, variants),
         own_compiler(node), annotated_compiler(node), [edge.hash for edge in edges],
         [(_MEANINGS.get(bytes(edge.parameters)) if edge.type is None else None) or _edge_info(edge) for edge in edges],
-        provenance_of(node, provenances),
+        build_provenance_of(node, provenances),
     )
 
 
