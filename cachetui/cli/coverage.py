@@ -9,8 +9,8 @@ from typing import Any
 from cachetui.cli.options import (
     EXIT_OK,
     EXIT_PROBLEMS,
-    UsageError,
     add_inputs,
+    answered,
     fail_usage,
     load_options,
     load_or_exit,
@@ -46,11 +46,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        return _answer(args)
-    except UsageError:
-        write_no_answer(sys.stdout, args.format)  # still `[]` for json, the header for csv
-        raise
+    return answered(lambda: _answer(args), lambda: write_no_answer(sys.stdout, args.format))
 
 
 def _answer(args: argparse.Namespace) -> int:
