@@ -171,6 +171,16 @@ def fail_usage(message: str) -> NoReturn:
     raise UsageError(message)
 
 
+def answered(answer: Callable[[], int], no_answer: Callable[[], None]) -> int:
+    """A command's answer; on a usage error, what its machine-read format prints when there is none (`[]`, a CSV
+    header) before the error is said (exit 2), so a pipe into jq or a CSV reader never breaks."""
+    try:
+        return answer()
+    except UsageError:
+        no_answer()
+        raise
+
+
 def guarded(run: Callable[[], int], debug: bool) -> int:
     """Run a command; an unexpected exception is one line on stderr, never a traceback (unless --debug)."""
     try:

@@ -25,22 +25,26 @@ from cachetui.core.load.sources import (
 )
 from cachetui.core.load.sources.redact import redact
 from cachetui.core.load.sources.transport import is_url
+from cachetui.core.load.sources.wanted import STDIN, UnreadableWanted, read_wanted
 
 __all__ = [
     "DOCUMENTS",
     "BinaryProvenance",
     "ClosureDownload",
     "SPACK_MIRRORS",
+    "STDIN",
     "LoadOptions",
     "PathNotFound",
     "Progress",
     "Provenance",
     "Signature",
+    "UnreadableWanted",
     "is_url",
     "load_corpus",
     "local_input",
     "local_location",
     "public_sources",
+    "read_wanted",
     "recognisable",
     "redact",
     "require_inputs",

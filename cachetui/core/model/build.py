@@ -17,7 +17,7 @@ from operator import attrgetter, itemgetter
 import numpy as np
 
 from cachetui.core.model.arrays import IdArray, IndexArray, expand_ranges, joined, offsets_of, owners
-from cachetui.core.model.corpus import RAW_VARIANTS, Corpus, Document, MultiColumn, Vocabulary
+from cachetui.core.model.corpus import BUILD_PROVENANCE, RAW_VARIANTS, Corpus, Document, MultiColumn, Vocabulary
 from cachetui.core.model.dependencies import VOCABS as DEPENDENCY_VOCABS
 from cachetui.core.model.dependencies import DependencyBuilder
 from cachetui.core.model.fields import REGISTRY
@@ -66,8 +66,9 @@ class CorpusBuilder:
     """Add documents (or merge parts), then `finish()` into a Corpus."""
 
     def __init__(self) -> None:
-        names = (*REGISTRY.single(), *_stored(), *DEPENDENCY_VOCABS)
+        names = (*REGISTRY.single(), *_stored(), *DEPENDENCY_VOCABS, BUILD_PROVENANCE)
         self.vocab: dict[str, Vocabulary] = {name: Vocabulary() for name in names}
+        self.vocab[BUILD_PROVENANCE].intern("")  # id 0: the source records no provenance
         self._compiler_names: list[int] = []
         self._atoms = _AtomTable(self.vocab)
         self._start()
@@ -79,6 +80,7 @@ class CorpusBuilder:
         self.lengths: dict[str, list[np.ndarray]] = {name: [] for name in _stored()}
         self.hashes: list[str] = []
         self.sizes: list[np.ndarray] = []
+        self.build_provenance: list[np.ndarray] = []
         self.docs: list[DocRow] = []
         self._pending: list[ParsedDocument] = []  # added, not yet appended to the columns
         self._n_specs = 0
@@ -104,6 +106,8 @@ class CorpusBuilder:
 
         self.hashes.extend(joined("hashes"))
         self.sizes.append(np.asarray(joined("sizes"), dtype=np.int64))
+        provenance = list(chain.from_iterable(c.build_provenance_or_unknown() for c in columns))
+        self.build_provenance.append(self.vocab[BUILD_PROVENANCE].ids_of(provenance))
         tag_ids = np.fromiter((self.vocab["tag"].intern(doc.tag) for doc in docs), dtype=np.int32, count=len(docs))
         self.single["tag"].append(np.repeat(tag_ids, [len(c) for c in columns]))
         for facet, name in REGISTRY.read():
@@ -171,6 +175,7 @@ class CorpusBuilder:
                          for path, package, tag, title, generation, first, stop in part.docs)
         self.hashes.extend(part.hashes)
         self.sizes.append(part.sizes)
+        self.build_provenance.append(np.zeros(len(part.hashes), dtype=np.int32))  # parts are site documents: none
         self._n_specs += len(part.hashes)
         self.dependencies.add(None, len(part.hashes))
 
@@ -204,6 +209,7 @@ class CorpusBuilder:
             size=joined(self.sizes, np.int64)[perm],
             deps=self.dependencies.finish(perm),
             report=report,
+            build_provenance=joined(self.build_provenance, np.int32)[perm],
         )
         for facet, derivation in REGISTRY.derived():  # worked out over the corpus built so far
             vocabulary = self.vocab.setdefault(facet, Vocabulary())

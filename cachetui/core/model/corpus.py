@@ -29,6 +29,7 @@ from cachetui.core.model.records import (
     MirrorOrigin,
     ParsedDocument,
     SpecColumns,
+    build_provenance_parts,
 )
 from cachetui.core.spack.variants import atom_name
 
@@ -36,6 +37,7 @@ T = TypeVar("T")
 
 # The facets, and every other field of a spec, are declared in cachetui.core.model.fields.
 RAW_VARIANTS = "variant_raw"  # variant strings as documents wrote them; not a facet
+BUILD_PROVENANCE = "build_provenance"  # package hash, namespace and flags (records.provenance_text); not a facet
 
 
 def arch_triple(platform: str, os: str, target: str) -> str:
@@ -142,6 +144,8 @@ class Corpus:
     size: np.ndarray
     deps: DependencyColumns
     report: LoadReport = field(default_factory=LoadReport)
+    # Per spec, an id into vocab[BUILD_PROVENANCE]; 0 ("") where the source records none (site documents).
+    build_provenance: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
     memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
 
     cache_status: str = "off"  # how this corpus was loaded: off, miss, hit, partial
@@ -195,8 +199,11 @@ class Corpus:
             return [tuple(values[v] for v in column.of(i).tolist()) for i in indices]
 
         read = {lists: single(facet) for facet, lists in REGISTRY.read()}
+        ids = self.build_provenance[doc.start : doc.stop]
+        provenance = [self.vocab[BUILD_PROVENANCE].values[i] for i in ids.tolist()] if ids.any() else None
         return SpecColumns(hashes=self.hashes[doc.start : doc.stop], variants=multi(RAW_VARIANTS),
-                           stacks=multi("stack"), sizes=self.size[doc.start : doc.stop].tolist(), deps=deps, **read)
+                           stacks=multi("stack"), sizes=self.size[doc.start : doc.stop].tolist(), deps=deps,
+                           build_provenance=provenance, **read)
 
     @property
     def n_specs(self) -> int:
@@ -265,6 +272,12 @@ class Corpus:
             installable=values["installable"],
             values=values,
         )
+
+    def build_provenance_of(self, i: int) -> tuple[str, str, tuple[str, ...]] | None:
+        """Spec i's (package hash, namespace, compiler flags); None when its source records none."""
+        if not len(self.build_provenance):
+            return None
+        return build_provenance_parts(self.vocab[BUILD_PROVENANCE].values[self.build_provenance[i]])
 
     def raw_variants(self, i: int) -> tuple[str, ...]:
         """Spec i's variant strings as its document wrote them."""

@@ -107,6 +107,17 @@ def parameters_variants(parameters: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(rendered)
 
 
+def parameters_flags(parameters: Mapping[str, Any]) -> tuple[str, ...]:
+    """A node's compiler flags from its `parameters`, as Spack prints them (`cflags="-O2 -g"`), sorted by name;
+    an empty list (Spack writes all six) is no flag, and a value of another shape is left out."""
+    flags = []
+    for name in sorted(COMPILER_FLAGS & parameters.keys()):
+        value = parameters[name]
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            flags.append(name + "=" + quote_value(" ".join(value)))
+    return tuple(flags)
+
+
 def _unquoted(value: str) -> str:
     inner = value[1:-1] if len(value) > 1 and value.endswith('"') else value[1:]
     return re.sub(r"\\(.)", r"\1", inner, flags=re.DOTALL)

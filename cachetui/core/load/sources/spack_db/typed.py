@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import accumulate, chain, groupby
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -20,6 +19,8 @@ from cachetui.core.load.sources.spack_node import (
     Node,
     annotated_compiler,
     arch_of,
+    build_provenance_of,
+    edge_meaning,
     is_set,
     own_compiler,
     variants_of,
@@ -34,8 +35,7 @@ from cachetui.core.model.records import (
     SpecColumns,
     UnheldRecords,
 )
-from cachetui.core.spack.compilers import NOT_A_COMPILER, compiler_rank, node_compiler
-from cachetui.core.spack.deptypes import deptype_bits
+from cachetui.core.spack.compilers import NOT_A_COMPILER, node_compiler
 
 
 @dataclass
@@ -63,6 +63,7 @@ class _Binary(NamedTuple):
     annotated_compiler: str  # `annotations.compiler` (nodes converted from older specfiles); ""
     edge_hashes: list[str]
     edge_infos: list[tuple[int, str, int]]  # (deptype bits, virtuals, compiler rank) per edge
+    build_provenance: str  # package hash, namespace and flags (`spack_node.build_provenance_of`)
 
 
 class Rows(NamedTuple):
@@ -79,19 +80,20 @@ def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults) -> Rows:
     records: dict[str, tuple[str, str]] = {}  # hash -> (name, version) of every record
     binaries: list[_Binary] = []
     variants: dict[bytes, tuple[str, ...]] = {}
+    provenances: dict[bytes, tuple[str, ...]] = {}
     mended: dict[str, msgspec.Raw | None] = {}  # records read on their own: in Spack's shape, or None (dropped)
     for hash_, raw in installs.items():
         try:
             node = (record := decode(raw)).spec
             if not node.name:
                 raise NotTyped(hash_)
-            binary = _binary(hash_, node, variants) if record.in_buildcache else None
+            binary = _binary(hash_, node, variants, provenances) if record.in_buildcache else None
         except DECODE_FAULTS:  # this record alone is read the slow way; the others stay on the fast one
             mended[hash_], recovered_record = _recovered(hash_, raw, faults)
             if recovered_record is None:
                 continue
             node = (record := recovered_record).spec
-            binary = _binary(hash_, node, variants) if record.in_buildcache else None
+            binary = _binary(hash_, node, variants, provenances) if record.in_buildcache else None
         records[hash_] = (node.name, node.version)
         if binary is not None:
             binaries.append(binary)
@@ -112,7 +114,7 @@ def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults) -> Rows:
     columns = SpecColumns([b.hash for b in binaries], [b.version for b in binaries],
                           [_compiler_of(b, named) for b in binaries], [b.platform for b in binaries],
                           [b.os for b in binaries], [b.target for b in binaries], [b.variants for b in binaries],
-                          [()] * n, [UNKNOWN_SIZE] * n)
+                          [()] * n, [UNKNOWN_SIZE] * n, build_provenance=[b.build_provenance for b in binaries])
     return Rows([b.name for b in binaries], columns, deps)
 
 
@@ -176,12 +178,14 @@ def documents(rows: Rows, origin: str, tag: str, generation: str) -> list[Parsed
 # -- one record ------------------------------------------------------------------------------------------
 
 
-def _binary(hash_: str, node: Node, variants: dict[bytes, tuple[str, ...]]) -> _Binary:
+def _binary(hash_: str, node: Node, variants: dict[bytes, tuple[str, ...]],
+            provenances: dict[bytes, tuple[str, ...]]) -> _Binary:
     edges = _edges(node)
     return _Binary(
         hash_, node.name, node.version, *arch_of(node), variants_of(node.parameters, variants),
         own_compiler(node), annotated_compiler(node), [edge.hash for edge in edges],
         [(_MEANINGS.get(bytes(edge.parameters)) if edge.type is None else None) or _edge_info(edge) for edge in edges],
+        build_provenance_of(node, provenances),
     )
 
 
@@ -202,24 +206,12 @@ def _compiler_of(binary: _Binary, named: dict[str, tuple[str, str]]) -> str:
     return node_compiler(binary.own_compiler, provider, binary.annotated_compiler)
 
 
-@lru_cache(maxsize=4096)
-def _edge_meaning(parameters: bytes, legacy_types: tuple[str, ...]) -> tuple[int, str, int]:
-    """(deptype bits, virtuals, compiler rank) of an edge: the deptypes of its `parameters`, else (DB 6) of its
-    `type`; its virtuals a list of names (anything else provides nothing). A handful of distinct values."""
-    data = msgspec.json.decode(parameters) if parameters else {}
-    if not isinstance(data, dict):
-        data = {}
-    bits = deptype_bits(_strings(data["deptypes"] if "deptypes" in data else list(legacy_types)))
-    virtuals = _strings(data.get("virtuals"))
-    return bits, ",".join(virtuals), compiler_rank(bits, virtuals)
-
-
 _MEANINGS: dict[bytes, tuple[int, str, int]] = {}  # an edge's parameters text -> its meaning; a handful of values
 
 
 def _edge_info(edge: Edge) -> tuple[int, str, int]:
     key = bytes(edge.parameters)
-    meaning = _edge_meaning(key, tuple(edge.type or ()))
+    meaning = edge_meaning(key, tuple(edge.type or ()))
     if edge.type is None and len(_MEANINGS) < 10_000:
         _MEANINGS[key] = meaning
     return meaning
