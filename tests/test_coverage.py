@@ -240,14 +240,15 @@ def test_a_dependency_external_on_one_side_and_built_on_the_other_is_an_external
     assert found["glibc"]["status"] == "external"
 
 
-def test_against_site_documents_nothing_is_reusable_and_what_they_cannot_tell_is_null(capsys, tmp_path):
+@pytest.mark.parametrize("spelling", ["build_system=autotools", "build_system:=autotools"])
+def test_against_site_documents_nothing_is_reusable_and_what_they_cannot_tell_is_null(capsys, tmp_path, spelling):
     n = nodes()
     site = tmp_path / "site"
     site.mkdir()
     zlib = n["zlib-ng"]
     detail = {"compiler": "gcc@13.3.0", "hash": other_hash("zlib-ng", "s"), "os": "ubuntu24.04",
               "platform": "linux", "size": "-", "stacks": ["root"], "target": "icelake",
-              "variants": ["+compat", "+new_strategies", "+opt", "+pic", "+shared", "build_system=autotools"],
+              "variants": ["+compat", "+new_strategies", "+opt", "+pic", "+shared", spelling],  # `:=`: the documents' spelling of the same variant
               "versions": ["2.2.3"]}
     (site / "zlib-ng.md").write_text(f'---\ntitle: "zlib-ng"\nlayout: cache\ncategories: [package, develop]\n'
                                      f"spec_details: {json.dumps([detail])}\n---\n")

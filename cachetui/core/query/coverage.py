@@ -34,7 +34,7 @@ from cachetui.core.model.corpus import BUILD_PROVENANCE, RAW_VARIANTS, Corpus
 from cachetui.core.model.records import BUILD_PROVENANCE_SEPARATOR, build_provenance_parts
 from cachetui.core.model.wanted import LINK_RUN, WantedDag, WantedNode
 from cachetui.core.spack.hashes import short_hash
-from cachetui.core.spack.variants import atom_name
+from cachetui.core.spack.variants import atom_name, canonical_variant
 from cachetui.core.spack.words import counted
 
 HIT, REUSABLE, DIFFERS, ABSENT, EXTERNAL = "hit", "reusable", "differs", "absent", "external"
@@ -218,12 +218,16 @@ class _Comparison:
         return blocking, blocking + provenance[1]
 
     def _variant_scores(self, node: WantedNode, start: int, stop: int) -> np.ndarray:
-        column, ids = self.corpus.multi[RAW_VARIANTS], self.corpus.vocab[RAW_VARIANTS].ids
-        wanted = np.array([i for i in map(ids.get, node.variants) if i is not None], dtype=np.int32)
+        column, values = self.corpus.multi[RAW_VARIANTS], self.corpus.vocab[RAW_VARIANTS].values
         lo, hi = int(column.offsets[start]), int(column.offsets[stop])
+        # Compared in one spelling (`k:=v` is `k=v`), once per distinct variant string of the package.
+        wanted = {canonical_variant(v) for v in node.variants}
+        distinct, inverse = np.unique(column.flat[lo:hi], return_inverse=True)
+        same = np.fromiter((canonical_variant(values[i]) in wanted for i in distinct.tolist()), dtype=bool,
+                           count=len(distinct))
         lengths = np.diff(column.offsets[start : stop + 1])
         owner = np.repeat(np.arange(stop - start), lengths)
-        matched = np.bincount(owner[np.isin(column.flat[lo:hi], wanted)], minlength=stop - start)
+        matched = np.bincount(owner[same[inverse]], minlength=stop - start)
         return np.maximum(lengths - matched, len(node.variants) - matched)
 
     def _dependency_scores(self, node: WantedNode, start: int, stop: int) -> np.ndarray:
@@ -309,9 +313,12 @@ _UNKNOWN_PROVENANCE = ("node_flag", "package_hash", "namespace")  # what a sourc
 
 def _variant_differences(wanted: tuple[str, ...], cached: tuple[str, ...]) -> list[Difference]:
     """One difference per variant whose value differs (patches too); "" where one side lacks the variant."""
-    ours, theirs = {atom_name(v): v for v in wanted}, {atom_name(v): v for v in cached}
+    # Keyed and compared in one spelling (`cuda_arch:=80` is `cuda_arch=80`), said as each side wrote it.
+    ours = {atom_name(canonical_variant(v)): v for v in wanted}
+    theirs = {atom_name(canonical_variant(v)): v for v in cached}
     return [Difference("variant_value", name, ours.get(name, ""), theirs.get(name, ""))
-            for name in sorted(ours.keys() | theirs.keys()) if ours.get(name) != theirs.get(name)]
+            for name in sorted(ours.keys() | theirs.keys())
+            if canonical_variant(ours.get(name, "")) != canonical_variant(theirs.get(name, ""))]
 
 
 def _provenance_differences(wanted: tuple[str, str, tuple[str, ...]] | None,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
 from typing import Any
@@ -166,6 +166,17 @@ def text_atoms(text: str) -> tuple[str, ...]:
 def variant_atoms(texts: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     """All facet atoms of a spec's variant strings, in order."""
     return tuple(atom for text in texts for atom in text_atoms(text))
+
+
+@lru_cache(maxsize=131072)
+def canonical_variant(text: str) -> str:
+    """One variant string in one spelling, for telling whether two binaries' variants are the same.
+
+    `k:=v`, `k==v` and `k=v` are one variant, as `++x` and `+x` are (a built binary records no
+    propagation), and a multi-valued variant's values are a set (Spack keeps them sorted).
+    """
+    return " ".join(str(replace(v, propagate=False, exact=False, values=tuple(sorted(v.values))))
+                    for v in parse_variants(text))
 
 
 def atom_name(atom: str) -> str:
