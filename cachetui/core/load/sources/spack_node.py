@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 from types import NoneType, UnionType
-from typing import Any, get_args, get_origin
+from typing import Any, NamedTuple, get_args, get_origin
 
 import msgspec
 
@@ -72,6 +72,33 @@ class Node(msgspec.Struct):
 
 
 _NODE_DECODER = msgspec.json.Decoder(Node)
+
+
+class NodeFields(NamedTuple):
+    """What every reader takes from a node, rendered by the rules above. Its compiler is settled later
+    (`node_compiler`): a Spack 1.x node names it through an edge, whose record another part of the file holds."""
+
+    name: str
+    version: str
+    platform: str
+    os: str
+    target: str
+    variants: tuple[str, ...]
+    own_compiler: str  # the node's compiler object (specfiles before Spack 1.x); "" when it has none
+    annotated_compiler: str  # `annotations.compiler` (nodes converted from older specfiles); ""
+    build_provenance: str  # package hash, namespace and flags (`build_provenance_of`)
+
+
+class Renderer:
+    """Renders the nodes of one reading; what few distinct `parameters` texts render to is worked out once."""
+
+    def __init__(self) -> None:
+        self._variants: dict[bytes, tuple[str, ...]] = {}
+        self._flags: dict[bytes, tuple[str, ...]] = {}
+
+    def fields(self, node: Node) -> NodeFields:
+        return NodeFields(node.name, node.version, *arch_of(node), variants_of(node.parameters, self._variants),
+                          own_compiler(node), annotated_compiler(node), build_provenance_of(node, self._flags))
 
 
 def arch_of(node: Node) -> tuple[str, str, str]:

@@ -20,18 +20,7 @@ from typing import Any, BinaryIO
 import yaml
 
 from cachetui.core.load.sources.regular_file import NotRegular, open_regular
-from cachetui.core.load.sources.spack_node import (
-    Node,
-    annotated_compiler,
-    arch_of,
-    build_provenance_of,
-    edge_meaning,
-    is_set,
-    mended_node,
-    own_compiler,
-    unwrapped,
-    variants_of,
-)
+from cachetui.core.load.sources.spack_node import Node, Renderer, edge_meaning, is_set, mended_node, unwrapped
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.wanted import WantedDag, WantedEdge, WantedNode
 from cachetui.core.spack.compilers import NOT_A_COMPILER, node_compiler
@@ -250,8 +239,7 @@ class _Reader:
         return key
 
     def _nodes(self) -> dict[str, WantedNode]:
-        variants: dict[bytes, tuple[str, ...]] = {}
-        flags: dict[bytes, tuple[str, ...]] = {}
+        renderer = Renderer()
         found = {}
         for key, node in self.raw.items():
             edges, ranks = [], []
@@ -273,10 +261,11 @@ class _Reader:
                 compiler_edge = edges[best].hash
                 held = self.raw.get(compiler_edge)
                 provider = (held.name, held.version) if held else (edges[best].name, "")
+            f = renderer.fields(node)
             found[key] = WantedNode(
-                key, node.name, node.version, *arch_of(node),
-                node_compiler(own_compiler(node), provider, annotated_compiler(node)),
-                variants_of(node.parameters, variants), build_provenance_of(node, flags), is_set(node.external),
+                key, f.name, f.version, f.platform, f.os, f.target,
+                node_compiler(f.own_compiler, provider, f.annotated_compiler),
+                f.variants, f.build_provenance, is_set(node.external),
                 tuple(edges), compiler_edge,
             )
         return found
