@@ -11,22 +11,22 @@ import numpy as np
 
 from cachetui.cli.options import (
     EXIT_PROBLEMS,
-    UsageError,
     add_inputs,
+    answered,
     fail_usage,
     load_or_exit,
     report_load_errors,
     report_unknown,
+    spec_option,
 )
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.fields import REGISTRY
 from cachetui.core.query.filters import MalformedValue, resolve_filters
 from cachetui.core.query.query import Filters, Query, RunsOn, said_beside, select
 from cachetui.core.query.resolve import QueryProblem, UnknownValue, resolve_package
-from cachetui.core.spack.specquery import NotRecorded, SpecQuery, SpecSyntaxError, VariantTerm, parse_spec_query
+from cachetui.core.spack.specquery import SpecQuery, VariantTerm
 from cachetui.core.spack.targets import archspec_names, host, known
 from cachetui.core.spack.variants import parse_variants
-from cachetui.core.spack.words import echo_at
 from cachetui.present.inert import inert
 from cachetui.present.spec_output import FORMATS, write_no_answer, write_specs
 
@@ -105,18 +105,6 @@ def _packages(corpus: Corpus, typed: list[str]) -> list[str]:
     return [resolve_package(corpus, name) for name in dict.fromkeys(typed)]
 
 
-def _spec(text: str | None) -> SpecQuery | None:
-    if text is None:
-        return None
-    try:
-        return parse_spec_query(text)
-    except NotRecorded as exc:  # valid Spack, but nothing a cache could answer: a usage error, not a malformed one
-        fail_usage(exc.message)
-    except SpecSyntaxError as exc:
-        shown, column = echo_at(exc.text, exc.position)
-        fail_usage(f"malformed spec query: {exc.message}\n  {shown}\n  {' ' * column}^")
-
-
 def _runs_on(text: str | None) -> RunsOn | None:
     """`host` is this machine (its microarchitecture and platform); any other name is a microarchitecture."""
     if text is None:
@@ -130,15 +118,12 @@ def _runs_on(text: str | None) -> RunsOn | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        return _answer(args)
-    except UsageError:  # a malformed query, nothing loaded, `--stack root`: said on stderr, exit 2
-        write_no_answer(sys.stdout, args.format)  # and still `[]` for json, the header for csv
-        raise
+    # A malformed query, nothing loaded, `--stack root`: said on stderr, exit 2, and still `[]` or the CSV header.
+    return answered(lambda: _answer(args), lambda: write_no_answer(sys.stdout, args.format))
 
 
 def _answer(args: argparse.Namespace) -> int:
-    spec = _spec(args.spec)  # syntax first: a malformed query is a usage error whatever the corpus
+    spec = spec_option(args.spec)  # syntax first: a malformed query is a usage error whatever the corpus
     corpus = load_or_exit(args)
     try:
         packages = _packages(corpus, args.package)

@@ -9,13 +9,13 @@ from typing import Any
 from cachetui.cli.options import (
     EXIT_OK,
     EXIT_PROBLEMS,
-    UsageError,
     add_inputs,
+    answered,
     load_or_exit,
     report_load_errors,
     report_unknown,
+    spec_option,
 )
-from cachetui.cli.query import _spec
 from cachetui.core.load import Provenance
 from cachetui.core.load.provenance import FETCH_AT_ONCE, OUTCOMES, VERIFIED
 from cachetui.core.model.corpus import Corpus
@@ -50,22 +50,21 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        return _answer(args)
-    except UsageError:
-        if args.format == "json":
-            write_json(sys.stdout, [])
-        raise
+    return answered(lambda: _answer(args), lambda: _no_answer(args.format))
+
+
+def _no_answer(format: str) -> None:
+    if format == "json":
+        write_json(sys.stdout, [])
 
 
 def _answer(args: argparse.Namespace) -> int:
-    spec = _spec(args.spec)  # syntax first: a malformed query is a usage error whatever the corpus
+    spec = spec_option(args.spec)  # syntax first: a malformed query is a usage error whatever the corpus
     corpus = load_or_exit(args)
     try:
         matched = [int(i) for i in select(corpus, Query(None, Filters({}), spec, None)).indices()]
     except QueryProblem as exc:
-        if args.format == "json":
-            write_json(sys.stdout, [])
+        _no_answer(args.format)
         report_load_errors(corpus)
         return report_unknown(exc)
     provenance = Provenance(corpus, timeout=args.timeout)
