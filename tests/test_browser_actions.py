@@ -35,3 +35,9 @@ def test_the_focus_keys_act_as_they_arrive_and_escape_stays_out_of_the_footer() 
     rows = by_action()
     assert [row.id for row in ACTIONS if row.priority] == ["browser.search", "browser.facets"]
     assert not rows["back"].show and rows["back"].palette is None
+
+
+def test_each_group_of_keys_sits_together_in_the_footers_order() -> None:
+    groups = [row.group for row in ACTIONS]
+    seen = list(dict.fromkeys(groups))
+    assert groups == [group for group in seen for _ in range(groups.count(group))]

@@ -34,7 +34,7 @@ class BrowserAction:
     action: str  # the screen's `action_…` it runs (or `app.…`)
     keys: str  # the default keys, as Textual names them, comma-separated
     footer: str  # the footer's word for it, and the help's
-    group: str  # what it is for; the footer shows the groups in the table's order
+    group: str  # what it is for: a group's rows sit together, in the footer's order
     palette: str | None = None  # its title in the command palette (None: not offered there)
     palette_help: str = ""  # the palette's line under the title; the keys bound now are added to it
     acts: Callable[[KeyContext], bool] = always
