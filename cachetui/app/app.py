@@ -24,6 +24,7 @@ from cachetui.core.model.build import build_corpus
 from cachetui.core.model.corpus import Corpus, Document, SpecView
 from cachetui.core.model.problems import LoadReport, Problem
 from cachetui.core.model.records import MirrorOrigin
+from cachetui.core.model.wanted import WantedDag
 from cachetui.core.query.spack_commands import mirror_of
 from cachetui.present.inert import inert
 from cachetui.present.settings import UserSettings
@@ -47,12 +48,16 @@ class CacheTuiApp(App[None]):
         *,
         system_clipboard: bool = True,
         settings: UserSettings | None = None,
+        wanted: WantedDag | None = None,
     ) -> None:
         super().__init__()
         self.paths = list(paths)
         self.load_options = load
         self.system_clipboard = system_clipboard
         self.browser = BrowserScreen()
+        self.wanted = wanted  # what `--want` named: the browser opens on its coverage
+        if wanted is not None:
+            self.browser.want(wanted)
         self.settings = settings  # the user's config.toml; None: Textual's and cachetui's defaults, nothing saved
         if settings is not None:
             self.set_keymap(dict(settings.settings.keymap))
@@ -105,11 +110,14 @@ class CacheTuiApp(App[None]):
             self.browser.corpus = self.presented(self._with_settings_problems(build_corpus([], report)))
 
     def _with_settings_problems(self, corpus: Corpus) -> Corpus:
-        """The settings file's bad entries first among the problems (the status line counts them, `p` lists them)."""
-        if self.settings is None or not self.settings.bad:
+        """The settings file's bad entries, then WANTED's warnings, first among the problems (the status line
+        counts them, `p` lists them)."""
+        ours = self.settings.problems() if self.settings is not None else []
+        ours += self.wanted.problems if self.wanted is not None else []
+        if not ours:
             return corpus
         report = corpus.report
-        problems = self.settings.problems() + report.problems
+        problems = ours + report.problems
         return replace(corpus, report=LoadReport(report.files_seen, report.indexes_read, problems))
 
     # -- what screens ask for -----------------------------------------------------------------------------

@@ -14,10 +14,13 @@ from cachetui.cli.options import (
     UsageError,
     add_inputs,
     check_inputs,
+    fail_usage,
     guarded,
     load_options,
     names_a_source,
 )
+from cachetui.core.load import STDIN, UnreadableWanted, read_wanted
+from cachetui.core.model.wanted import MixedHashes, WantedDag, merged
 
 if TYPE_CHECKING:
     from cachetui.app.app import CacheTuiApp
@@ -36,6 +39,11 @@ def browse_parser() -> argparse.ArgumentParser:
         "the sources of your config.toml, else the bundled sample corpus.",
     )
     parser.add_argument("--version", action="version", version=f"cachetui {__version__}")
+    parser.add_argument(
+        "--want", action="append", default=[], metavar="WANTED",
+        help="open on the coverage of what you want installed: a spack.lock, an environment directory, specfiles "
+             "or an install database, as `cachetui coverage` reads them (repeatable: one DAG, a node shared once)",
+    )
     add_inputs(parser)
     return parser
 
@@ -82,4 +90,15 @@ def browser_app(args: argparse.Namespace) -> CacheTuiApp:
         if from_settings:
             raise UsageError(f"{exc} (in the sources of {settings.path})") from None
         raise
-    return CacheTuiApp(inputs, load_options(args), settings=settings)
+    return CacheTuiApp(inputs, load_options(args), settings=settings, wanted=wanted_of(args))
+
+
+def wanted_of(args: argparse.Namespace) -> WantedDag | None:
+    """What `--want` names, read before the window opens: unreadable is one line, exit 2, as `coverage` says it."""
+    if STDIN in args.want:
+        fail_usage(f"--want {STDIN}: the browser needs the terminal's standard input; "
+                   f"pipe into `cachetui coverage {STDIN} SOURCE...` instead")
+    try:
+        return merged([read_wanted(w, load_options(args).max_file_bytes) for w in args.want]) if args.want else None
+    except (UnreadableWanted, MixedHashes) as exc:
+        fail_usage(str(exc))

@@ -22,6 +22,9 @@ class KeyContext:
     comparing: bool = False
     tags: int = 0
     rows: int = 0
+    wanted: bool = False  # `--want` named what the user wants: the coverage view can show
+    coverage: bool = False  # the coverage view shows (in place of the package list, table and facets)
+    nearest: bool = False  # the wanted node under the cursor has a binary to show: held, or the nearest
 
 
 def always(_: KeyContext) -> bool:
@@ -52,39 +55,52 @@ def _loaded(context: KeyContext) -> bool:
     return context.loaded
 
 
+def _table(acts: Callable[[KeyContext], bool]) -> Callable[[KeyContext], bool]:
+    """A key of the spec table and its panes: it does nothing while the coverage view shows in their place."""
+    return lambda context: not context.coverage and acts(context)
+
+
 # The footer's order, what is used most first, so a narrow footer cuts the rest. `/` and `f` move
 # the focus, so they are priority bindings; help and quit come early, so a footer cut at 80 columns
 # still offers them.
 ACTIONS: tuple[BrowserAction, ...] = (
     BrowserAction("browser.search", "focus_search", "slash", "Search", "focus", "Search packages",
-                  "focus the package search", priority=True),
+                  "focus the package search", _table(always), priority=True),
     BrowserAction("browser.facets", "toggle_facets", "f", "Facets", "focus", "Toggle facets",
-                  "show or hide the facets pane", priority=True),
+                  "show or hide the facets pane", _table(always), priority=True),
     BrowserAction("browser.help", "help", "question_mark", "Help", "help", "Help",
                   "keys and how to use cachetui"),
     BrowserAction("browser.quit", "app.quit", "q", "Quit", "help"),
     BrowserAction("browser.copy-hash", "copy_hash", "y", "Copy hash", "copy", "Copy hash",
-                  "copy the selected spec's full hash", _spec_selected),
+                  "copy the selected spec's full hash", _table(_spec_selected)),
     BrowserAction("browser.copy-menu", "copy_menu", "c", "Copy…", "copy", "Copy…",
-                  "hash, /short hash, install or mirror command", _spec_selected),
+                  "hash, /short hash, install or mirror command", _table(_spec_selected)),
+    BrowserAction("browser.coverage-copy", "coverage_copy", "c", "Copy…", "copy", "Copy…",
+                  "the wanted hash, the install line of its binary and the spec selecting it",
+                  lambda c: c.coverage and c.spec_selected),
+    BrowserAction("browser.coverage", "coverage", "w", "Coverage", "wanted", "Coverage of what you want",
+                  "the wanted DAG (--want) against the caches, or back to the specs", lambda c: c.wanted),
+    BrowserAction("browser.nearest", "nearest", "n", "Nearest", "wanted", "Show the nearest binary",
+                  "the wanted node's binary (held, or the nearest) in the spec table",
+                  lambda c: c.coverage and c.nearest),
     BrowserAction("browser.clear", "clear_filters", "x", "Clear", "narrowing", "Clear all filters",
                   "remove every facet filter", lambda c: c.narrowed),
     # comparing, the two tags compared are the scope
     BrowserAction("browser.tag", "choose_tag", "t", "Tag", "narrowing", "Choose tag",
-                  "show one cache tag, or all", lambda c: c.loaded and not c.comparing),
+                  "show one cache tag, or all", _table(lambda c: c.loaded and not c.comparing)),
     BrowserAction("browser.runs-on", "toggle_runs_on", "r", "Runs here", "narrowing", "Runs here",
-                  "only binaries that run on this machine", _loaded),
+                  "only binaries that run on this machine", _table(_loaded)),
     BrowserAction("browser.columns", "choose_columns", "v", "Columns", "view", "Choose columns",
-                  "show or hide the table's columns"),
+                  "show or hide the table's columns", _table(always)),
     BrowserAction("browser.find-view", "toggle_find_view", "l", "spack find", "view", "spack find view",
-                  "group the table as spack find -lv prints it", _loaded),
+                  "group the table as spack find -lv prints it", _table(_loaded)),
     BrowserAction("browser.compare", "compare", "d", "Compare", "view", "Compare two tags",
-                  "mark binaries added, removed or kept between two tags", lambda c: c.loaded and c.tags > 1),
+                  "mark binaries added, removed or kept between two tags", _table(lambda c: c.loaded and c.tags > 1)),
     BrowserAction("browser.export", "export", "e", "Export", "view", "Export table",
                   "write the table as shown to a CSV or JSON file", lambda c: c.rows > 0),
     BrowserAction("browser.problems", "problems", "p", "Problems", "view", "Show problems",
                   "files that could not be loaded, and warnings", _loaded),
-    BrowserAction("browser.back", "back", "escape", "Back", "view", show=False),
+    BrowserAction("browser.back", "back", "escape", "Back", "view", acts=_table(always), show=False),
 )
 
 

@@ -13,7 +13,6 @@ from dataclasses import replace
 from textual import on, work
 from textual.app import ComposeResult
 from textual.reactive import reactive, var
-from textual.screen import Screen
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
@@ -24,6 +23,7 @@ from cachetui.app.dialogs.flows import choose_columns, choose_tag, compare
 from cachetui.app.dialogs.help import HelpScreen, help_sections
 from cachetui.app.dialogs.problems import ProblemsScreen
 from cachetui.app.requests import CopyMenuRequested, CopyRequested, ExportRequested
+from cachetui.app.screens.coverage_keys import CoverageKeys
 from cachetui.app.screens.panes import WIDE_FROM
 from cachetui.app.widgets.browser_body import BrowserBody
 from cachetui.app.widgets.detail_pane import DetailPane
@@ -46,7 +46,7 @@ from cachetui.present.browsing import Browsing, Effects
 from cachetui.present.table_layout import HIDDEN_AT_FIRST
 
 
-class BrowserScreen(Screen[None]):
+class BrowserScreen(CoverageKeys):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE_FROM, "-wide")]
     ACTIONS = ACTIONS
     BINDINGS = bindings(ACTIONS)
@@ -79,23 +79,24 @@ class BrowserScreen(Screen[None]):
         yield Loading(id="loading")
         yield QueryBar(id="query")
         yield BrowserBody(id="body")
+        yield from self.coverage_view()
         yield KeyFooter()
 
     def on_mount(self) -> None:
         # Start on the list, not in the search box: a first `q` or `?` must act, `/` searches.
-        self.set_focus(self.query_one(PackageList).options)
+        self.set_focus(self.coverage_focus() or self.query_one(PackageList).options)
         # A package search follows each key within its frame: a watcher runs as the line changes,
         # where QueryBar.Typed arrives a frame later.
         self.watch(self.query_one(QueryBar).input, "value", self._search_now, init=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide keys that cannot act now, so the footer only offers what works."""
-        context = self.query_one(BrowserBody).key_context(self.browsing)
+        context = self.in_view(self.query_one(BrowserBody).key_context(self.browsing))
         return self._keys.check(action, context, typing=isinstance(self.focused, Input))
 
     def _refresh_keys(self) -> None:
         """Refresh the footer when what a key can do has changed (it recomposes every key)."""
-        context = self.query_one(BrowserBody).key_context(self.browsing)
+        context = self.in_view(self.query_one(BrowserBody).key_context(self.browsing))
         if self._keys.changed(context, self.browsing.view.find):  # and whether the table's `s` sorts
             self.refresh_bindings()
 
@@ -233,6 +234,7 @@ class BrowserScreen(Screen[None]):
             return
         self.add_class("-loaded")
         self.query_one(BrowserBody).corpus_arrived(corpus)
+        self.coverage_arrived(corpus)
         self._answers.forget()  # what answers over another corpus computed
         self._go(go.corpus_arrived(replace(self.browsing, line=self.query_one(QueryBar).text), corpus))
 

@@ -6,7 +6,7 @@ The load layer reads it (`cachetui.core.load.read_wanted`); a query compares it 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from cachetui.core.model.problems import Problem
@@ -78,3 +78,25 @@ class WantedDag:
                     found[hash_] = None
                     waiting.extend(next_of(self.nodes[hash_]))
         return found
+
+
+class MixedHashes(ValueError):
+    """WANTED files keyed by different hash generations cannot be one DAG (an old hash is never a hit)."""
+
+
+def merged(dags: Sequence[WantedDag]) -> WantedDag:
+    """Several WANTED files as one DAG: a hash names one concrete spec, so a node two files share is one node
+    (shown and counted once); the roots of each file in turn. Files keyed by old hashes (lockfile v1-3) and
+    files keyed by today's cannot be merged honestly: `old_hashes` is one flag for the whole DAG."""
+    if len(dags) == 1:
+        return dags[0]
+    if len({dag.old_hashes for dag in dags}) > 1:
+        old = ", ".join(dag.label for dag in dags if dag.old_hashes)
+        raise MixedHashes(f"{old}: keyed by hashes of Spack 0.17 and older, which the other WANTED files are not; "
+                          "name them in separate runs")
+    nodes: dict[str, WantedNode] = {}
+    for dag in dags:
+        nodes |= {h: node for h, node in dag.nodes.items() if h not in nodes}
+    return WantedDag(" + ".join(dag.label for dag in dags), ", ".join(dict.fromkeys(dag.kind for dag in dags)),
+                     nodes, tuple(dict.fromkeys(h for dag in dags for h in dag.roots)), dags[0].old_hashes,
+                     [problem for dag in dags for problem in dag.problems])

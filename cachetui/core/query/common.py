@@ -30,18 +30,27 @@ class Common:
 
     def spec_text(self) -> str:
         """The shared part in spec syntax: `hdf5@1.14.3 %gcc@13.2.0 +mpi arch=linux-ubuntu22.04-zen3`."""
-        parts = [(self.package or "") + (f"@{self.values['version']}" if "version" in self.values else "")]
-        if "compiler" in self.values and self.values["compiler"] != "none":
-            parts.append(f"%{self.values['compiler']}")
+        name, compiler, arch, variants = self._parts()
+        tag = [f"(tag {self.values['tag']})"] if "tag" in self.values else []
+        # the architecture before the variants: a long variant list must not push it out of sight
+        return " ".join(p for p in (name, compiler, *arch, *variants, *tag) if p)
+
+    def spec_syntax(self) -> str:
+        """The same values as a spec to paste (`hdf5@1.14.3 +mpi arch=linux-ubuntu22.04-zen3 %gcc@13.2.0`): the
+        compiler last, since Spack 1.x reads what follows `%gcc` as the compiler's own constraints."""
+        name, compiler, arch, variants = self._parts()
+        return " ".join(p for p in (name, *variants, *arch, compiler) if p)
+
+    def _parts(self) -> tuple[str, str, list[str], tuple[str, ...]]:
+        """(name@version, %compiler, arch= or its parts, variants), each "" or empty when not shared."""
+        name = (self.package or "") + (f"@{self.values['version']}" if "version" in self.values else "")
+        compiler = self.values.get("compiler", "none")
         platform, os_, target = arch = [self.values.get(key, "") for key in REGISTRY.marked("architecture")]
-        if all(arch):  # before the variants: a long variant list must not push it out of sight
-            parts.append("arch=" + arch_triple(platform, os_, target))
+        if all(arch):
+            arch_parts = ["arch=" + arch_triple(platform, os_, target)]
         else:
-            parts += [f"{key}={value}" for key, value in zip(REGISTRY.marked("architecture"), arch) if value]
-        parts += self.variants
-        if "tag" in self.values:
-            parts.append(f"(tag {self.values['tag']})")
-        return " ".join(p for p in parts if p)
+            arch_parts = [f"{key}={value}" for key, value in zip(REGISTRY.marked("architecture"), arch) if value]
+        return name, "" if compiler == "none" else f"%{compiler}", arch_parts, self.variants
 
     def differing(self, raw_variants: tuple[str, ...]) -> list[Variant]:
         """A row's variants that not every row shares."""

@@ -1,0 +1,238 @@
+"""`--want`: the wanted DAG as a tree with each node's coverage, the status facet, and a node beside its nearest binary.
+
+One frozen `CoverageBrowsing` (present/coverage_browsing.py) comes down from the comparison; the tree, the facet
+and the details each get their part of it. The tree and details are Line-API lists (a 1,000-node lockfile
+paints a screenful). The screen's keys (`screens/coverage_keys.py`) ask it for the selected node's binary
+and its copy menu; what is copied goes up to the app as any copy does (`CopyRequested`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from cachetui.app.dialogs.coverage_copy import CoverageCopyMenu
+from cachetui.app.requests import CopyRequested
+from cachetui.app.widgets.pick_list import PickList
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.wanted import WantedDag
+from cachetui.core.query.coverage import ABSENT, DIFFERS, EXTERNAL, HIT, NOT_A_PREDICTION, REUSABLE, STATUSES, coverage
+from cachetui.present.browser_actions import KeyContext
+from cachetui.present.coverage_browsing import FACET_TITLE, MARKS, MEANINGS, CoverageBrowsing, compared, status_toggled
+from cachetui.present.coverage_detail import NodeDetail, copy_choices, node_detail
+from cachetui.present.inert import inert
+
+COLOURS = {HIT: "green", REUSABLE: "cyan", DIFFERS: "yellow", ABSENT: "red", EXTERNAL: "blue"}
+SIDE_BY_SIDE_FROM = 60  # details narrower than this show the binary below the wanted node
+DIFFERS_MARK, UNKNOWN_MARK = "≠", "?"
+
+
+@dataclass
+class Rows:
+    """Plain Text rows for a PickList (the details, the facet)."""
+
+    rows: list[Text]
+    initial_cursor: int | None = 0
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def text(self, row: int, width: int) -> Text:
+        return self.rows[row].copy()
+
+    def selectable(self, row: int) -> bool:
+        return True
+
+
+@dataclass
+class TreeRows:
+    state: CoverageBrowsing
+    initial_cursor: int | None = 0
+
+    def __len__(self) -> int:
+        return len(self.state.shown)
+
+    def text(self, row: int, width: int) -> Text:
+        line = self.state.shown[row]
+        node = self.state.nodes[line.hash]
+        style = "dim" if line.context or line.repeated else ""
+        text = Text("  " * line.depth)
+        text.append(f"{MARKS[node.status]} ", f"bold {COLOURS[node.status]}")
+        text.append(inert(f"{node.package}@{node.version}"), style or ("bold" if node.root else ""))
+        text.append(f" /{inert(node.hash)[:7]}", "dim")
+        if line.repeated:
+            text.append("  ↑ above", "dim")
+        return text
+
+    def selectable(self, row: int) -> bool:
+        return True
+
+
+class CoverageTree(PickList):
+    pass
+
+
+class CoverageFacet(PickList):
+    """The status facet: each status, its mark and how many wanted nodes have it; Enter narrows the tree."""
+
+
+class CoverageDetail(PickList):
+    detail: reactive[NodeDetail | None] = reactive(None, always_update=True)
+
+    def watch_detail(self) -> None:
+        self._draw()
+
+    def on_resize(self) -> None:
+        self._draw()
+        super().on_resize()
+
+    def _draw(self) -> None:
+        self.source = Rows(detail_rows(self.detail, self.content_width or 80))
+
+
+def detail_rows(detail: NodeDetail | None, width: int) -> list[Text]:
+    """The node, then each field: side by side with the binary when wide enough, else the binary below."""
+    if detail is None:
+        return [Text("No wanted node selected.", style="dim")]
+    node = detail.node
+    rows = [Text.assemble((f"{MARKS[node.status]} {node.status}", f"bold {COLOURS[node.status]}"), "  ",
+                          (detail.spec, "bold"), ("  root" if node.root else "", "dim"))]
+    if node.status == REUSABLE:
+        rows.append(Text(NOT_A_PREDICTION, style="dim"))
+    if node.status == ABSENT:
+        rows.append(Text("no binary of this package in the loaded sources", style="dim"))
+    if node.status == EXTERNAL:
+        rows.append(Text("an external in your spec: Spack does not build or fetch it", style="dim"))
+    if detail.binary is not None:
+        which = "held as" if node.status == HIT else "nearest"
+        rows.append(Text.assemble((f"{which} ", "bold"), (detail.binary_title, "cyan"),
+                                  ("  (n: in the spec table)", "dim")))
+    if node.nearest is None:
+        return rows + [Text.assemble(("  " + line.label.ljust(14), "bold"), line.wanted) for line in detail.lines]
+    label = max((len(line.label) for line in detail.lines), default=8) + 1
+    if width >= SIDE_BY_SIDE_FROM:
+        half = max(8, (width - label - 3) // 2)
+        rows.append(Text.assemble(("  " + "".ljust(label) + "wanted".ljust(half), "bold underline"),
+                                  ("nearest", "bold underline")))
+        for line in detail.lines:
+            mark, style = _mark(line.difference is not None, line.cached)
+            cut = line.wanted if len(line.wanted) < half else line.wanted[: half - 2] + "…"
+            rows.append(Text.assemble((mark + " ", style), (line.label.ljust(label), "bold"),
+                                      (cut.ljust(half), style), (line.cached, style)))
+        return rows
+    for title, side in (("wanted", "wanted"), ("nearest", "cached")):
+        rows.append(Text(title, style="bold underline"))
+        for line in detail.lines:
+            mark, style = _mark(line.difference is not None, line.cached)
+            rows.append(Text.assemble((mark + " ", style), (line.label.ljust(label), "bold"),
+                                      (getattr(line, side), style)))
+    return rows
+
+
+def facet_row(state: CoverageBrowsing, status: str) -> Text:
+    """`✓ ≠ differs      5  nearest binary differs`: chosen or not, the mark (the legend), the live count."""
+    return Text.assemble(("✓ " if status in state.chosen else "  ", "bold"), (MARKS[status], f"bold {COLOURS[status]}"),
+                         f" {status:<9}", (f"{state.counts[status]:>5}", "bold"), (f"  {MEANINGS[status]}", "dim"))
+
+
+def _mark(differs: bool, cached: str) -> tuple[str, str]:
+    if not differs:
+        return " ", ""
+    return (UNKNOWN_MARK, "bold magenta on grey15") if cached == "?" else (DIFFERS_MARK, "bold yellow on grey15")
+
+
+class CoverageView(Vertical):
+    """The coverage view: its line, the facet and tree on the left, the selected node's details on the right."""
+
+    state: reactive[CoverageBrowsing] = reactive(CoverageBrowsing, always_update=True)
+
+    def __init__(self, wanted: WantedDag, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.wanted = wanted
+        self.corpus: Corpus | None = None
+        self.set_reactive(CoverageView.state, CoverageBrowsing(wanted.label))
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="coverage-status")
+        with Horizontal(id="coverage-main"):
+            with Vertical(id="coverage-left"):
+                yield CoverageFacet(id="coverage-facet")
+                yield CoverageTree(id="coverage-tree")
+            yield CoverageDetail(id="coverage-detail")
+
+    def on_mount(self) -> None:
+        self.query_one("#coverage-facet").border_title = f"{FACET_TITLE} (Enter: only these)"
+        self.query_one("#coverage-tree").border_title = inert(f"Wanted: {self.wanted.label} ({self.wanted.kind})")
+        self.query_one("#coverage-detail").border_title = "Wanted node and nearest binary"
+        self.watch(self.query_one(CoverageTree), "cursor", self._follow_cursor, init=False)
+        self.watch_state(self.state)
+
+    def corpus_arrived(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+        self._compare(corpus)
+
+    @work(thread=True, exclusive=True, group="coverage", name="coverage", exit_on_error=False)
+    def _compare(self, corpus: Corpus) -> None:
+        found = coverage(corpus, self.wanted)  # the one rule `cachetui coverage` prints
+        self.app.call_from_thread(lambda: setattr(self, "state", compared(self.state, found)))
+
+    def watch_state(self, state: CoverageBrowsing) -> None:
+        self.query_one("#coverage-status", Static).update(Text.assemble(
+            ("coverage  ", "dim"), (state.summary(), "bold"), ("  │  ", "dim"),
+            ("only " + ", ".join(s for s in STATUSES if s in state.chosen) if state.chosen else "every node", ""),
+            ("  │  ", "dim"), (inert(state.label), "dim"), no_wrap=True, overflow="ellipsis"))
+        facet = self.query_one(CoverageFacet)
+        facet.source = Rows([facet_row(state, status) for status in STATUSES], facet.cursor)
+        tree = self.query_one(CoverageTree)
+        tree.source = TreeRows(state, min(tree.cursor, max(0, len(state.shown) - 1)))
+        self._follow_cursor()
+
+    @on(PickList.Selected, "#coverage-facet")
+    def _status_chosen(self, event: PickList.Selected) -> None:
+        event.stop()
+        self.state = status_toggled(self.state, STATUSES[event.row])
+
+    @on(PickList.Selected, "#coverage-tree")
+    def _node_chosen(self, event: PickList.Selected) -> None:
+        event.stop()
+        self.screen.set_focus(self.query_one(CoverageDetail))
+
+    def _follow_cursor(self) -> None:
+        self.query_one(CoverageDetail).detail = self.detail
+
+    @property
+    def detail(self) -> NodeDetail | None:
+        """The wanted node under the tree's cursor, beside its binary."""
+        state, cursor, corpus = self.state, self.query_one(CoverageTree).cursor, self.corpus
+        if state.coverage is None or corpus is None or not 0 <= cursor < len(state.shown):
+            return None
+        return node_detail(corpus, state.coverage, state.nodes[state.shown[cursor].hash])
+
+    def key_context(self) -> KeyContext:
+        detail = self.query_one(CoverageDetail).detail
+        return KeyContext(loaded=self.corpus is not None, wanted=True, coverage=True,
+                          spec_selected=detail is not None, nearest=detail is not None and detail.binary is not None)
+
+    @property
+    def tree_list(self) -> CoverageTree:
+        return self.query_one(CoverageTree)
+
+    def binary(self) -> int | None:
+        """The corpus index of the selected node's binary: held (a hit), else the nearest; None for neither."""
+        detail = self.query_one(CoverageDetail).detail
+        return None if detail is None else detail.binary
+
+    @work(group="dialog", exclusive=True, exit_on_error=False)
+    async def copy_menu(self) -> None:
+        detail = self.query_one(CoverageDetail).detail
+        if detail is None or self.corpus is None:
+            return
+        choice = await self.app.push_screen_wait(CoverageCopyMenu(copy_choices(self.corpus, detail)))
+        if choice is not None:
+            self.post_message(CopyRequested(choice[1], choice[0]))
