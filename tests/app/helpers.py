@@ -89,3 +89,13 @@ async def run_palette(pilot: Pilot, typed: str, first_hit: str) -> None:
     await wait_until(pilot, top_is_expected)
     await pilot.press("enter")
     await pilot.pause()
+
+
+async def wait_compared(pilot: Pilot) -> None:
+    """Loaded, and the coverage of `--want` worked out (its worker starts once the corpus arrives)."""
+    from cachetui.app.widgets.coverage_view import CoverageView
+
+    await wait_loaded(pilot)
+    view = pilot.app.screen.query_one(CoverageView)
+    await wait_for(pilot, lambda: view.state.coverage is not None)
+    await pilot.pause()

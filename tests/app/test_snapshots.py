@@ -127,3 +127,24 @@ def test_every_width(snap_compare, size: tuple[int, int], view) -> None:  # noqa
     shutil.rmtree(root, ignore_errors=True)
     app = CacheTuiApp([str(write_width_tree(root))], system_clipboard=False)
     assert snap_compare(app, terminal_size=size, run_before=view)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_coverage_view(snap_compare, size: tuple[int, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """`cachetui --want spack.lock mirror` on tests/wanted_files.py's changed environment, curl (differs) selected."""
+    from cachetui.cli.main import browse_parser, wanted_of
+    from cachetui.core.load import LoadOptions
+    from tests.app.helpers import wait_compared
+    from tests.wanted_files import write_changed_environment
+
+    write_changed_environment(tmp_path)
+    monkeypatch.chdir(tmp_path)  # the paths the view names are relative: the same in every run
+    app = CacheTuiApp(["mirror"], LoadOptions(use_cache=False), system_clipboard=False,
+                      wanted=wanted_of(browse_parser().parse_args(["--want", "spack.lock"])))
+
+    async def run_before(pilot: Pilot) -> None:
+        await wait_compared(pilot)
+        await pilot.press("j", "j")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

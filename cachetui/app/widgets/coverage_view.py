@@ -156,6 +156,7 @@ class CoverageView(Vertical):
         super().__init__(id=id)
         self.wanted = wanted
         self.corpus: Corpus | None = None
+        self._keys = (False, False)  # whether a node is selected, and has a binary, as the footer last knew
         self.set_reactive(CoverageView.state, CoverageBrowsing(wanted.label))
 
     def compose(self) -> ComposeResult:
@@ -204,7 +205,11 @@ class CoverageView(Vertical):
         self.screen.set_focus(self.query_one(CoverageDetail))
 
     def _follow_cursor(self) -> None:
-        self.query_one(CoverageDetail).detail = self.detail
+        detail = self.query_one(CoverageDetail).detail = self.detail
+        keys = (detail is not None, detail is not None and detail.binary is not None)  # what `c` and `n` need
+        if keys != self._keys:
+            self._keys = keys
+            self.screen.refresh_bindings()  # the footer offers `c` and `n` as they come and go
 
     @property
     def detail(self) -> NodeDetail | None:

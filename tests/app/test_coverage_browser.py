@@ -1,0 +1,179 @@
+"""`cachetui --want WANTED SOURCE...`: the coverage view shows what `cachetui coverage --format json` prints.
+
+The environment is tests/wanted_files.py's: a Spack 1.0 lockfile and a mirror built from it with seven nodes
+changed; the expected statuses and differences come from `coverage --format json`, run as a user would.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from cachetui.app.app import CacheTuiApp
+from cachetui.app.dialogs.coverage_copy import CoverageCopyMenu
+from cachetui.app.widgets.coverage_view import CoverageDetail, CoverageFacet, CoverageTree, CoverageView
+from cachetui.app.widgets.spec_table import SpecTable
+from cachetui.cli.main import browse_parser, main, wanted_of
+from cachetui.core.load import LoadOptions
+from cachetui.present.coverage_browsing import MARKS
+from tests.app.helpers import wait_compared, wait_loaded
+from tests.wanted_files import write_changed_environment
+
+
+@pytest.fixture()
+def changed(tmp_path: Path) -> tuple[Path, Path]:
+    lock, mirror, _ = write_changed_environment(tmp_path)
+    return lock, mirror
+
+
+def _app(lock: Path, mirror: Path) -> CacheTuiApp:
+    """The browser as `cachetui --want LOCK MIRROR` builds it (WANTED read by the CLI's rule)."""
+    args = browse_parser().parse_args(["--no-cache", "--want", str(lock), str(mirror)])
+    return CacheTuiApp([str(mirror)], LoadOptions(use_cache=False), system_clipboard=False, wanted=wanted_of(args))
+
+
+def _cli_json(capsys: pytest.CaptureFixture[str], lock: Path, mirror: Path) -> list[dict]:
+    main(["coverage", "--no-cache", "--format", "json", str(lock), str(mirror)])
+    return json.loads(capsys.readouterr().out)
+
+
+def _cli_summary(capsys: pytest.CaptureFixture[str], lock: Path, mirror: Path) -> str:
+    main(["coverage", "--no-cache", str(lock), str(mirror)])
+    return next(line for line in capsys.readouterr().out.splitlines() if " specs: " in line)
+
+
+async def _select(pilot: Pilot, package: str) -> None:
+    """Put the tree's cursor on the first line of `package` with the keys a user presses."""
+    view = pilot.app.screen.query_one(CoverageView)
+    tree = view.query_one(CoverageTree)
+    tree.focus()
+    await pilot.press("home")
+    while view.state.nodes[view.state.shown[tree.cursor].hash].package != package:
+        await pilot.press("j")
+    await pilot.pause()
+
+
+async def test_every_node_shows_the_status_and_differences_coverage_json_prints(capsys, changed) -> None:  # noqa: ANN001
+    lock, mirror = changed
+    expected = {row["hash"]: row for row in _cli_json(capsys, lock, mirror)}
+    app = _app(lock, mirror)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_compared(pilot)
+        view = app.screen.query_one(CoverageView)
+        tree, detail = view.query_one(CoverageTree), view.query_one(CoverageDetail)
+        seen = {}
+        for row, line in enumerate(view.state.shown):
+            if line.repeated:
+                continue
+            tree.cursor = row
+            await pilot.pause()
+            shown = detail.detail
+            assert shown is not None
+            on_screen = tree.row_text(row, 100).plain
+            seen[line.hash] = shown.node.status
+            assert f"{MARKS[shown.node.status]} {shown.node.package}@" in on_screen
+            want = expected[line.hash]
+            assert shown.node.status == want["status"], shown.spec
+            differences = [] if want["nearest"] is None else want["nearest"]["differences"]
+            assert sorted((d.category, d.name, d.wanted, d.cached) for d in shown.differences) == sorted(
+                (d["category"], d["name"], d["wanted"], d["cached"]) for d in differences), shown.spec
+            # each difference is a marked line of the details, wanted and cached side by side
+            marked = [r.plain for r in detail.source.rows[1:] if r.plain.startswith(("≠ ", "? "))]
+            assert len(marked) == len(differences)
+        assert seen.keys() == expected.keys()  # every wanted node is in the tree once in full
+        assert {h: s for h, s in seen.items()} == {h: r["status"] for h, r in expected.items()}
+
+
+async def test_the_status_line_says_the_clis_summary(capsys, changed) -> None:  # noqa: ANN001
+    lock, mirror = changed
+    summary = _cli_summary(capsys, lock, mirror)
+    app = _app(lock, mirror)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_compared(pilot)
+        line = str(app.screen.query_one("#coverage-status").render())
+        assert summary in line
+
+
+async def test_the_facet_counts_each_status_and_narrows_the_tree_to_one(capsys, changed) -> None:  # noqa: ANN001
+    lock, mirror = changed
+    rows = _cli_json(capsys, lock, mirror)
+    app = _app(lock, mirror)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_compared(pilot)
+        view = app.screen.query_one(CoverageView)
+        facet = view.query_one(CoverageFacet)
+        for status, row in zip(("hit", "reusable", "differs", "absent", "external"), facet.source.rows):
+            assert f"{status} " in row.plain and f" {sum(r['status'] == status for r in rows)} " in row.plain
+        facet.focus()
+        await pilot.press("home", "j", "j", "enter")  # differs
+        await pilot.pause()
+        differing = {r["hash"] for r in rows if r["status"] == "differs"}
+        shown = view.state.shown
+        assert {line.hash for line in shown if not line.context} == differing
+        assert all(view.state.nodes[line.hash].status != "differs" for line in shown if line.context)
+        assert "only differs" in str(app.screen.query_one("#coverage-status").render())
+
+
+async def test_n_shows_the_nearest_binary_in_the_spec_table(capsys, changed) -> None:  # noqa: ANN001
+    lock, mirror = changed
+    nearest = next(r["nearest"]["hash"] for r in _cli_json(capsys, lock, mirror) if r["package"] == "curl")
+    app = _app(lock, mirror)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_compared(pilot)
+        await _select(pilot, "curl")
+        await pilot.press("n")
+        await wait_loaded(pilot)
+        assert not app.screen.has_class("-coverage")
+        table = app.screen.query_one(SpecTable)
+        assert table.current_spec is not None and app.screen.corpus.hashes[table.current_spec] == nearest
+        await pilot.press("w")  # and back to the coverage, where it was
+        await pilot.pause()
+        assert app.screen.has_class("-coverage")
+
+
+async def test_the_copy_menu_offers_the_nearest_install_line_and_its_spec(capsys, changed) -> None:  # noqa: ANN001
+    lock, mirror = changed
+    rows = {r["package"]: r for r in _cli_json(capsys, lock, mirror)}
+    app = _app(lock, mirror)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_compared(pilot)
+        await _select(pilot, "zlib-ng")
+        await pilot.press("c")
+        await pilot.pause()
+        menu = app.screen
+        assert isinstance(menu, CoverageCopyMenu)
+        nearest = rows["zlib-ng"]["nearest"]["hash"]
+        assert menu.values[0] == ("wanted hash", rows["zlib-ng"]["hash"])
+        assert menu.values[1] == ("install the nearest binary", f"spack install /{nearest}")
+        what, spec = menu.values[2]
+        assert what == "spec of the nearest binary"
+        # the binary's values, compiler last (Spack 1.x reads what follows %gcc as the compiler's)
+        assert spec.startswith("zlib-ng@2.2.4 ") and spec.endswith(" arch=linux-ubuntu24.04-icelake %gcc@13.3.0")
+        assert "+compat" in spec
+        await pilot.press("2")
+        await pilot.pause()
+        assert any(n.message == f"spack install /{nearest}" for n in app._notifications)
+        await _select(pilot, "cmake")  # a hit: its own install line, no spec to select
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.screen.values == [("wanted hash", rows["cmake"]["hash"]),
+                                     ("install command", f"spack install /{rows['cmake']['hash']}")]
+
+
+def test_want_from_standard_input_is_a_usage_error(capsys, changed) -> None:  # noqa: ANN001
+    _, mirror = changed
+    assert main(["--want", "-", str(mirror)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "standard input" in err
+
+
+def test_an_unreadable_want_is_one_line_and_exit_2(capsys, changed, tmp_path) -> None:  # noqa: ANN001
+    lock, mirror = changed
+    cut = tmp_path / "cut.lock"
+    cut.write_text(lock.read_text()[:200])
+    assert main(["--want", str(cut), str(mirror)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and str(cut) in err
