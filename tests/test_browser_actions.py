@@ -7,7 +7,8 @@ from cachetui.present.browser_actions import ACTIONS, KeyContext, by_action, can
 # Users' config.toml [keymap] names these: they never change.
 IDS = {"browser.search", "browser.facets", "browser.help", "browser.quit", "browser.copy-hash", "browser.copy-menu",
        "browser.clear", "browser.tag", "browser.runs-on", "browser.columns", "browser.find-view", "browser.compare",
-       "browser.export", "browser.problems", "browser.back"}
+       "browser.export", "browser.problems", "browser.back", "browser.coverage", "browser.nearest",
+       "browser.coverage-copy"}
 
 
 def test_every_binding_id_users_may_have_remapped_is_still_there_once() -> None:
@@ -41,3 +42,16 @@ def test_each_group_of_keys_sits_together_in_the_footers_order() -> None:
     groups = [row.group for row in ACTIONS]
     seen = list(dict.fromkeys(groups))
     assert groups == [group for group in seen for _ in range(groups.count(group))]
+
+
+def test_the_coverage_view_offers_its_keys_and_none_of_the_spec_tables() -> None:
+    in_view = KeyContext(loaded=True, tags=2, wanted=True, coverage=True, spec_selected=True, nearest=True)
+    acting = {row.id for row, acts in zip(ACTIONS, can_act(ACTIONS, in_view)) if acts}
+    assert acting == {"browser.help", "browser.quit", "browser.coverage", "browser.nearest", "browser.coverage-copy",
+                      "browser.problems"}
+    rows = by_action()
+    assert not rows["nearest"].acts(KeyContext(coverage=True, wanted=True, spec_selected=True))  # absent: no binary
+    assert not rows["coverage"].acts(KeyContext(loaded=True))  # without --want there is nothing to show
+    # the specs' context with --want: `w` goes to the coverage, `c` is the spec table's copy menu
+    specs = KeyContext(loaded=True, wanted=True, spec_selected=True)
+    assert rows["coverage"].acts(specs) and rows["copy_menu"].acts(specs) and not rows["coverage_copy"].acts(specs)

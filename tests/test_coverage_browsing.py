@@ -1,0 +1,73 @@
+"""The coverage view's plain parts: the wanted tree, the status facet's narrowing, merged WANTED files, the spec
+a copy menu offers for a binary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cachetui.core.load import LoadOptions, load_corpus, read_wanted
+from cachetui.core.model.wanted import MixedHashes, WantedDag, merged
+from cachetui.core.query.common import common_to
+from cachetui.core.query.coverage import coverage
+from cachetui.present.coverage_browsing import CoverageBrowsing, compared, status_toggled, tree_lines
+from tests.wanted_files import write_changed_environment
+
+
+@pytest.fixture()
+def found(tmp_path: Path):  # noqa: ANN201
+    lock, mirror, _ = write_changed_environment(tmp_path)
+    return coverage(load_corpus([str(mirror)], LoadOptions(use_cache=False)), read_wanted(str(lock), 2**30))
+
+
+def test_the_tree_shows_each_node_once_in_full_roots_first_then_as_references(found) -> None:  # noqa: ANN001
+    lines = tree_lines(found)
+    full = [line.hash for line in lines if not line.repeated]
+    assert sorted(full) == sorted(found.wanted.nodes) and len(full) == len(set(full))
+    assert [line.hash for line in lines if line.depth == 0] == list(found.wanted.roots)
+    nodes = found.wanted.nodes
+    for i, line in enumerate(lines):  # what a full line has under it: its dependencies, each once
+        if line.repeated:
+            continue
+        end = next((j for j in range(i + 1, len(lines)) if lines[j].depth <= line.depth), len(lines))
+        under = [n.hash for n in lines[i + 1:end] if n.depth == line.depth + 1]
+        assert under == list(dict.fromkeys(e.hash for e in nodes[line.hash].edges if e.hash in nodes))
+    assert all(not line.repeated or line.hash in full[: full.index(line.hash) + 1] for line in lines)
+
+
+def test_choosing_a_status_keeps_its_nodes_and_the_paths_to_them(found) -> None:  # noqa: ANN001
+    state = compared(CoverageBrowsing("spack.lock"), found)
+    assert state.shown == state.tree and state.counts == found.counts
+    narrowed = status_toggled(state, "absent")
+    absent = {n.hash for n in found.nodes if n.status == "absent"}
+    assert {line.hash for line in narrowed.shown if not line.context} == absent
+    assert narrowed.shown[0].hash == found.wanted.roots[0] and narrowed.shown[0].context  # the root above it
+    assert narrowed.counts == state.counts  # counts are every node's, whatever is chosen
+    assert status_toggled(narrowed, "absent").shown == state.tree
+
+
+def _dag(label: str, old: bool, nodes: dict, roots: tuple[str, ...]) -> WantedDag:
+    return WantedDag(label, "lockfile v6", nodes, roots, old)
+
+
+def test_several_wanted_files_are_one_dag_and_old_hashes_are_never_mixed_in(found) -> None:  # noqa: ANN001
+    nodes = found.wanted.nodes
+    cmake, kokkos = found.wanted.roots
+    one = _dag("a.lock", False, {h: n for h, n in nodes.items() if h != kokkos}, (cmake,))
+    two = _dag("b.lock", False, dict(nodes), (kokkos, cmake))
+    both = merged([one, two])
+    assert both.roots == (cmake, kokkos) and both.nodes.keys() == nodes.keys() and both.label == "a.lock + b.lock"
+    with pytest.raises(MixedHashes, match="old.lock"):
+        merged([one, _dag("old.lock", True, dict(nodes), (cmake,))])
+
+
+def test_spec_syntax_and_spec_text_say_the_same_values_in_their_orders(tmp_path: Path) -> None:
+    _, mirror, _ = write_changed_environment(tmp_path)
+    corpus = load_corpus([str(mirror)], LoadOptions(use_cache=False))
+    i = corpus.occurrences(next(h for h in corpus.hashes if h.startswith("tbzip2")))[0]
+    shared = common_to(corpus, np.array([i]))
+    assert shared.spec_syntax() == ("bzip2@1.0.8 build_system=generic ~debug ~pic +shared "
+                                    "arch=linux-ubuntu24.04-skylake %gcc@13.3.0")
+    assert sorted(shared.spec_text().removesuffix(" (tag mirror)").split()) == sorted(shared.spec_syntax().split())
