@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from rich.text import Text
 from textual.pilot import Pilot
 
 from cachetui.app.app import CacheTuiApp
@@ -177,3 +178,37 @@ def test_an_unreadable_want_is_one_line_and_exit_2(capsys, changed, tmp_path) ->
     assert main(["--want", str(cut), str(mirror)]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and str(cut) in err
+
+
+async def test_text_from_the_files_is_shown_as_it_is_never_as_markup(capsys, tmp_path) -> None:  # noqa: ANN001
+    lock, mirror, _ = write_changed_environment(tmp_path / "[b]env[/b]")
+    data = json.loads(lock.read_text())
+    node = next(n for n in data["concrete_specs"].values() if n["name"] == "zlib-ng")
+    node["version"] = "2.2.3[red]\x1b[2J"
+    lock.write_text(json.dumps(data))
+    app = _app(lock, mirror)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_compared(pilot)
+        view = app.screen.query_one(CoverageView)
+        # the title as drawn: its markup (Textual's getter) read back is the path, brackets and all
+        assert "[b]env[/b]/spack.lock" in Text.from_markup(str(view.query_one(CoverageTree).border_title)).plain
+        await _select(pilot, "zlib-ng")
+        rows = [r.plain for r in view.query_one(CoverageDetail).source.rows]
+        assert any("2.2.3[red]" in row for row in rows)
+        assert not any("\x1b" in row for row in rows)
+        tree_rows = [view.query_one(CoverageTree).row_text(i, 100).plain for i in range(len(view.state.shown))]
+        assert any("zlib-ng@2.2.3[red]" in row for row in tree_rows) and not any("\x1b" in r for r in tree_rows)
+
+
+async def test_wanteds_warnings_are_among_the_problems_p_lists(capsys, changed) -> None:  # noqa: ANN001
+    lock, mirror = changed
+    data = json.loads(lock.read_text())
+    data["roots"][0]["spec"] = "not-cmake"
+    lock.write_text(json.dumps(data))
+    main(["coverage", "--no-cache", str(lock), str(mirror)])
+    said = [line.removeprefix("cachetui: ") for line in capsys.readouterr().err.splitlines()]
+    app = _app(lock, mirror)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_compared(pilot)
+        problems = [p.described() for p in app.screen.corpus.report.problems]
+        assert said and all(any(line in p or p in line for p in problems) for line in said), (said, problems)

@@ -169,7 +169,8 @@ class CoverageView(Vertical):
 
     def on_mount(self) -> None:
         self.query_one("#coverage-facet").border_title = f"{FACET_TITLE} (Enter: only these)"
-        self.query_one("#coverage-tree").border_title = inert(f"Wanted: {self.wanted.label} ({self.wanted.kind})")
+        # Text, never a str: Textual reads a str title as markup, and the label is a path the user typed
+        self.query_one("#coverage-tree").border_title = Text(inert(f"Wanted: {self.wanted.label} ({self.wanted.kind})"))
         self.query_one("#coverage-detail").border_title = "Wanted node and nearest binary"
         self.watch(self.query_one(CoverageTree), "cursor", self._follow_cursor, init=False)
         self.watch_state(self.state)
