@@ -212,3 +212,18 @@ async def test_wanteds_warnings_are_among_the_problems_p_lists(capsys, changed) 
         await wait_compared(pilot)
         problems = [p.described() for p in app.screen.corpus.report.problems]
         assert said and all(any(line in p or p in line for p in problems) for line in said), (said, problems)
+
+
+async def test_narrowing_the_tree_keeps_the_cursor_on_the_node_it_was_on(changed) -> None:  # noqa: ANN001
+    app = _app(*changed)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_compared(pilot)
+        await _select(pilot, "ncurses")
+        view = app.screen.query_one(CoverageView)
+        view.query_one(CoverageFacet).focus()
+        await pilot.press("home", "j", "j", "enter")  # differs: ncurses is one
+        await pilot.pause()
+        tree = view.query_one(CoverageTree)
+        assert len(view.state.shown) < len(view.state.tree)
+        assert view.state.nodes[view.state.shown[tree.cursor].hash].package == "ncurses"
+        assert view.query_one(CoverageDetail).detail.node.package == "ncurses"

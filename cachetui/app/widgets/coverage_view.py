@@ -135,6 +135,16 @@ def detail_rows(detail: NodeDetail | None, width: int) -> list[Text]:
     return rows
 
 
+def _same_node(before: object, state: CoverageBrowsing, cursor: int) -> int:
+    """Where the node under the cursor is in the tree as `state` shows it (narrowed or not), else the row nearest."""
+    if isinstance(before, TreeRows) and 0 <= cursor < len(before.state.shown):
+        line = before.state.shown[cursor]
+        rows = [row for row, shown in enumerate(state.shown) if (shown.hash, shown.depth) == (line.hash, line.depth)]
+        if rows:
+            return min(rows, key=lambda row: abs(row - cursor))
+    return min(cursor, max(0, len(state.shown) - 1))
+
+
 def facet_row(state: CoverageBrowsing, status: str) -> Text:
     """`✓ ≠ differs      5  nearest binary differs`: chosen or not, the mark (the legend), the live count."""
     return Text.assemble(("✓ " if status in state.chosen else "  ", "bold"), (MARKS[status], f"bold {COLOURS[status]}"),
@@ -192,7 +202,7 @@ class CoverageView(Vertical):
         facet = self.query_one(CoverageFacet)
         facet.source = Rows([facet_row(state, status) for status in STATUSES], facet.cursor)
         tree = self.query_one(CoverageTree)
-        tree.source = TreeRows(state, min(tree.cursor, max(0, len(state.shown) - 1)))
+        tree.source = TreeRows(state, _same_node(tree.source, state, tree.cursor))
         self._follow_cursor()
 
     @on(PickList.Selected, "#coverage-facet")
