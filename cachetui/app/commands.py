@@ -87,7 +87,7 @@ def _actions(browser: BrowserScreen) -> list[tuple[str, str, Callable[[], object
     actions: list[tuple[str, str, Callable[[], object]]] = [
         ("Show all packages", "every spec of the corpus in the table", partial(browser.open_package, None)),
     ]
-    context = browser.query_one(BrowserBody).key_context(browser.browsing)
+    context = browser.in_view(browser.query_one(BrowserBody).key_context(browser.browsing))  # the coverage view's too
     for row in browser.ACTIONS:
         if row.palette is not None and row.acts(context):
             keys = keys_shown(browser.app, row.id, row.keys, joiner=", ")

@@ -20,7 +20,7 @@ from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.cli.main import browse_parser, main, wanted_of
 from cachetui.core.load import LoadOptions
 from cachetui.present.coverage_browsing import MARKS
-from tests.app.helpers import wait_compared, wait_loaded
+from tests.app.helpers import run_palette, wait_compared, wait_loaded
 from tests.wanted_files import write_changed_environment
 
 
@@ -227,3 +227,19 @@ async def test_narrowing_the_tree_keeps_the_cursor_on_the_node_it_was_on(changed
         assert len(view.state.shown) < len(view.state.tree)
         assert view.state.nodes[view.state.shown[tree.cursor].hash].package == "ncurses"
         assert view.query_one(CoverageDetail).detail.node.package == "ncurses"
+
+
+async def test_the_palette_offers_the_coverage_views_keys_while_it_shows(changed) -> None:  # noqa: ANN001
+    app = _app(*changed)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_compared(pilot)
+        await _select(pilot, "curl")
+        await run_palette(pilot, "nearest binary", "Show the nearest binary")
+        await wait_loaded(pilot)
+        assert not app.screen.has_class("-coverage")
+        assert app.screen.query_one(SpecTable).current_spec == view_nearest(app, "curl")
+
+
+def view_nearest(app: CacheTuiApp, package: str) -> int:
+    view = app.screen.query_one(CoverageView)
+    return next(n.nearest.index for n in view.state.coverage.nodes if n.package == package)
