@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.dialogs.coverage_copy import CoverageCopyMenu
-from cachetui.app.widgets.coverage_view import CoverageDetail, CoverageFacet, CoverageTree, CoverageView
+from cachetui.app.widgets.coverage_view import CoverageDetail, CoverageFacet, CoverageTree, CoverageView, detail_rows
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.cli.main import browse_parser, main, wanted_of
 from cachetui.core.load import LoadOptions
@@ -243,3 +243,17 @@ async def test_the_palette_offers_the_coverage_views_keys_while_it_shows(changed
 def view_nearest(app: CacheTuiApp, package: str) -> int:
     view = app.screen.query_one(CoverageView)
     return next(n.nearest.index for n in view.state.coverage.nodes if n.package == package)
+
+
+async def test_the_binary_is_beside_the_node_when_wide_and_below_it_when_narrow(changed) -> None:  # noqa: ANN001
+    app = _app(*changed)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_compared(pilot)
+        await _select(pilot, "bzip2")
+        detail = app.screen.query_one(CoverageDetail).detail
+    wide = [row.plain for row in detail_rows(detail, 100)[1:]]  # under the node's status line
+    assert [row.split() for row in wide if row.startswith("≠ ")] == [["≠", "target", "icelake", "skylake"]]
+    narrow = [row.plain for row in detail_rows(detail, 40)[1:]]
+    marked = [row.split() for row in narrow if row.startswith("≠ ")]
+    assert marked == [["≠", "target", "icelake"], ["≠", "target", "skylake"]]  # the node's block, then the binary's
+    assert narrow.index("wanted") < narrow.index("nearest")
