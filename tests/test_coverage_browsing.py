@@ -71,3 +71,12 @@ def test_spec_syntax_and_spec_text_say_the_same_values_in_their_orders(tmp_path:
     assert shared.spec_syntax() == ("bzip2@1.0.8 build_system=generic ~debug ~pic +shared "
                                     "arch=linux-ubuntu24.04-skylake %gcc@13.3.0")
     assert sorted(shared.spec_text().removesuffix(" (tag mirror)").split()) == sorted(shared.spec_syntax().split())
+
+
+def test_the_spec_to_paste_names_no_patches(tmp_path: Path) -> None:
+    _, mirror, _ = write_changed_environment(tmp_path)
+    corpus = load_corpus([str(mirror)], LoadOptions(use_cache=False))
+    i = corpus.occurrences(next(h for h in corpus.hashes if h.startswith("vncurses")))[0]
+    shared = common_to(corpus, np.array([i]))
+    assert "patches=" in shared.spec_text() and "patches=" not in shared.spec_syntax()
+    assert shared.spec_syntax().startswith("ncurses@6.5 abi=none build_system=autotools +symlinks +termlib ")

@@ -37,9 +37,11 @@ class Common:
 
     def spec_syntax(self) -> str:
         """The same values as a spec to paste (`hdf5@1.14.3 +mpi arch=linux-ubuntu22.04-zen3 %gcc@13.2.0`): the
-        compiler last, since Spack 1.x reads what follows `%gcc` as the compiler's own constraints."""
+        compiler last, since Spack 1.x reads what follows `%gcc` as the compiler's own constraints. No `patches=`:
+        the recipe decides which patches apply, and the values read here are cut to a prefix no spec matches."""
         name, compiler, arch, variants = self._parts()
-        return " ".join(p for p in (name, *variants, *arch, compiler) if p)
+        chosen = [v for v in variants if atom_name(v) != "patches"]
+        return " ".join(p for p in (name, *chosen, *arch, compiler) if p)
 
     def _parts(self) -> tuple[str, str, list[str], tuple[str, ...]]:
         """(name@version, %compiler, arch= or its parts, variants), each "" or empty when not shared."""
