@@ -257,3 +257,15 @@ async def test_the_binary_is_beside_the_node_when_wide_and_below_it_when_narrow(
     marked = [row.split() for row in narrow if row.startswith("≠ ")]
     assert marked == [["≠", "target", "icelake"], ["≠", "target", "skylake"]]  # the node's block, then the binary's
     assert narrow.index("wanted") < narrow.index("nearest")
+
+
+async def test_a_source_that_failed_is_said_in_the_coverage_views_line(changed, tmp_path) -> None:  # noqa: ANN001
+    lock, mirror = changed
+    args = browse_parser().parse_args(["--want", str(lock)])
+    app = CacheTuiApp([str(mirror), str(tmp_path / "nothing-here.json")], LoadOptions(use_cache=False),
+                      system_clipboard=False, wanted=wanted_of(args))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_compared(pilot)
+        assert app.screen.corpus.report.problems
+        line = str(app.screen.query_one("#coverage-status").render())
+        assert f"⚠ {len(app.screen.corpus.report.problems)} problem" in line and "(p)" in line

@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from cachetui.app.actions import keys_shown
 from cachetui.app.dialogs.coverage_copy import CoverageCopyMenu
 from cachetui.app.requests import CopyRequested
 from cachetui.app.widgets.pick_list import PickList
@@ -26,6 +27,7 @@ from cachetui.core.query.coverage import ABSENT, DIFFERS, EXTERNAL, HIT, NOT_A_P
 from cachetui.present.browser_actions import KeyContext
 from cachetui.present.coverage_browsing import FACET_TITLE, MARKS, MEANINGS, CoverageBrowsing, compared, status_toggled
 from cachetui.present.coverage_detail import NodeDetail, copy_choices, node_detail
+from cachetui.present.format import counted
 from cachetui.present.inert import inert
 
 COLOURS = {HIT: "green", REUSABLE: "cyan", DIFFERS: "yellow", ABSENT: "red", EXTERNAL: "blue"}
@@ -195,15 +197,25 @@ class CoverageView(Vertical):
         self.app.call_from_thread(lambda: setattr(self, "state", compared(self.state, found)))
 
     def watch_state(self, state: CoverageBrowsing) -> None:
-        self.query_one("#coverage-status", Static).update(Text.assemble(
-            ("coverage  ", "dim"), (state.summary(), "bold"), ("  │  ", "dim"),
-            ("only " + ", ".join(s for s in STATUSES if s in state.chosen) if state.chosen else "every node", ""),
-            ("  │  ", "dim"), (inert(state.label), "dim"), no_wrap=True, overflow="ellipsis"))
+        self.query_one("#coverage-status", Static).update(self._status_line(state))
         facet = self.query_one(CoverageFacet)
         facet.source = Rows([facet_row(state, status) for status in STATUSES], facet.cursor)
         tree = self.query_one(CoverageTree)
         tree.source = TreeRows(state, _same_node(tree.source, state, tree.cursor))
         self._follow_cursor()
+
+    def _status_line(self, state: CoverageBrowsing) -> Text:
+        """The command's summary line, what the tree shows, the problems (a source that failed leaves nodes
+        absent: never silently), what `--want` named; most telling first, so a narrow terminal cuts the end."""
+        chosen = "only " + ", ".join(s for s in STATUSES if s in state.chosen) if state.chosen else "every node"
+        text = Text.assemble(("coverage  ", "dim"), (state.summary(), "bold"), ("  │  ", "dim"), chosen,
+                             no_wrap=True, overflow="ellipsis")
+        problems = len(self.corpus.report.problems) if self.corpus is not None else 0
+        if problems:
+            key = inert(keys_shown(self.app, "browser.problems", "p"))
+            text.append(f"  │  ⚠ {counted(problems, 'problem')} ({key})", "yellow")
+        text.append(f"  │  {inert(state.label)}", "dim")
+        return text
 
     @on(PickList.Selected, "#coverage-facet")
     def _status_chosen(self, event: PickList.Selected) -> None:
