@@ -269,3 +269,21 @@ async def test_a_source_that_failed_is_said_in_the_coverage_views_line(changed, 
         assert app.screen.corpus.report.problems
         line = str(app.screen.query_one("#coverage-status").render())
         assert f"⚠ {len(app.screen.corpus.report.problems)} problem" in line and "(p)" in line
+
+
+async def test_several_wants_are_one_dag_a_shared_node_counted_once(capsys, changed, tmp_path) -> None:  # noqa: ANN001
+    lock, mirror = changed
+    whole = json.loads(lock.read_text())
+    parts = []
+    for root in whole["roots"]:
+        part = tmp_path / f"{root['spec']}.lock"
+        part.write_text(json.dumps({**whole, "roots": [root]}))
+        parts.append(part)
+    expected = _cli_summary(capsys, lock, mirror)  # the environment as one lockfile
+    args = browse_parser().parse_args([arg for part in parts for arg in ("--want", str(part))])
+    app = CacheTuiApp([str(mirror)], LoadOptions(use_cache=False), system_clipboard=False, wanted=wanted_of(args))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_compared(pilot)
+        view = app.screen.query_one(CoverageView)
+        assert view.state.summary() == expected
+        assert [line.hash for line in view.state.tree if line.depth == 0][:2] == [r["hash"] for r in whole["roots"]]
