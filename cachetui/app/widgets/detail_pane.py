@@ -24,6 +24,7 @@ from cachetui.core.spack.tags import named_stacks
 from cachetui.core.spack.variants import parse_variants
 from cachetui.present.format import counted, describe_variant, display_path, human_size
 from cachetui.present.inert import inert
+from cachetui.present.provenance_pane import PaneProvenance, provenance_rows
 
 LABEL_WIDTH = 9
 INDENT = 2
@@ -46,6 +47,7 @@ class SpecDetail:
     used_by: tuple[UsedBy, ...] = ()
     more_used_by: int = 0
     missing: tuple[TreeLine, ...] = ()  # link/run records no loaded source holds: Spack would build them
+    provenance: PaneProvenance | None = None  # a mirror's binary: its signature and download, as far as fetched
 
 
 Line = tuple[Text, int | None]  # the text, and the spec Enter jumps to
@@ -54,7 +56,8 @@ Line = tuple[Text, int | None]  # the text, and the spec Enter jumps to
 def detail_lines(detail: SpecDetail | None) -> list[Line]:
     if detail is None:
         return [(Text("No spec selected.", style="dim"), None)]
-    return [*_about(detail), *_installable(detail), *_variants(detail.spec), *_dependencies(detail), *_users(detail)]
+    return [*_about(detail), *_installable(detail), *_provenance(detail), *_variants(detail.spec),
+            *_dependencies(detail), *_users(detail)]
 
 
 def _row(label: str, value: str, style: str = "") -> Line:
@@ -94,6 +97,16 @@ def _installable(detail: SpecDetail) -> list[Line]:
         lines.append((Text.assemble(" " * (LABEL_WIDTH + 1), inert(name),
                                     (" " + inert(hash_reference(dep.hash)), "dim")), None))
     return lines
+
+
+_TONE_STYLES = {"good": "green", "warn": "yellow", "fail": "bold red", "quiet": "dim"}
+
+
+def _provenance(detail: SpecDetail) -> list[Line]:
+    if detail.provenance is None:
+        return []
+    return [_row(row.label, row.value, _TONE_STYLES.get(row.tone, ""))
+            for row in provenance_rows(detail.provenance, detail.spec.hash)]
 
 
 def _variants(spec: SpecView) -> list[Line]:
