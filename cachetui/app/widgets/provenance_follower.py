@@ -27,7 +27,10 @@ KEPT = 4096  # binaries whose section is kept for the run (as many as `Provenanc
 
 # A mixin of the body, which is the widget: a second Widget base would bring Widget's default styles in
 # again, above the body's own (Horizontal's layout lost).
-_Body = Widget if TYPE_CHECKING else object
+if TYPE_CHECKING:
+    _Body = Widget
+else:
+    _Body = object
 
 
 class ProvenanceFollower(_Body):
