@@ -57,8 +57,8 @@ def provenance_rows(shown: PaneProvenance, hash_: str) -> list[Row]:
     signature = shown.signature
     if signature is None:
         return [Row("signed", CHECKING, QUIET)]
-    if signature.outcome == VERIFIED:  # who signed, one fact a row: a fingerprint does not wrap well
-        rows = [Row("signed", VERIFIED, GOOD), Row("signer", signature.user_id or "no user ID"),
+    if signature.outcome == VERIFIED:  # who signed, and their key on a row of its own: a fingerprint wraps badly
+        rows = [Row("signed", f"{VERIFIED}: {signature.user_id or 'no user ID'}", GOOD),
                 Row("key", signature.signer or "-")]
         if signature.expires is not None:
             rows.append(Row("expires", expiry_cell(signature), WARN if signature.expired else PLAIN))

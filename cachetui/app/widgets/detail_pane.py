@@ -56,21 +56,26 @@ Line = tuple[Text, int | None]  # the text, and the spec Enter jumps to
 def detail_lines(detail: SpecDetail | None) -> list[Line]:
     if detail is None:
         return [(Text("No spec selected.", style="dim"), None)]
-    return [*_about(detail), *_installable(detail), *_provenance(detail), *_variants(detail.spec),
-            *_dependencies(detail), *_users(detail)]
+    # Who signed it and what installing it downloads come right after what it is: the first lines a
+    # short pane shows (the table's row above already says how it was built).
+    return [*_identity(detail.spec), *_provenance(detail), *_about(detail), *_installable(detail),
+            *_variants(detail.spec), *_dependencies(detail), *_users(detail)]
 
 
 def _row(label: str, value: str, style: str = "") -> Line:
     return Text.assemble((f"{label:<{LABEL_WIDTH}}", "bold"), (inert(value), style)), None
 
 
-def _about(detail: SpecDetail) -> list[Line]:
-    spec = detail.spec
+def _identity(spec: SpecView) -> list[Line]:
     lines = [_row("hash", spec.hash, "bold cyan"), _row("short", hash_reference(spec.hash), "cyan")]
     if not is_valid_hash(spec.hash):
         lines.append(_row("", "not a valid Spack hash (32 chars of a-z, 2-7)", "yellow"))
-    lines += [
-        _row("package", f"{spec.package}@{spec.version}"),
+    return [*lines, _row("package", f"{spec.package}@{spec.version}")]
+
+
+def _about(detail: SpecDetail) -> list[Line]:
+    spec = detail.spec
+    return [
         _row("compiler", spec.compiler),
         _row("arch", arch_triple(spec.platform, spec.os, spec.target)),
         _row("tags", ", ".join(detail.tags)),
@@ -78,7 +83,6 @@ def _about(detail: SpecDetail) -> list[Line]:
         _row("size", human_size(spec.size)),
         _row("source", display_path(spec.path), "dim"),
     ]
-    return lines
 
 
 def _installable(detail: SpecDetail) -> list[Line]:
