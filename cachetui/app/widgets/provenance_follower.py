@@ -47,6 +47,10 @@ class ProvenanceFollower(_Body):
         self.provenance = provenance
         self._known.clear()
 
+    def known_provenance(self, spec: int) -> PaneProvenance | None:
+        """What has arrived of `spec`'s provenance; None: nothing yet."""
+        return self._known.get(spec)
+
     def known_signature(self, spec: int) -> Signature | None:
         """`spec`'s signature if it has arrived (the copy menu asks whether its signer is trusted)."""
         known = self._known.get(spec)
