@@ -106,11 +106,20 @@ def _installable(detail: SpecDetail) -> list[Line]:
 _TONE_STYLES = {"good": "green", "warn": "yellow", "fail": "bold red", "quiet": "dim"}
 
 
+class _Hanging(Text):
+    """A labelled row whose wrapped lines start under its value (`wrap`), so the label column stays clear."""
+
+
 def _provenance(detail: SpecDetail) -> list[Line]:
     if detail.provenance is None:
         return []
-    return [_row(row.label, row.value, _TONE_STYLES.get(row.tone, ""))
-            for row in provenance_rows(detail.provenance, detail.spec.hash)]
+    lines: list[Line] = []
+    for row in provenance_rows(detail.provenance, detail.spec.hash):
+        text = _Hanging()
+        text.append(f"{row.label:<{LABEL_WIDTH}}", "bold")
+        text.append(inert(row.value), _TONE_STYLES.get(row.tone, ""))
+        lines.append((text, None))
+    return lines
 
 
 def _variants(spec: SpecView) -> list[Line]:
@@ -187,7 +196,12 @@ class DetailRows:
 def wrap(lines: list[Line], width: int, console: Console) -> list[Line]:
     wrapped: list[Line] = []
     for text, target in lines:
-        pieces = text.wrap(console, max(1, width)) if text.cell_len > width else [text]
+        if isinstance(text, _Hanging) and text.cell_len > width > 2 * LABEL_WIDTH:
+            values = text[LABEL_WIDTH:].wrap(console, width - LABEL_WIDTH)
+            pieces = [Text.assemble(text[:LABEL_WIDTH] if n == 0 else " " * LABEL_WIDTH, value)
+                      for n, value in enumerate(values)]
+        else:
+            pieces = list(text.wrap(console, max(1, width))) if text.cell_len > width else [text]
         wrapped.extend((piece, target) for piece in pieces)
     return wrapped
 
