@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,14 +16,15 @@ from textual.pilot import Pilot
 
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.dialogs.copy_menu import CopyMenu
-from cachetui.app.widgets.browser_body import BrowserBody
 from cachetui.app.widgets import provenance_follower
-from cachetui.app.widgets.detail_pane import DetailPane, DetailRows
+from cachetui.app.widgets.browser_body import BrowserBody
+from cachetui.app.widgets.detail_pane import DetailPane, DetailRows, detail_lines
+from cachetui.app.widgets.spec_detail import spec_detail
 from cachetui.app.widgets.spec_table import SpecTable
-from cachetui.core.load import Provenance
+from cachetui.core.load import BinaryProvenance, Provenance, Signature, load_corpus
 from cachetui.core.query.spack_commands import TRUST_KEYS_COMMAND
 from cachetui.present.format import human_size
-from cachetui.present.provenance_pane import CHECKING
+from cachetui.present.provenance_pane import CHECKING, PaneProvenance
 from tests.app.helpers import sample_app, wait_for, wait_loaded
 from tests.dag_mirror import hash_of
 from tests.mirrors import MirrorServer, serve
@@ -240,3 +242,13 @@ def test_a_verified_section_at_120x40(snap_compare) -> None:  # noqa: ANN001
 
     app = CacheTuiApp([str(root)], system_clipboard=False)
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+def test_what_a_mirror_wrote_reaches_the_pane_inert(signed: MirrorServer) -> None:
+    corpus = load_corpus([str(signed.root / "v3")])
+    (spec,) = corpus.occurrences(hash_of("zlib"))
+    hostile = Signature("verified", "AB" * 20, "Eve \x1b]52;c;cGF3bmVk\x07 <eve@example.org>\x1b[2J")
+    binary = BinaryProvenance(spec, hash_of("zlib"), "zlib", "v3", hostile, 10, None, None)
+    detail = replace(spec_detail(corpus, spec, False), provenance=PaneProvenance(binary))
+    text = "\n".join(line.plain for line, _ in detail_lines(detail))
+    assert "signed   verified: Eve" in text and "\x1b" not in text and "\x07" not in text
