@@ -78,11 +78,12 @@ def write_provenance(out: TextIO, binaries: Sequence[BinaryProvenance], fmt: str
     if not binaries:
         return
     rows = [[b.package, b.tag, b.hash, b.signature.outcome, b.signature.signer or "-",
-             _expiry_cell(b.signature), human_size(b.size), _note(b.signature)] for b in binaries]
+             expiry_cell(b.signature), human_size(b.size), _note(b.signature)] for b in binaries]
     write_table(out, [list(COLUMNS), *rows])
 
 
-def _expiry_cell(signature: Signature) -> str:
+def expiry_cell(signature: Signature) -> str:
+    """The key's expiry as a table cell (and the details pane's row): `DATE`, `DATE (expired)` or `-`."""
     if signature.expires is None:
         return "-"
     return f"{signature.expires} (expired)" if signature.expired else signature.expires

@@ -35,6 +35,7 @@ from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import StatusLine, status_of
 from cachetui.app.worker_failure import report_failure
+from cachetui.core.load import Provenance
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.query import Query
 from cachetui.core.spack.specquery import looks_like_spec
@@ -59,6 +60,7 @@ class BrowserScreen(Screen[None]):
         super().__init__()
         self._answers = Answers(self, lambda *delivered: self._deliver(*delivered))  # looked up at each delivery
         self._keys = ActionKeys(self.ACTIONS)
+        self.provenance: Provenance | None = None  # of the corpus: set by the app with it
 
     @property
     def spec_query(self) -> Query:
@@ -187,8 +189,9 @@ class BrowserScreen(Screen[None]):
             self.post_message(CopyRequested(text, what))
 
     def action_copy_menu(self) -> None:
-        if (spec := self.query_one(BrowserBody).selected) is not None and self.corpus is not None:
-            self.post_message(CopyMenuRequested(spec, self.corpus))
+        body = self.query_one(BrowserBody)
+        if (spec := body.selected) is not None and self.corpus is not None:
+            self.post_message(CopyMenuRequested(spec, self.corpus, body.known_signature(spec.index)))
 
     def action_clear_filters(self) -> None:
         self._go(go.narrowed(self.browsing, self.spec_query.cleared()))
@@ -233,6 +236,7 @@ class BrowserScreen(Screen[None]):
             return
         self.add_class("-loaded")
         self.query_one(BrowserBody).corpus_arrived(corpus)
+        self.query_one(BrowserBody).provenance_arrived_for(self.provenance)
         self._answers.forget()  # what answers over another corpus computed
         self._go(go.corpus_arrived(replace(self.browsing, line=self.query_one(QueryBar).text), corpus))
 
