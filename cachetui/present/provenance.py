@@ -61,8 +61,12 @@ def signature_words(signature: Signature) -> str:
 
 def closure_words(download: ClosureDownload) -> str:
     """What `spack install /HASH` downloads from the loaded caches, in one line."""
-    size = human_size(download.size) if download.size is not None else \
-        f"at least {human_size(download.known_size)} ({counted(download.sizes_unknown, 'size')} unknown)"
+    if download.size is not None:
+        size = human_size(download.size)
+    elif download.sizes_unknown >= download.count:
+        size = "size unknown" if download.count == 1 else "sizes unknown"  # never "at least 0 B"
+    else:
+        size = f"at least {human_size(download.known_size)} ({counted(download.sizes_unknown, 'size')} unknown)"
     said = f"{counted(download.count, 'binary', 'binaries')}, {size}"
     if download.not_held:
         said += f"; {counted(download.not_held, 'record')} of the closure held by no loaded source"
