@@ -135,6 +135,8 @@ class MirrorServer:
     url: str
     requests: list[str] = field(default_factory=list)
     release: threading.Event = field(default_factory=threading.Event)
+    held: str = ""  # a GET whose path holds this waits for `release` before its answer
+    held_asked: threading.Event = field(default_factory=threading.Event)  # that GET has arrived
 
     def at(self, path: str) -> str:
         return f"{self.url}/{path.lstrip('/')}"
@@ -150,6 +152,9 @@ def _handler(server_state: MirrorServer) -> type[SimpleHTTPRequestHandler]:
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
             server_state.requests.append(self.path)
+            if server_state.held and server_state.held in self.path:
+                server_state.held_asked.set()
+                server_state.release.wait(timeout=30)  # then answered as any other
             if self.path.startswith("/stall/"):
                 server_state.release.wait(timeout=30)  # the client gives up long before
                 return

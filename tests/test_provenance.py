@@ -381,3 +381,20 @@ def test_a_record_spack_signed_with_gpg_verifies_under_spacks_own_file_name(tmp_
     assert (signature.outcome, signature.signer, signature.user_id, signature.expires) == \
         ("verified", "CBAB2C1032C6FF5078049EC0FA61D50C12CAD37E", "Spack <spack@spack.spack>", "2028-05-15T18:38:14Z")
     assert found.size is None  # the fixture has no .spack tarball: its size is unknown, not 0
+
+
+@pytest.mark.parametrize("sizes, said", [
+    ((1000, 2000), "2 binaries, 3.0 kB"),
+    ((1000, None), "2 binaries, at least 1.0 kB (1 size unknown)"),
+    ((None,), "1 binary, size unknown"),
+    ((None, None), "2 binaries, sizes unknown"),
+])
+def test_a_closure_whose_sizes_nobody_published_is_said_unknown_never_at_least_0_bytes(sizes, said):
+    from cachetui.core.load import ClosureDownload
+    from cachetui.present.provenance import closure_words
+
+    known = [s for s in sizes if s is not None]
+    download = ClosureDownload(binaries=tuple(object() for _ in sizes),  # type: ignore[misc]
+                               size=sum(known) if len(known) == len(sizes) else None, known_size=sum(known),
+                               sizes_unknown=len(sizes) - len(known), not_held=0)
+    assert closure_words(download) == said

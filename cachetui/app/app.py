@@ -19,7 +19,7 @@ from cachetui.app.requests import CopyMenuRequested, CopyRequested, ExportReques
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.styles import stylesheet
 from cachetui.app.worker_failure import report_failure
-from cachetui.core.load import LoadOptions, load_corpus, local_input
+from cachetui.core.load import LoadOptions, Provenance, load_corpus, local_input, trusted_fingerprints
 from cachetui.core.model.build import build_corpus
 from cachetui.core.model.corpus import Corpus, Document, SpecView
 from cachetui.core.model.problems import LoadReport, Problem
@@ -27,6 +27,7 @@ from cachetui.core.model.records import MirrorOrigin
 from cachetui.core.model.wanted import WantedDag
 from cachetui.core.query.spack_commands import mirror_of
 from cachetui.present.inert import inert
+from cachetui.present.provenance_pane import signer_trusted
 from cachetui.present.settings import UserSettings
 from cachetui.present.settings_file import ThemeNotSaved, save_theme
 from cachetui.present.table_cells import SpecRows
@@ -58,6 +59,7 @@ class CacheTuiApp(App[None]):
         self.wanted = wanted  # what `--want` named: the browser opens on its coverage
         if wanted is not None:
             self.browser.want(wanted)
+        self.trusted_keys: frozenset[str] | None = None  # the keys the user's Spack trusts; None: cannot tell
         self.settings = settings  # the user's config.toml; None: Textual's and cachetui's defaults, nothing saved
         if settings is not None:
             self.set_keymap(dict(settings.settings.keymap))
@@ -69,6 +71,8 @@ class CacheTuiApp(App[None]):
         self.watch(self, "theme", self._save_theme, init=False)  # only what is chosen from now on is saved
         mounted = self.push_screen(self.browser)
         self.load_documents()
+        if not self.served:  # a visitor's Spack is not the server's: theirs cannot be told
+            self._read_trusted_keys()
         if settings is not None:
             await mounted  # the table the columns go to is there
             self.browser.hidden_columns = settings.settings.hidden_columns
@@ -96,8 +100,18 @@ class CacheTuiApp(App[None]):
 
         corpus = load_corpus(self.paths, self.load_options, progress=progress)
         corpus = self.presented(self._with_settings_problems(corpus))
-        self.call_from_thread(setattr, self.browser, "corpus", corpus)
+        self.call_from_thread(self._show_corpus, corpus)
         return corpus
+
+    def _show_corpus(self, corpus: Corpus) -> None:
+        self.browser.provenance = self.provenance_of(corpus)  # first: the details fetch through it
+        self.browser.corpus = corpus
+
+    @work(thread=True, exclusive=True, group="trusted-keys", name="trusted keys", exit_on_error=False)
+    def _read_trusted_keys(self) -> None:
+        """Once per run (it runs gpg, on a private copy of Spack's GnuPG home): the copy menu asks it."""
+        trusted = trusted_fingerprints()
+        self.call_from_thread(setattr, self, "trusted_keys", trusted)
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
@@ -107,7 +121,7 @@ class CacheTuiApp(App[None]):
         if event.worker.group == "load" and self.browser.corpus is None:
             # Never leave "Loading…" up forever: an empty corpus whose report says what went wrong.
             report = LoadReport(problems=[Problem("(loading)", message)])
-            self.browser.corpus = self.presented(self._with_settings_problems(build_corpus([], report)))
+            self._show_corpus(self.presented(self._with_settings_problems(build_corpus([], report))))
 
     def _with_settings_problems(self, corpus: Corpus) -> Corpus:
         """The settings file's bad entries, then WANTED's warnings, first among the problems (the status line
@@ -128,12 +142,12 @@ class CacheTuiApp(App[None]):
 
     @on(CopyMenuRequested)
     def _copy_menu_requested(self, event: CopyMenuRequested) -> None:
-        self._copy_menu(event.spec, event.corpus)
+        self._copy_menu(event.spec, event.corpus, signer_trusted(event.signature, self.trusted_keys))
 
     @work(group="copy-menu", exclusive=True, exit_on_error=False)
-    async def _copy_menu(self, spec: SpecView, corpus: Corpus) -> None:
+    async def _copy_menu(self, spec: SpecView, corpus: Corpus, keys_trusted: bool) -> None:
         document = corpus.documents[corpus.document_of[spec.index]]
-        choice = await self.push_screen_wait(CopyMenu(spec, self.mirror_origin(document, corpus)))
+        choice = await self.push_screen_wait(CopyMenu(spec, self.mirror_origin(document, corpus), keys_trusted))
         if choice is not None:
             what, text = choice
             self.copy_text(text, what)
@@ -149,6 +163,10 @@ class CacheTuiApp(App[None]):
     def presented(self, corpus: Corpus) -> Corpus:
         """The corpus as this app's user may see it (all of it, in a terminal)."""
         return corpus
+
+    def provenance_of(self, corpus: Corpus) -> Provenance:
+        """Where the details read who signed each binary of `corpus`."""
+        return Provenance(corpus)
 
     def mirror_origin(self, document: Document, corpus: Corpus) -> MirrorOrigin | None:
         """The mirror the copy menu names for a binary of `document`."""

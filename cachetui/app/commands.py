@@ -11,7 +11,6 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from cachetui.app.actions import keys_shown
 from cachetui.app.screens.browser import BrowserScreen
-from cachetui.app.widgets.browser_body import BrowserBody
 from cachetui.app.widgets.facet_panel import FACET_TITLES
 from cachetui.core.query.resolve import typed_forms
 from cachetui.core.query.search import search_packages
@@ -87,7 +86,7 @@ def _actions(browser: BrowserScreen) -> list[tuple[str, str, Callable[[], object
     actions: list[tuple[str, str, Callable[[], object]]] = [
         ("Show all packages", "every spec of the corpus in the table", partial(browser.open_package, None)),
     ]
-    context = browser.in_view(browser.query_one(BrowserBody).key_context(browser.browsing))  # the coverage view's too
+    context = browser.key_context()  # the coverage view's while it shows
     for row in browser.ACTIONS:
         if row.palette is not None and row.acts(context):
             keys = keys_shown(browser.app, row.id, row.keys, joiner=", ")

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
+from cachetui.core.load import Signature
 from cachetui.core.model.corpus import Corpus, SpecView
 from cachetui.present.table_cells import SpecRows
 
@@ -28,6 +29,7 @@ class CopyMenuRequested(Message):
 
     spec: SpecView
     corpus: Corpus
+    signature: Signature | None = None  # its binary's, when the details have fetched it
 
 
 @dataclass

@@ -22,11 +22,20 @@ from textual import events, on, work
 
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.dialogs.export_dialog import NameDialog
+from cachetui.core.load import Provenance
 from cachetui.core.model.corpus import Corpus, Document
 from cachetui.core.model.records import MirrorOrigin
 from cachetui.present.export import export_format, export_text
 from cachetui.present.inert import inert
-from cachetui.present.served import ENVIRONMENT, DownloadRefused, Labels, ServeConfig, download_name, served_corpus
+from cachetui.present.served import (
+    ENVIRONMENT,
+    DownloadRefused,
+    Labels,
+    ServeConfig,
+    ServedProvenance,
+    download_name,
+    served_corpus,
+)
 from cachetui.present.table_cells import SpecRows
 
 EXPORT = "export"
@@ -48,6 +57,9 @@ class ServedApp(CacheTuiApp):
         shown, origins = served_corpus(corpus, self._labels, self._mirror_urls)
         self._origins = origins  # replaced whole, before the screen gets the corpus that uses it
         return shown
+
+    def provenance_of(self, corpus: Corpus) -> Provenance:
+        return ServedProvenance(corpus, self._labels)
 
     def mirror_origin(self, document: Document, corpus: Corpus) -> MirrorOrigin | None:
         return self._origins.get(document)

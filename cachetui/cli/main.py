@@ -1,4 +1,4 @@
-"""`cachetui`: open the browser, or run a headless command (`check`, `query`)."""
+"""`cachetui`: open the browser, or run one of the headless commands (COMMAND_MODULES)."""
 
 from __future__ import annotations
 
@@ -25,18 +25,33 @@ from cachetui.core.model.wanted import MixedHashes, WantedDag, merged
 if TYPE_CHECKING:
     from cachetui.app.app import CacheTuiApp
 
-COMMANDS = ("check", "query", "diff", "coverage", "serve", "config", "verify")
+# The headless commands, in the order `cachetui --help` names them. Each module's `add_parser` adds its
+# subcommand (name, help, options) and the function that runs it: a new command is a module here.
+COMMAND_MODULES = (check, query, diff, coverage, verify, serve, config)
+
+
+def _command_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cachetui")
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    for module in COMMAND_MODULES:
+        module.add_parser(subparsers)
+    return parser
+
+
+def commands() -> dict[str, str]:
+    """Each headless command's name and its one-line help, as its module declares them."""
+    found = next(a for a in _command_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    # argparse keeps subcommands only in these private fields (no public accessor exists)
+    return {choice.dest: choice.help or "" for choice in found._choices_actions}
 
 
 def browse_parser() -> argparse.ArgumentParser:
+    said = "; ".join(f"'{name}' ({help_text})" for name, help_text in commands().items())
     parser = argparse.ArgumentParser(
         prog="cachetui",
-        description="Browse Spack build caches: site documents, mirrors and the public cache. Commands: "
-        "'check SOURCE...', 'query SOURCE...', 'diff OLD NEW [SOURCE...]' (see 'cachetui diff --help'), "
-        "'coverage WANTED [SOURCE...]' (why a spec is not in the cache), "
-        "'serve SOURCE...' (the browser as a web page), 'config' (your settings) and 'verify SOURCE...' (who "
-        "signed each binary). With no SOURCE, opens "
-        "the sources of your config.toml, else the bundled sample corpus.",
+        description="Browse Spack build caches: site documents, mirrors and the public cache. With no SOURCE, "
+        "opens the sources of your config.toml, else the bundled sample corpus. Commands (see 'cachetui "
+        f"COMMAND --help'): {said}.",
     )
     parser.add_argument("--version", action="version", version=f"cachetui {__version__}")
     parser.add_argument(
@@ -48,22 +63,9 @@ def browse_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _command_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cachetui")
-    subparsers = parser.add_subparsers(dest="command", required=True)
-    check.add_parser(subparsers)
-    query.add_parser(subparsers)
-    diff.add_parser(subparsers)
-    coverage.add_parser(subparsers)
-    serve.add_parser(subparsers)
-    config.add_parser(subparsers)
-    verify.add_parser(subparsers)
-    return parser
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in COMMANDS:
+    if argv and argv[0] in commands():
         args = _command_parser().parse_args(argv)
         return guarded(lambda: args.run(args), args.debug)
     args = browse_parser().parse_args(argv)

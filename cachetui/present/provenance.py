@@ -61,8 +61,12 @@ def signature_words(signature: Signature) -> str:
 
 def closure_words(download: ClosureDownload) -> str:
     """What `spack install /HASH` downloads from the loaded caches, in one line."""
-    size = human_size(download.size) if download.size is not None else \
-        f"at least {human_size(download.known_size)} ({counted(download.sizes_unknown, 'size')} unknown)"
+    if download.size is not None:
+        size = human_size(download.size)
+    elif download.sizes_unknown >= download.count:
+        size = "size unknown" if download.count == 1 else "sizes unknown"  # never "at least 0 B"
+    else:
+        size = f"at least {human_size(download.known_size)} ({counted(download.sizes_unknown, 'size')} unknown)"
     said = f"{counted(download.count, 'binary', 'binaries')}, {size}"
     if download.not_held:
         said += f"; {counted(download.not_held, 'record')} of the closure held by no loaded source"
@@ -78,11 +82,12 @@ def write_provenance(out: TextIO, binaries: Sequence[BinaryProvenance], fmt: str
     if not binaries:
         return
     rows = [[b.package, b.tag, b.hash, b.signature.outcome, b.signature.signer or "-",
-             _expiry_cell(b.signature), human_size(b.size), _note(b.signature)] for b in binaries]
+             expiry_cell(b.signature), human_size(b.size), _note(b.signature)] for b in binaries]
     write_table(out, [list(COLUMNS), *rows])
 
 
-def _expiry_cell(signature: Signature) -> str:
+def expiry_cell(signature: Signature) -> str:
+    """The key's expiry as a table cell (and the details pane's row): `DATE`, `DATE (expired)` or `-`."""
     if signature.expires is None:
         return "-"
     return f"{signature.expires} (expired)" if signature.expired else signature.expires

@@ -17,7 +17,7 @@ import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
-from cachetui.core.load import LoadOptions, local_input, local_location, source_label
+from cachetui.core.load import BinaryProvenance, LoadOptions, Provenance, local_input, local_location, source_label
 from cachetui.core.model.corpus import Corpus, Document
 from cachetui.core.model.problems import LoadReport
 from cachetui.core.model.records import MirrorOrigin
@@ -132,8 +132,25 @@ def served_corpus(corpus: Corpus, labels: Labels,
     problems = [replace(p, path=labels.text(labels.path(p.path)) if labels.is_local(p.path) else labels.text(p.path),
                         reason=labels.text(p.reason)) for p in corpus.report.problems]
     report = replace(corpus.report, problems=problems) if isinstance(corpus.report, LoadReport) else corpus.report
-    shown_corpus = replace(corpus, documents=documents, report=report, origins={}, memo={})
+    # Each document's mirror, under the path the visitor sees: signatures are checked as in a terminal.
+    stores = {labels.path(path): store for path, store in corpus.stores.items()}
+    shown_corpus = replace(corpus, documents=documents, report=report, origins={}, stores=stores, memo={})
     return shown_corpus, origins
+
+
+class ServedProvenance(Provenance):
+    """Provenance read from the server's own locations, told in the visitor's words: where a record was
+    looked for, and a reason that names a location, say its source's label, never the server's path."""
+
+    def __init__(self, corpus: Corpus, labels: Labels) -> None:
+        super().__init__(corpus)
+        self._labels = labels
+
+    def binary(self, spec: int) -> BinaryProvenance:
+        found = super().binary(spec)
+        signature = replace(found.signature, reason=self._labels.text(found.signature.reason))
+        record = None if found.record is None else self._labels.text(self._labels.path(found.record))
+        return replace(found, signature=signature, record=record)
 
 
 def _visitor_origin(origin: MirrorOrigin | None, labels: Labels, mirror_urls: Mapping[str, str],

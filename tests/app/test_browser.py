@@ -41,7 +41,7 @@ async def test_typing_ranks_packages_and_enter_opens_the_best_match() -> None:
         assert "91 of 91 specs" in render_status(app.screen.query_one("#status").status).plain
 
 
-async def test_the_issue_walkthrough_filters_then_copies_the_exact_hash() -> None:
+async def test_opening_a_package_and_two_facets_then_y_copies_the_exact_hash_by_osc52() -> None:
     app = sample_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)

@@ -8,27 +8,31 @@ from textual.binding import Binding
 from cachetui.app.dialogs.choice_dialog import ChoiceDialog
 from cachetui.core.model.corpus import SpecView
 from cachetui.core.model.records import MirrorOrigin
-from cachetui.core.query.spack_commands import origin_commands
+from cachetui.core.query.spack_commands import TRUST_KEYS_COMMAND, origin_commands
 from cachetui.core.spack.hashes import hash_reference
 from cachetui.present.inert import inert
 
 
-def copy_choices(spec: SpecView, origin: MirrorOrigin | None = None) -> list[tuple[str, str]]:
-    """(what, exact text) pairs offered by the copy menu; `origin`: the mirror the spec was loaded from.
+def copy_choices(spec: SpecView, origin: MirrorOrigin | None = None,
+                 keys_trusted: bool = False) -> list[tuple[str, str]]:
+    """(what, exact text) pairs offered by the copy menu; `origin`: the mirror the spec was loaded from;
+    `keys_trusted`: the user's Spack trusts the key that signed it, so the key-trust line is left out.
 
     Built from inert text: the clipboard gets exactly what the screen shows, never a control
     character from a document.
     """
     hash_ = inert(spec.hash)
     shown = None if origin is None else origin._replace(name=inert(origin.name), url=inert(origin.url))
-    return [("full hash", hash_), ("short hash", hash_reference(hash_)), *origin_commands(hash_, shown)]
+    commands = [(what, text) for what, text in origin_commands(hash_, shown)
+                if not (keys_trusted and text == TRUST_KEYS_COMMAND)]
+    return [("full hash", hash_), ("short hash", hash_reference(hash_)), *commands]
 
 
 class CopyMenu(ChoiceDialog[tuple[str, str]]):
     BINDINGS = [Binding(str(n), f"pick({n - 1})", show=False, id=f"copy.{n}") for n in range(1, 6)]
 
-    def __init__(self, spec: SpecView, origin: MirrorOrigin | None = None) -> None:
-        choices = copy_choices(spec, origin)
+    def __init__(self, spec: SpecView, origin: MirrorOrigin | None = None, keys_trusted: bool = False) -> None:
+        choices = copy_choices(spec, origin, keys_trusted)
         prompts = [
             (Text.assemble((f"{n}  {what}\n", "bold"), ("   " + inert(text), "cyan")), (what, text))
             for n, (what, text) in enumerate(choices, 1)

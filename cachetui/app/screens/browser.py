@@ -20,7 +20,6 @@ from cachetui.app.actions import ActionKeys, bindings, keys_shown
 from cachetui.app.answers import Answers
 from cachetui.app.dialogs.copy_menu import copy_choices
 from cachetui.app.dialogs.flows import choose_columns, choose_tag, compare
-from cachetui.app.dialogs.help import HelpScreen, help_sections
 from cachetui.app.dialogs.problems import ProblemsScreen
 from cachetui.app.requests import CopyMenuRequested, CopyRequested, ExportRequested
 from cachetui.app.screens.coverage_keys import CoverageKeys
@@ -35,6 +34,7 @@ from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import StatusLine, status_of
 from cachetui.app.worker_failure import report_failure
+from cachetui.core.load import Provenance
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.query import Query
 from cachetui.core.spack.specquery import looks_like_spec
@@ -59,6 +59,7 @@ class BrowserScreen(CoverageKeys):
         super().__init__()
         self._answers = Answers(self, lambda *delivered: self._deliver(*delivered))  # looked up at each delivery
         self._keys = ActionKeys(self.ACTIONS)
+        self.provenance: Provenance | None = None  # of the corpus: set by the app with it
 
     @property
     def spec_query(self) -> Query:
@@ -84,20 +85,18 @@ class BrowserScreen(CoverageKeys):
 
     def on_mount(self) -> None:
         # Start on the list, not in the search box: a first `q` or `?` must act, `/` searches.
-        self.set_focus(self.coverage_focus() or self.query_one(PackageList).options)
+        self.set_focus(self.query_one(PackageList).options)
         # A package search follows each key within its frame: a watcher runs as the line changes,
         # where QueryBar.Typed arrives a frame later.
         self.watch(self.query_one(QueryBar).input, "value", self._search_now, init=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide keys that cannot act now, so the footer only offers what works."""
-        context = self.in_view(self.query_one(BrowserBody).key_context(self.browsing))
-        return self._keys.check(action, context, typing=isinstance(self.focused, Input))
+        return self._keys.check(action, self.key_context(), typing=isinstance(self.focused, Input))
 
     def _refresh_keys(self) -> None:
         """Refresh the footer when what a key can do has changed (it recomposes every key)."""
-        context = self.in_view(self.query_one(BrowserBody).key_context(self.browsing))
-        if self._keys.changed(context, self.browsing.view.find):  # and whether the table's `s` sorts
+        if self._keys.changed(self.key_context(), self.browsing.view.find):  # and whether the table's `s` sorts
             self.refresh_bindings()
 
     def _go(self, step: tuple[Browsing, Effects]) -> None:
@@ -175,9 +174,6 @@ class BrowserScreen(CoverageKeys):
     def action_back(self) -> None:
         self.query_one(BrowserBody).back()
 
-    def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(help_sections(self, self.query_one(BrowserBody).panes)))
-
     def action_problems(self) -> None:
         if self.corpus is not None:
             self.app.push_screen(ProblemsScreen(self.corpus.report, self.query_one(QueryBar).problem))
@@ -188,8 +184,9 @@ class BrowserScreen(CoverageKeys):
             self.post_message(CopyRequested(text, what))
 
     def action_copy_menu(self) -> None:
-        if (spec := self.query_one(BrowserBody).selected) is not None and self.corpus is not None:
-            self.post_message(CopyMenuRequested(spec, self.corpus))
+        body = self.query_one(BrowserBody)
+        if (spec := body.selected) is not None and self.corpus is not None:
+            self.post_message(CopyMenuRequested(spec, self.corpus, body.known_signature(spec.index)))
 
     def action_clear_filters(self) -> None:
         self._go(go.narrowed(self.browsing, self.spec_query.cleared()))
@@ -234,7 +231,7 @@ class BrowserScreen(CoverageKeys):
             return
         self.add_class("-loaded")
         self.query_one(BrowserBody).corpus_arrived(corpus)
-        self.coverage_arrived(corpus)
+        self.query_one(BrowserBody).provenance_arrived_for(self.provenance)
         self._answers.forget()  # what answers over another corpus computed
         self._go(go.corpus_arrived(replace(self.browsing, line=self.query_one(QueryBar).text), corpus))
 

@@ -21,6 +21,7 @@ from cachetui.app.screens.panes import displayed, pane_widths
 from cachetui.app.widgets.detail_pane import DetailPane
 from cachetui.app.widgets.facet_panel import FacetPanel, FacetsPane, FacetState
 from cachetui.app.widgets.package_list import PackageList
+from cachetui.app.widgets.provenance_follower import ProvenanceFollower
 from cachetui.app.widgets.spec_detail import spec_detail
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.core.model.corpus import Corpus, SpecView
@@ -34,7 +35,7 @@ from cachetui.present.table_cells import SpecRows
 PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details", "#facets": "Facets"}
 
 
-class BrowserBody(Horizontal):
+class BrowserBody(ProvenanceFollower, Horizontal):
     # A package or a spec query is open: the list shows one name, so it can be narrower.
     opened: reactive[bool] = reactive(False, layout=False)
     with_build_deps: reactive[bool] = reactive(False)  # the details list build-only edges too
@@ -173,7 +174,7 @@ class BrowserBody(Horizontal):
             return
         self._detail_shown = shown
         detail = spec_detail(corpus, spec, self.with_build_deps) if corpus is not None and spec is not None else None
-        self.query_one(DetailPane).detail = detail
+        self.query_one(DetailPane).detail = self.with_provenance(detail)
 
     def watch_with_build_deps(self) -> None:
         self.follow_cursor()

@@ -15,6 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Static
 
 from cachetui.app.actions import keys_shown
@@ -246,6 +247,11 @@ class CoverageView(Vertical):
         detail = self.query_one(CoverageDetail).detail
         return KeyContext(loaded=self.corpus is not None, wanted=True, coverage=True,
                           spec_selected=detail is not None, nearest=detail is not None and detail.binary is not None)
+
+    @property
+    def panes(self) -> list[Widget]:
+        """The titled panes, in the order the help lists their keys."""
+        return [self.query_one(CoverageFacet), self.query_one(CoverageTree), self.query_one(CoverageDetail)]
 
     @property
     def tree_list(self) -> CoverageTree:

@@ -24,6 +24,7 @@ from cachetui.core.spack.tags import named_stacks
 from cachetui.core.spack.variants import parse_variants
 from cachetui.present.format import counted, describe_variant, display_path, human_size
 from cachetui.present.inert import inert
+from cachetui.present.provenance_pane import PaneProvenance, provenance_rows
 
 LABEL_WIDTH = 9
 INDENT = 2
@@ -46,6 +47,7 @@ class SpecDetail:
     used_by: tuple[UsedBy, ...] = ()
     more_used_by: int = 0
     missing: tuple[TreeLine, ...] = ()  # link/run records no loaded source holds: Spack would build them
+    provenance: PaneProvenance | None = None  # a mirror's binary: its signature and download, as far as fetched
 
 
 Line = tuple[Text, int | None]  # the text, and the spec Enter jumps to
@@ -54,20 +56,26 @@ Line = tuple[Text, int | None]  # the text, and the spec Enter jumps to
 def detail_lines(detail: SpecDetail | None) -> list[Line]:
     if detail is None:
         return [(Text("No spec selected.", style="dim"), None)]
-    return [*_about(detail), *_installable(detail), *_variants(detail.spec), *_dependencies(detail), *_users(detail)]
+    # Who signed it and what installing it downloads come right after what it is: the first lines a
+    # short pane shows (the table's row above already says how it was built).
+    return [*_identity(detail.spec), *_provenance(detail), *_about(detail), *_installable(detail),
+            *_variants(detail.spec), *_dependencies(detail), *_users(detail)]
 
 
 def _row(label: str, value: str, style: str = "") -> Line:
     return Text.assemble((f"{label:<{LABEL_WIDTH}}", "bold"), (inert(value), style)), None
 
 
-def _about(detail: SpecDetail) -> list[Line]:
-    spec = detail.spec
+def _identity(spec: SpecView) -> list[Line]:
     lines = [_row("hash", spec.hash, "bold cyan"), _row("short", hash_reference(spec.hash), "cyan")]
     if not is_valid_hash(spec.hash):
         lines.append(_row("", "not a valid Spack hash (32 chars of a-z, 2-7)", "yellow"))
-    lines += [
-        _row("package", f"{spec.package}@{spec.version}"),
+    return [*lines, _row("package", f"{spec.package}@{spec.version}")]
+
+
+def _about(detail: SpecDetail) -> list[Line]:
+    spec = detail.spec
+    return [
         _row("compiler", spec.compiler),
         _row("arch", arch_triple(spec.platform, spec.os, spec.target)),
         _row("tags", ", ".join(detail.tags)),
@@ -75,7 +83,6 @@ def _about(detail: SpecDetail) -> list[Line]:
         _row("size", human_size(spec.size)),
         _row("source", display_path(spec.path), "dim"),
     ]
-    return lines
 
 
 def _installable(detail: SpecDetail) -> list[Line]:
@@ -93,6 +100,25 @@ def _installable(detail: SpecDetail) -> list[Line]:
         name = f"{dep.name}@{dep.version}" if dep.version else dep.name
         lines.append((Text.assemble(" " * (LABEL_WIDTH + 1), inert(name),
                                     (" " + inert(hash_reference(dep.hash)), "dim")), None))
+    return lines
+
+
+_TONE_STYLES = {"good": "green", "warn": "yellow", "fail": "bold red", "quiet": "dim"}
+
+
+class _Hanging(Text):
+    """A labelled row whose wrapped lines start under its value (`wrap`), so the label column stays clear."""
+
+
+def _provenance(detail: SpecDetail) -> list[Line]:
+    if detail.provenance is None:
+        return []
+    lines: list[Line] = []
+    for row in provenance_rows(detail.provenance, detail.spec.hash):
+        text = _Hanging()
+        text.append(f"{row.label:<{LABEL_WIDTH}}", "bold")
+        text.append(inert(row.value), _TONE_STYLES.get(row.tone, ""))
+        lines.append((text, None))
     return lines
 
 
@@ -170,7 +196,12 @@ class DetailRows:
 def wrap(lines: list[Line], width: int, console: Console) -> list[Line]:
     wrapped: list[Line] = []
     for text, target in lines:
-        pieces = text.wrap(console, max(1, width)) if text.cell_len > width else [text]
+        if isinstance(text, _Hanging) and text.cell_len > width > 2 * LABEL_WIDTH:
+            values = text[LABEL_WIDTH:].wrap(console, width - LABEL_WIDTH)
+            pieces = [Text.assemble(text[:LABEL_WIDTH] if n == 0 else " " * LABEL_WIDTH, value)
+                      for n, value in enumerate(values)]
+        else:
+            pieces = list(text.wrap(console, max(1, width))) if text.cell_len > width else [text]
         wrapped.extend((piece, target) for piece in pieces)
     return wrapped
 
