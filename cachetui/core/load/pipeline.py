@@ -157,6 +157,8 @@ class _Load:
         if cache is not None:
             name = cache.name_for(self.inputs, self.max_bytes)
             snapshot = cache.read(name)
+            if cache.damaged is not None:  # said once: the file is rebuilt by this load
+                self.report.add(Problem(cache.damaged, "warm cache not used (rebuilt)", Severity.WARNING))
         site = _Site([s.path for s in self.sources if isinstance(s, SiteDocuments)], snapshot, self.report)
         groups = [locate(g, self.net) for g in self._groups()]
         if snapshot is not None and site.all_reused() and _groups_reused(groups, snapshot):

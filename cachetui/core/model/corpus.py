@@ -8,7 +8,7 @@ then tag, then document order, so one package's specs are one contiguous slice.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, repeat
@@ -124,9 +124,9 @@ class SpecView(NamedTuple):
 class Corpus:
     packages: list[str]
     package_ranges: list[tuple[int, int]]
-    documents: list[Document]
+    documents: Sequence[Document]  # a list when built; a DocumentTable when mapped from the warm cache
     tags: list[str]  # display order
-    hashes: list[str]
+    hashes: Sequence[str]  # a list when built; a StringTable when mapped from the warm cache
     vocab: dict[str, Vocabulary]
     single: dict[str, np.ndarray]
     multi: dict[str, MultiColumn]
@@ -185,7 +185,7 @@ class Corpus:
             return [tuple(values[v] for v in column.of(i).tolist()) for i in indices]
 
         sizes = self.size[doc.start : doc.stop].tolist()
-        return SpecColumns(self.hashes[doc.start : doc.stop], single("version"), single("compiler"),
+        return SpecColumns(list(self.hashes[doc.start : doc.stop]), single("version"), single("compiler"),
                            single("platform"), single("os"), single("target"), multi(RAW_VARIANTS),
                            multi("stack"), sizes, deps)
 
