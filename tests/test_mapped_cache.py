@@ -139,8 +139,9 @@ def _damage(file: Path, how: str, other: Path) -> None:
         _rewritten(file, how)
 
 
-DAMAGES = ["truncated", "empty", "not a cache file", "older format", "a flipped bit in its table", "another tree's file",
-           "id past its vocabulary", "offsets past their column", "string offsets running backwards",
+DAMAGES = ["truncated", "empty", "not a cache file", "older format", "a flipped bit in its table",
+           "another tree's file", "id past its vocabulary", "offsets past their column",
+           "string offsets running backwards",
            "a buffer missing"]
 
 

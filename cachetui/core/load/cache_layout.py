@@ -60,8 +60,8 @@ def to_buffers(snapshot: Snapshot) -> tuple[dict[str, np.ndarray], dict[str, Any
     buffers.update((f"deps.{f.name}", getattr(corpus.deps, f.name)) for f in fields(DependencyColumns))
     buffers["candidates.explicit"] = np.fromiter((c.explicit for c in snapshot.candidates), dtype=np.uint8,
                                                  count=len(snapshot.candidates))
-    paths = [c.path for c in snapshot.candidates]
-    buffers["candidates.signature"], buffers["candidates.known"] = _signatures([snapshot.signatures.get(p) for p in paths], 4)
+    signatures = [snapshot.signatures.get(c.path) for c in snapshot.candidates]
+    buffers["candidates.signature"], buffers["candidates.known"] = _signatures(signatures, 4)
     buffers["directories.signature"], buffers["directories.known"] = _signatures(
         list(snapshot.directories.values()), 2)
     meta = {
@@ -180,7 +180,8 @@ def _dependencies(read: _Reader, n: int, vocab: dict[str, Vocabulary]) -> Depend
         types=read.array("deps.types", edges), virtuals=read.array("deps.virtuals", edges),
         name_of=read.array("deps.name_of", hashes), version_of=read.array("deps.version_of", hashes),
         unheld_offsets=read.offsets("deps.unheld_offsets", hashes, unheld), unheld_hash=column["unheld_hash"],
-        unheld_types=read.array("deps.unheld_types", unheld), unheld_virtuals=read.array("deps.unheld_virtuals", unheld),
+        unheld_types=read.array("deps.unheld_types", unheld),
+        unheld_virtuals=read.array("deps.unheld_virtuals", unheld),
         external=read.array("deps.external", hashes))
 
 
@@ -195,5 +196,6 @@ def _tuple(value: Any) -> Any:
 
 
 def _problems_of(rows: list[list]) -> list[Problem]:
-    return [Problem(path, reason, Severity(severity), line, bool(stale)) for path, reason, severity, line, stale in rows]
+    return [Problem(path, reason, Severity(severity), line, bool(stale))
+            for path, reason, severity, line, stale in rows]
 

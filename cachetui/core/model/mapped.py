@@ -22,7 +22,7 @@ class MappedVocabulary(Vocabulary):
 
     __slots__ = ("_table", "_values", "_ids")
 
-    def __init__(self, table: StringTable) -> None:  # noqa: D107 -- Vocabulary's lists are properties here
+    def __init__(self, table: StringTable) -> None:  # Vocabulary's lists are properties here: not its __init__
         self._table = table
         self._values: list[str] | None = None
         self._ids: dict[str, int] | None = None
