@@ -13,6 +13,7 @@ import pytest
 import cachetui.core
 from cachetui.cli.main import main
 from cachetui.core.load.cache import CorpusCache, code_digest, default_cache_dir, source_digest
+from cachetui.core.load.code_digest import remembered_digest
 from cachetui.core.load.pipeline import load_corpus
 from cachetui.core.load.sources.regular_file import open_regular
 from cachetui.core.query.query import Query, facet_counts
@@ -210,6 +211,20 @@ def test_the_cache_key_ignores_code_that_only_reads_a_finished_corpus(tmp_path: 
                        "query/results.py", "query/diff.py", "spack/specquery.py"):
         (core / query_code).write_text((core / query_code).read_text() + "\n# a better answer\n")
     assert source_digest(core) == code_digest()
+
+
+def test_a_remembered_code_digest_is_worked_out_again_when_a_file_it_read_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    core, memo = tmp_path / "core", tmp_path / "memo"
+    shutil.copytree(Path(cachetui.core.__file__).parent, core, ignore=shutil.ignore_patterns("__pycache__"))
+    first = remembered_digest(core, memo)
+    assert first == source_digest(core) and (memo / "code-digest.json").is_file()
+    with monkeypatch.context() as patched:  # the second time nothing is parsed: the files are as they were
+        patched.setattr("cachetui.core.load.code_digest.ast.parse", lambda source: pytest.fail("parsed again"))
+        assert remembered_digest(core, memo) == first
+    (core / "model" / "build.py").write_text((core / "model" / "build.py").read_text() + "\n# a fixed builder\n")
+    assert remembered_digest(core, memo) == source_digest(core) != first
 
 
 def test_results_from_other_parser_code_are_not_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

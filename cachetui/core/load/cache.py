@@ -23,82 +23,28 @@ is truncated, foreign, from another format or inconsistent is rebuilt, and said 
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import os
-import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
-import yaml
-
-import cachetui.core
-from cachetui.core.load.cache_file import Damaged, map_buffers, write_buffers
+from cachetui.core.load.cache_file import CACHE_FORMAT, Damaged, map_buffers, write_buffers
 from cachetui.core.load.cache_layout import from_buffers, to_buffers
+from cachetui.core.load.code_digest import code_digest, loading_modules, source_digest
 from cachetui.core.load.private_dir import NotPrivate, open_private, private_directory, write_private
 from cachetui.core.load.sources.site.loader import Candidate, DirSignature, Signature, directory_signature, signature
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import Problem
 from cachetui.core.model.records import ParsedDocument
 
-CACHE_FORMAT = 6  # 3: dependency columns keep unheld records and externals; 4: the installable column;
-# 5: a problem says whether it is stale, the corpus which documents are offline copies; 6: mapped buffers, no pickle
+__all__ = ["CACHE_FORMAT", "CorpusCache", "Snapshot", "cache_key", "code_digest", "default_cache_dir",
+           "loading_modules", "source_digest"]
+
 
 
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "cachetui"
-
-
-# The modules a load runs: what they import (within the core), at any depth, shapes what is cached.
-LOADING_ROOTS = ("load/pipeline.py",)
-
-
-@lru_cache(maxsize=1)
-def code_digest() -> str:
-    """What cached results depend on: the loading code's source, the cache format, Python, numpy and PyYAML.
-
-    Only the modules a load imports count, so a change to query code (resolving, matching,
-    explaining) leaves users' caches valid; a change to a parser, the model or its builders does not.
-    """
-    return source_digest(Path(cachetui.core.__file__).parent)
-
-
-def source_digest(core: Path) -> str:
-    digest = hashlib.sha256(f"{CACHE_FORMAT}\0{sys.version}\0{np.__version__}\0{yaml.__version__}".encode())
-    for source in sorted(loading_modules(core)):
-        digest.update(source.relative_to(core).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-def loading_modules(core: Path) -> set[Path]:
-    """The core modules a load imports, at any depth, read from their import statements (nothing runs)."""
-    found: set[Path] = set()
-    waiting = [core / root for root in LOADING_ROOTS]
-    while waiting:
-        module = waiting.pop()
-        if module in found or not module.is_file():
-            continue
-        found.add(module)
-        for node in ast.walk(ast.parse(module.read_bytes())):
-            names = [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else \
-                [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
-            if isinstance(node, ast.ImportFrom) and node.level == 0:  # `from cachetui.core.x import y`: y may be one
-                names += [f"{node.module}.{alias.name}" for alias in node.names]
-            waiting += [path for name in names for path in _module_paths(core, name)]
-    return found
-
-
-def _module_paths(core: Path, name: str) -> list[Path]:
-    if not name.startswith("cachetui.core"):
-        return []
-    parts = name.split(".")[2:]
-    base = core.joinpath(*parts) if parts else core
-    # Importing a module runs every package above it too.
-    packages = [core.joinpath(*parts[:depth]) / "__init__.py" for depth in range(len(parts))]
-    return [base.with_suffix(".py"), base / "__init__.py", *packages]
 
 
 @dataclass

@@ -26,6 +26,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+CACHE_FORMAT = 6  # 3: dependency columns keep unheld records and externals; 4: the installable column;
+# 5: a problem says whether it is stale, the corpus which documents are offline copies; 6: mapped buffers, no pickle
 MAGIC = b"CTUICMAP"
 _HEADER = struct.Struct("<8sIIQQ32s32s")
 _CHECKED = 64  # the header's bytes before its checksum

@@ -9,6 +9,7 @@ column) raises Damaged before any of it is used: checked once, in numpy.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,7 @@ import numpy as np
 
 from cachetui.core.load.cache_file import Damaged
 from cachetui.core.load.sources.site.loader import Candidate
-from cachetui.core.model.corpus import Corpus, MultiColumn, Vocabulary
+from cachetui.core.model.corpus import UNIQUE_HASHES, Corpus, MultiColumn, Vocabulary
 from cachetui.core.model.dependencies import DependencyColumns
 from cachetui.core.model.mapped import DOCUMENT_STRINGS, DocumentTable, MappedVocabulary
 from cachetui.core.model.problems import Problem, Severity
@@ -66,6 +67,7 @@ def to_buffers(snapshot: Snapshot) -> tuple[dict[str, np.ndarray], dict[str, Any
         list(snapshot.directories.values()), 2)
     meta = {
         "ascii": ascii,
+        "unique_hashes": corpus.unique_hashes,
         "vocab": list(corpus.vocab), "single": list(corpus.single), "multi": list(corpus.multi),
         "inputs": snapshot.inputs,
         "walk_problems": _problems(snapshot.walk_problems),
@@ -77,7 +79,7 @@ def to_buffers(snapshot: Snapshot) -> tuple[dict[str, np.ndarray], dict[str, Any
     return buffers, meta
 
 
-def _signatures(signatures: list[tuple[int, ...] | None], width: int) -> tuple[np.ndarray, np.ndarray]:
+def _signatures(signatures: Sequence[tuple[int, ...] | None], width: int) -> tuple[np.ndarray, np.ndarray]:
     known = np.fromiter((s is not None for s in signatures), dtype=np.uint8, count=len(signatures))
     values = np.array([s or (0,) * width for s in signatures], dtype=np.int64).reshape(-1)
     return values, known
@@ -154,6 +156,10 @@ def _fields(read: _Reader) -> dict[str, Any]:
                     package_of=read.array("package_of", n, len(packages)),
                     document_of=read.array("document_of", n, len(documents)),
                     size=read.array("size", n), deps=_dependencies(read, n, vocab))
+    count = meta["unique_hashes"]
+    if not isinstance(count, int) or not 0 <= count <= n or (n and not count):
+        raise Damaged("unique_hashes out of bounds")
+    corpus.memo[UNIQUE_HASHES] = count
     candidates = read.strings("candidates").tolist()
     explicit = read.array("candidates.explicit", len(candidates)).tolist()
     directories = read.strings("directories").tolist()

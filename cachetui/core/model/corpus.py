@@ -30,6 +30,7 @@ SINGLE_FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os"
 DERIVED_FACETS = ("installable",)  # worked out over the whole load (cachetui.core.model.installable)
 MULTI_FACETS = ("stack", "variant")
 RAW_VARIANTS = "variant_raw"  # variant strings as documents wrote them; not a facet
+UNIQUE_HASHES = "unique-hashes"  # the memo of unique_hashes
 
 
 def arch_triple(platform: str, os: str, target: str) -> str:
@@ -283,7 +284,8 @@ class Corpus:
 
     @property
     def unique_hashes(self) -> int:
-        return len(set(self.hashes))
+        """How many distinct binaries (a warm corpus has the count from its cache file: no string built)."""
+        return self.memoised(UNIQUE_HASHES, lambda: len(set(self.hashes)))
 
     # -- dependencies ------------------------------------------------------------------------------
 
