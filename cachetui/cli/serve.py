@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         corpus = load_or_exit(args)
         for problem in corpus.report.errors:
             print(f"cachetui serve: {inert(Labels(inputs).text(problem.described()))}", file=sys.stderr)
+        del corpus  # the sessions map the cache file; the server keeps no copy of its own while it serves
     _, left_out = session_pythonpath(os.environ.get("PYTHONPATH", ""))
     if left_out:
         print(inert(f"cachetui serve: warning: PYTHONPATH has entries relative to the working directory "
