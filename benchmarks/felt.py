@@ -11,7 +11,6 @@ lines), a cold `cachetui check` (an empty cache directory: it parses and writes 
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -21,6 +20,10 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from benchmarks.harness import tree_parser  # noqa: E402
+
 WARM_CHECK_TARGET_S = 0.5
 COLD_CHECK_TARGET_RATIO = 1.5  # of the floor, as felt
 FLOOR = ("import sys; from pathlib import Path; sys.path.insert(0, {root!r}); "
@@ -63,9 +66,7 @@ def felt_line(tree: str, r: dict[str, float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("tree", type=Path)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser = tree_parser(__doc__)
     args = parser.parse_args()
     print(felt_line(args.tree.name, measure_felt(args.tree.resolve(), args.rounds)))
 

@@ -13,7 +13,6 @@ keys. Medians over rounds.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -32,7 +31,9 @@ from aiohttp import WSMsgType
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from cachetui.core.load import LoadOptions, load_corpus  # noqa: E402
+from benchmarks.harness import tree_parser  # noqa: E402
+from cachetui.core.load import load_corpus  # noqa: E402
+from cachetui.core.load.cache import CorpusCache  # noqa: E402
 from cachetui.core.spack.words import counted  # noqa: E402
 
 PSS_TARGET_MB = 1500.0
@@ -137,8 +138,7 @@ def measure_serve(root: Path, visitors: int, rounds: int) -> dict[str, float]:
         env = dict(os.environ, XDG_CACHE_HOME=cache_home)
         subprocess.run([sys.executable, "-m", "cachetui", "check", str(root)], env=env, check=True,
                        stdout=subprocess.DEVNULL)
-        os.environ["XDG_CACHE_HOME"] = cache_home  # the marker's corpus, from the same cache
-        corpus = load_corpus([str(root)], LoadOptions(use_cache=True))
+        corpus = load_corpus([str(root)], cache=CorpusCache(Path(cache_home) / "cachetui"))  # the marker's
         marker = f"{counted(len(corpus.documents), 'doc')} · {counted(corpus.n_specs, 'spec')}"
         del corpus
         for _ in range(rounds):
@@ -169,10 +169,8 @@ def serve_line(tree: str, r: dict[str, float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("tree", type=Path)
+    parser = tree_parser(__doc__)
     parser.add_argument("--visitors", type=int, default=8)
-    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     result = measure_serve(args.tree.resolve(), args.visitors, args.rounds)
     print(serve_line(args.tree.name, result))

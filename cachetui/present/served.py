@@ -16,12 +16,12 @@ import re
 import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import overload
 
 from cachetui.core.load import LoadOptions, local_input, local_location, source_label
 from cachetui.core.model.corpus import Corpus, Document
 from cachetui.core.model.problems import LoadReport
 from cachetui.core.model.records import MirrorOrigin
+from cachetui.core.model.tables import ReadOnDemand
 from cachetui.core.query.spack_commands import mirror_of, without_credentials
 from cachetui.present.answer import file_safe
 from cachetui.present.export import FORMATS as EXPORT_FORMATS
@@ -134,7 +134,7 @@ def served_corpus(corpus: Corpus, labels: Labels,
     return shown_corpus, ServedOrigins(documents, corpus.origins, labels, mirror_urls)
 
 
-class ServedDocuments(Sequence[Document]):
+class ServedDocuments(ReadOnDemand[Document]):
     """A corpus's documents with their paths as labels, each made when read; it remembers the server's
     path of each it made, to find the mirror it came from."""
 
@@ -145,16 +145,8 @@ class ServedDocuments(Sequence[Document]):
     def __len__(self) -> int:
         return len(self._documents)
 
-    @overload
-    def __getitem__(self, index: int) -> Document: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Document]: ...
-
-    def __getitem__(self, index: int | slice) -> Document | list[Document]:
-        if isinstance(index, slice):
-            return [self._shown(document) for document in self._documents[index]]
-        return self._shown(self._documents[index])
+    def _item(self, i: int) -> Document:
+        return self._shown(self._documents[i])
 
     def __iter__(self) -> Iterator[Document]:
         return map(self._shown, self._documents)

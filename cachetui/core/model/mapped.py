@@ -6,13 +6,12 @@ that never asks for a vocabulary's ids (a dict), or for document 40,000, never b
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import overload
+from collections.abc import Iterator
 
 import numpy as np
 
 from cachetui.core.model.corpus import Document, Vocabulary
-from cachetui.core.model.tables import StringTable
+from cachetui.core.model.tables import ReadOnDemand, StringTable
 
 DOCUMENT_STRINGS = ("path", "package", "tag", "title", "generation")  # Document's string fields, in order
 
@@ -61,7 +60,7 @@ def _vocabulary(values: list[str]) -> Vocabulary:
     return vocabulary
 
 
-class DocumentTable(Sequence[Document]):
+class DocumentTable(ReadOnDemand[Document]):
     """The corpus's documents as columns (strings, spec slices); a Document is made when one is read."""
 
     __slots__ = ("strings", "start", "stop")
@@ -73,20 +72,7 @@ class DocumentTable(Sequence[Document]):
     def __len__(self) -> int:
         return len(self.start)
 
-    @overload
-    def __getitem__(self, index: int) -> Document: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Document]: ...
-
-    def __getitem__(self, index: int | slice) -> Document | list[Document]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        i = int(index)
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError("document index out of range")
+    def _item(self, i: int) -> Document:
         path, package, tag, title, generation = (self.strings[name][i] for name in DOCUMENT_STRINGS)
         return Document(path, package, tag, title, generation, int(self.start[i]), int(self.stop[i]))
 

@@ -7,15 +7,52 @@ maps the same file shares its pages. String i is data[offsets[i]:offsets[i+1]], 
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Iterator, Sequence
-from typing import overload
+from typing import TypeVar, overload
 
 import numpy as np
 
 from cachetui.core.model.arrays import IndexArray
 
+T = TypeVar("T")
 
-class StringTable(Sequence[str]):
+
+class ReadOnDemand(Sequence[T]):
+    """A sequence whose items are made when read: `_item(i)` makes one, `_items(start, stop)` a run."""
+
+    __slots__ = ()
+
+    @abstractmethod
+    def __len__(self) -> int: ...
+
+    @abstractmethod
+    def _item(self, i: int) -> T: ...
+
+    def _items(self, start: int, stop: int) -> list[T]:
+        return [self._item(i) for i in range(start, stop)]
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                return [self._item(i) for i in range(start, stop, step)]
+            return self._items(start, stop) if stop > start else []
+        i = int(index)
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(f"{type(self).__name__} index out of range")
+        return self._item(i)
+
+
+class StringTable(ReadOnDemand[str]):
     """A read-only sequence of strings over a byte buffer and its offsets (checked in bounds by whoever made them)."""
 
     __slots__ = ("data", "offsets", "ascii")
@@ -28,25 +65,11 @@ class StringTable(Sequence[str]):
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
+    def _item(self, i: int) -> str:
+        return _decode(self.data[int(self.offsets[i]) : int(self.offsets[i + 1])].tobytes())
 
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            start, stop, step = index.indices(len(self))
-            if step != 1:
-                return [self[i] for i in range(start, stop, step)]
-            return self._decoded(start, stop) if stop > start else []
-        i = int(index)
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError("string table index out of range")
-        lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
-        return _decode(self.data[lo:hi].tobytes())
+    def _items(self, start: int, stop: int) -> list[str]:
+        return self._decoded(start, stop)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._decoded(0, len(self)))
