@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -208,6 +209,13 @@ def test_the_cli_says_a_rebuilt_cache_once(inputs: list[str], private_cache_home
     assert "Traceback" not in done.stderr
     quiet = subprocess.run(check, env=env, capture_output=True, text=True)
     assert "warm cache" not in quiet.stdout + quiet.stderr
+    # A command whose answer is on stdout says it on stderr, once, whatever the output format.
+    file.write_bytes(b"not a cache file, and longer than a header: " * 4)
+    query = subprocess.run([*check[:3], "query", "--format", "json", *inputs], env=env, capture_output=True,
+                           text=True)
+    assert query.returncode == 0 and json.loads(query.stdout)
+    assert [line for line in query.stderr.splitlines() if "warm cache" in line] == [
+        f"cachetui: warning: {file}: not a cachetui cache file: warm cache not used (rebuilt)"]
 
 
 def test_load_options_ask_for_the_users_cache(inputs: list[str], private_cache_home: Path) -> None:

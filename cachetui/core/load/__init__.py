@@ -5,7 +5,7 @@ What the CLI, the app and `present/` use is exported here (import-linter keeps t
 """
 
 from cachetui.core.load.options import LoadOptions
-from cachetui.core.load.pipeline import PathNotFound, load_corpus, recognisable, require_inputs
+from cachetui.core.load.pipeline import CACHE_REBUILT, PathNotFound, load_corpus, recognisable, require_inputs
 from cachetui.core.load.progress import DOCUMENTS, Progress
 from cachetui.core.load.sample import sample_path
 from cachetui.core.load.sources import (
@@ -20,6 +20,7 @@ from cachetui.core.load.sources.redact import redact
 from cachetui.core.load.sources.transport import is_url
 
 __all__ = [
+    "CACHE_REBUILT",
     "DOCUMENTS",
     "SPACK_MIRRORS",
     "LoadOptions",

@@ -37,9 +37,12 @@ from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import Problem
 from cachetui.core.model.records import ParsedDocument
 
-__all__ = ["CACHE_FORMAT", "CorpusCache", "Snapshot", "cache_key", "code_digest", "default_cache_dir",
+__all__ = ["CACHE_FORMAT", "CACHE_REBUILT", "CorpusCache", "Snapshot", "cache_key", "code_digest", "default_cache_dir",
            "loading_modules", "source_digest"]
 
+
+
+CACHE_REBUILT = "warm cache not used (rebuilt)"  # the one warning a damaged cache file costs, said by every command
 
 
 def default_cache_dir() -> Path:
