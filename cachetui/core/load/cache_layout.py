@@ -193,8 +193,10 @@ def _dependencies(read: _Reader, n: int, vocab: dict[str, Vocabulary]) -> Depend
 
 def _signatures_of(read: _Reader, name: str, count: int, width: int) -> list[Any]:
     values = read.array(f"{name}.signature", count * width).reshape(-1, width)
-    known = read.array(f"{name}.known", count).tolist()
-    return [tuple(row) if ok else None for row, ok in zip(values.tolist(), known)]
+    known = read.array(f"{name}.known", count)
+    if known.all():  # the usual case, at C speed: 50,000 rows of a warm start
+        return list(map(tuple, values.tolist()))
+    return [tuple(row) if ok else None for row, ok in zip(values.tolist(), known.tolist())]
 
 
 def _tuple(value: Any) -> Any:
