@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/pty_keys.py
 	$(BIN)/python benchmarks/dependency_queries.py
 	$(BIN)/python benchmarks/table_plan.py
+	$(BIN)/python benchmarks/coverage_bench.py
 
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py

@@ -32,7 +32,18 @@ def run_over(root: Path, hostile_file: Path) -> dict[str, tuple[list[str], list[
         "query": (["query", str(root)], [EVERY_PACKAGE, EVERY_VALUE]),
         "diff": (["diff", "develop", EVERY_TAG, str(root)], [EVERY_PACKAGE]),
         "check": (["check", str(root)], [str(hostile_file)]),
+        "coverage": (["coverage", str(_hostile_lockfile(root)), str(root)], [EVERY_PACKAGE]),
+        "verify": (["verify", str(root)], [EVERY_PACKAGE]),
     }
+
+
+def _hostile_lockfile(root: Path) -> Path:
+    """A lockfile wanting EVERY_PACKAGE (whose binaries the tree holds), its root spec and a variant hostile too."""
+    node = {"name": EVERY_PACKAGE, "version": "1.0", "parameters": {"x": EVERY_PACKAGE}, "hash": "a" * 32}
+    path = root.parent / f"{root.name}.lock"
+    path.write_text(json.dumps({"_meta": {"lockfile-version": 6}, "roots": [{"hash": "a" * 32, "spec": EVERY_PACKAGE}],
+                                "concrete_specs": {"a" * 32: node}}))
+    return path
 
 
 def output_options() -> Iterator[tuple[str, list[str], str]]:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from cachetui import __version__
-from cachetui.cli import check, config, diff, query, serve
+from cachetui.cli import check, config, coverage, diff, query, serve, verify
 from cachetui.cli.options import (
     EXIT_OK,
     UsageError,
@@ -22,15 +22,17 @@ from cachetui.cli.options import (
 if TYPE_CHECKING:
     from cachetui.app.app import CacheTuiApp
 
-COMMANDS = ("check", "query", "diff", "serve", "config")
+COMMANDS = ("check", "query", "diff", "coverage", "serve", "config", "verify")
 
 
 def browse_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cachetui",
         description="Browse Spack build caches: site documents, mirrors and the public cache. Commands: "
-        "'check SOURCE...', 'query SOURCE...', 'diff OLD NEW [SOURCE...]' (see 'cachetui diff --help') and "
-        "'serve SOURCE...' (the browser as a web page) and 'config' (your settings). With no SOURCE, opens "
+        "'check SOURCE...', 'query SOURCE...', 'diff OLD NEW [SOURCE...]' (see 'cachetui diff --help'), "
+        "'coverage WANTED [SOURCE...]' (why a spec is not in the cache), "
+        "'serve SOURCE...' (the browser as a web page), 'config' (your settings) and 'verify SOURCE...' (who "
+        "signed each binary). With no SOURCE, opens "
         "the sources of your config.toml, else the bundled sample corpus.",
     )
     parser.add_argument("--version", action="version", version=f"cachetui {__version__}")
@@ -44,8 +46,10 @@ def _command_parser() -> argparse.ArgumentParser:
     check.add_parser(subparsers)
     query.add_parser(subparsers)
     diff.add_parser(subparsers)
+    coverage.add_parser(subparsers)
     serve.add_parser(subparsers)
     config.add_parser(subparsers)
+    verify.add_parser(subparsers)
     return parser
 
 

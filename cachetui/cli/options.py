@@ -21,7 +21,9 @@ from cachetui.core.load import (
 )
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import PathNotFound, UnusableInput
+from cachetui.core.spack.specquery import NotRecorded, SpecQuery, SpecSyntaxError, parse_spec_query
 from cachetui.core.spack.tags import PUBLIC_HOST
+from cachetui.core.spack.words import echo_at
 from cachetui.present.format import problem_line
 from cachetui.present.inert import inert
 
@@ -174,6 +176,16 @@ def fail_usage(message: str) -> NoReturn:
     raise UsageError(message)
 
 
+def answered(answer: Callable[[], int], no_answer: Callable[[], None]) -> int:
+    """A command's answer; on a usage error, what its machine-read format prints when there is none (`[]`, a CSV
+    header) before the error is said (exit 2), so a pipe into jq or a CSV reader never breaks."""
+    try:
+        return answer()
+    except UsageError:
+        no_answer()
+        raise
+
+
 def guarded(run: Callable[[], int], debug: bool) -> int:
     """Run a command; an unexpected exception is one line on stderr, never a traceback (unless --debug)."""
     try:
@@ -191,3 +203,16 @@ def guarded(run: Callable[[], int], debug: bool) -> int:
         print(f"cachetui: internal error: {inert(type(exc).__name__)}: {inert(redact(str(exc)))}", file=sys.stderr)
         print("cachetui: run again with --debug for a traceback", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def spec_option(text: str | None) -> SpecQuery | None:
+    """`--spec`, parsed before anything loads: a malformed query is a usage error whatever the corpus."""
+    if text is None:
+        return None
+    try:
+        return parse_spec_query(text)
+    except NotRecorded as exc:  # valid Spack, but nothing a cache could answer: a usage error, not a malformed one
+        fail_usage(exc.message)
+    except SpecSyntaxError as exc:
+        shown, column = echo_at(exc.text, exc.position)
+        fail_usage(f"malformed spec query: {exc.message}\n  {shown}\n  {' ' * column}^")

@@ -11,41 +11,24 @@ import numpy as np
 
 from cachetui.cli.options import (
     EXIT_PROBLEMS,
-    UsageError,
     add_inputs,
+    answered,
     fail_usage,
     load_or_exit,
     report_load_errors,
     report_unknown,
+    spec_option,
 )
 from cachetui.core.model.corpus import Corpus
-from cachetui.core.model.installable import VALUES as INSTALLABLE_VALUES
-from cachetui.core.model.installable import YES
+from cachetui.core.model.fields import REGISTRY
 from cachetui.core.query.filters import MalformedValue, resolve_filters
 from cachetui.core.query.query import Filters, Query, RunsOn, said_beside, select
 from cachetui.core.query.resolve import QueryProblem, UnknownValue, resolve_package
-from cachetui.core.spack.specquery import NotRecorded, SpecQuery, SpecSyntaxError, VariantTerm, parse_spec_query
+from cachetui.core.spack.specquery import SpecQuery, VariantTerm
 from cachetui.core.spack.targets import archspec_names, host, known
 from cachetui.core.spack.variants import parse_variants
-from cachetui.core.spack.words import echo_at
 from cachetui.present.inert import inert
 from cachetui.present.spec_output import FORMATS, write_no_answer, write_specs
-
-# option -> facet; repeated options of one kind are OR, different kinds AND (each variant
-# name is its own kind: `--variant +mpi --variant ~cuda` needs both). One `--variant` with
-# several values (`cuda_arch=80,90`) needs them all, as Spack reads it.
-FILTER_OPTIONS = {
-    "tag": "tag",
-    "version": "version",
-    "compiler": "compiler",
-    "platform": "platform",
-    "os": "os",
-    "target": "target",
-    "stack": "stack",
-    "variant": "variant",
-    "installable": "installable",
-}
-
 
 DESCRIPTION = """\
 Print the binaries that match. Filters combine as OR within one option and AND across options;
@@ -68,12 +51,17 @@ def add_parser(subparsers: Any) -> None:
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--package", action="append", default=[], metavar="NAME",
                         help="only this package (repeat for several)")
-    for option, helped in FILTER_HELP.items():
-        if option == "installable":  # `--installable` alone: the binaries that are
-            parser.add_argument("--installable", action="append", default=[], nargs="?", const=YES,
-                                choices=INSTALLABLE_VALUES, help=helped)
+    for field in REGISTRY.options():  # one option a facet (cachetui.core.model.fields), named as it is
+        option = field.option
+        if option is None:
             continue
-        parser.add_argument(f"--{option}", action="append", default=[], metavar=option.upper(), help=helped)
+        flag = "--" + field.name.replace("_", "-")
+        if option.const is not None:  # `--installable` alone: the binaries that are
+            parser.add_argument(flag, dest=field.name, action="append", default=[], nargs="?", const=option.const,
+                                choices=option.choices, help=option.help)
+            continue
+        parser.add_argument(flag, dest=field.name, action="append", default=[], metavar=field.name.upper(),
+                            choices=option.choices, help=option.help)
     parser.add_argument("--spec", metavar="QUERY",
                         help="a Spack spec query, e.g. 'hdf5@1.14: +mpi target=x86_64_v3 %%gcc@13' or '/abc1234'")
     parser.add_argument("--runs-on", metavar="MACHINE",
@@ -83,23 +71,14 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-FILTER_HELP = {
-    "tag": "a tag (snapshot) of the sources, e.g. develop",
-    "version": "a version as Spack reads @: 1.14 (1.14 to 1.14.x), 1.12:1.14, =1.14.3",
-    "compiler": "gcc (every gcc), gcc@13 (13 to 13.x), gcc@=13.2.0; old and new names are one compiler",
-    "platform": "linux, darwin, …",
-    "os": "ubuntu22.04, rhel8, …",
-    "target": "a microarchitecture (zen3) or a range (x86_64_v3: is it and every descendant)",
-    "stack": "a stack of an index of indexes, e.g. e4s (root is the whole tag, not a stack)",
-    "variant": "+mpi, ~cuda, cuda_arch=80 (has 80), cuda_arch=80,90 (has both)",
-    "installable": "yes (the default): its link/run dependencies, at any depth, are all held by the loaded "
-                   "sources, so `spack install --use-buildcache only` can fetch it; no; unknown (site documents)",
-}
-
-
 def build_filters(corpus: Corpus, args: argparse.Namespace, package: str | None = None) -> dict[str, frozenset[str]]:
-    """The facet filters the options stand for, looked for in `package`; bad syntax ends the command."""
-    typed = {facet: getattr(args, option) for option, facet in FILTER_OPTIONS.items()}
+    """The facet filters the options stand for, looked for in `package`; bad syntax ends the command.
+
+    Repeated options of one kind are OR, different kinds AND (each variant name is its own kind:
+    `--variant +mpi --variant ~cuda` needs both). One `--variant` with several values
+    (`cuda_arch=80,90`) needs them all, as Spack reads it.
+    """
+    typed = {field.name: getattr(args, field.name) for field in REGISTRY.options()}
     typed["variant"] = [v for v in typed["variant"] if not _several_values(v)]
     try:
         return resolve_filters(corpus, typed, package)
@@ -126,18 +105,6 @@ def _packages(corpus: Corpus, typed: list[str]) -> list[str]:
     return [resolve_package(corpus, name) for name in dict.fromkeys(typed)]
 
 
-def _spec(text: str | None) -> SpecQuery | None:
-    if text is None:
-        return None
-    try:
-        return parse_spec_query(text)
-    except NotRecorded as exc:  # valid Spack, but nothing a cache could answer: a usage error, not a malformed one
-        fail_usage(exc.message)
-    except SpecSyntaxError as exc:
-        shown, column = echo_at(exc.text, exc.position)
-        fail_usage(f"malformed spec query: {exc.message}\n  {shown}\n  {' ' * column}^")
-
-
 def _runs_on(text: str | None) -> RunsOn | None:
     """`host` is this machine (its microarchitecture and platform); any other name is a microarchitecture."""
     if text is None:
@@ -151,15 +118,12 @@ def _runs_on(text: str | None) -> RunsOn | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        return _answer(args)
-    except UsageError:  # a malformed query, nothing loaded, `--stack root`: said on stderr, exit 2
-        write_no_answer(sys.stdout, args.format)  # and still `[]` for json, the header for csv
-        raise
+    # A malformed query, nothing loaded, `--stack root`: said on stderr, exit 2, and still `[]` or the CSV header.
+    return answered(lambda: _answer(args), lambda: write_no_answer(sys.stdout, args.format))
 
 
 def _answer(args: argparse.Namespace) -> int:
-    spec = _spec(args.spec)  # syntax first: a malformed query is a usage error whatever the corpus
+    spec = spec_option(args.spec)  # syntax first: a malformed query is a usage error whatever the corpus
     corpus = load_or_exit(args)
     try:
         packages = _packages(corpus, args.package)

@@ -6,11 +6,13 @@ text and CSV show control characters as visible escapes, JSON as JSON escapes (t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain
+from operator import attrgetter
 from typing import Any, TextIO
 
 from cachetui.core.model.corpus import Corpus, SpecView
+from cachetui.core.model.fields import REGISTRY, View
 from cachetui.core.model.records import Dependency
 from cachetui.core.query.spack_find import FindLine, find_lines
 from cachetui.core.spack.deptypes import deptype_names
@@ -20,25 +22,24 @@ from cachetui.present.table import write_table
 from cachetui.present.writers import write_csv, write_json, write_lines
 
 FORMATS = ("table", "json", "csv", "spack")
-COLUMNS = ("package", "tag", "hash", "version", "compiler", "platform", "os", "target", "variants", "stacks", "size",
-           "installable")
+# The fields of a record, declared with each field of a spec (cachetui.core.model.fields), in their order.
+COLUMNS = View(lambda: tuple(REGISTRY.outputs()))
+# A record's fields that are not one value of a facet (those are the spec's `values`, as the corpus has them).
+_VALUES: dict[str, Callable[[SpecView], Any]] = {
+    "package": attrgetter("package"),
+    "hash": attrgetter("hash"),
+    "variants": lambda spec: list(spec.raw_variants),
+    "stacks": lambda spec: named_stacks(spec.stacks),
+    "size": attrgetter("size"),
+}
 
 
 def spec_record(spec: SpecView, dependencies: list[Dependency] | None = None) -> dict[str, Any]:
-    """A spec as `query --format json` prints it; `dependencies` is empty for site documents."""
-    return {
-        "package": spec.package,
-        "tag": spec.tag,
-        "hash": spec.hash,
-        "version": spec.version,
-        "compiler": spec.compiler,
-        "platform": spec.platform,
-        "os": spec.os,
-        "target": spec.target,
-        "variants": list(spec.raw_variants),
-        "stacks": named_stacks(spec.stacks),
-        "size": spec.size,
-        "installable": spec.installable,  # yes, no, or unknown (site documents record no dependencies)
+    """A spec as `query --format json` prints it; `dependencies` is empty for site documents.
+
+    `installable` is yes, no, or unknown (site documents record no dependencies).
+    """
+    return {output: _value(spec, output, name) for output, name in REGISTRY.outputs().items()} | {
         "path": spec.path,
         "dependencies": [
             {"name": d.name, "hash": d.hash, "deptypes": list(deptype_names(d.deptypes)),
@@ -46,6 +47,11 @@ def spec_record(spec: SpecView, dependencies: list[Dependency] | None = None) ->
             for d in dependencies or []
         ],
     }
+
+
+def _value(spec: SpecView, output: str, name: str) -> Any:
+    held = _VALUES.get(output)
+    return held(spec) if held is not None else spec.values[name]
 
 
 def _cells(spec: SpecView) -> list[str]:

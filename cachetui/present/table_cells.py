@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.fields import DERIVED, REGISTRY, SINGLE, Lookup
 from cachetui.core.model.installable import NO, UNKNOWN, YES
 from cachetui.core.query.common import Common
 from cachetui.core.query.diff import Comparison
@@ -38,8 +39,7 @@ class SpecRows:
 INSTALLABLE_TEXT = {YES: "yes", NO: "no: builds", UNKNOWN: "?"}
 CHANGE_TEXT = {"added": "+ added", "removed": "− removed", "kept": "= kept", "": ""}
 # A column's value said inside the differs cell, in spec syntax, when the column itself has no room.
-SPELLING = {"version": "@{}", "compiler": "%{}", "platform": "platform={}", "os": "os={}", "target": "target={}",
-            "tag": "tag={}", "stacks": "stacks={}", "dependencies": "{}"}  # ^zlib@1.3.1/abc1234 (see table_plan)
+SPELLING = Lookup(REGISTRY.spellings)  # declared with each field (cachetui.core.model.fields)
 
 # Names of one family differ at their end (`py-torch-geometric-xyz1`, `develop-2025-04-20`): cut in the middle.
 MIDDLE_CUT = frozenset({"package", "tag"})
@@ -69,16 +69,10 @@ def cell_getters(rows: SpecRows) -> dict[str, Getter]:
     installable = single("installable")
     packages, package_of = corpus.packages, corpus.package_of
     comparison = rows.comparison
-    return {
+    return {facet: single(facet) for facet in REGISTRY.shown(SINGLE, DERIVED)} | {  # a facet's column: its value
         "change": lambda i: CHANGE_TEXT[comparison.mark_of(i) if comparison is not None else ""],
         "package": lambda i: packages[package_of[i]],
         "hash": lambda i: short_hash(corpus.hashes[i]),
-        "version": single("version"),
-        "compiler": single("compiler"),
-        "platform": single("platform"),
-        "os": single("os"),
-        "target": single("target"),
-        "tag": single("tag"),
         "installable": lambda i: INSTALLABLE_TEXT[installable(i)],
         "stacks": lambda i: ",".join(stack_values[v] for v in stacks.of(i) if not is_whole_tag(stack_values[v])),
         "variants": lambda i: condensed_variants(corpus.raw_variants(i)),

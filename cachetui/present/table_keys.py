@@ -15,12 +15,12 @@ from functools import partial
 import numpy as np
 
 from cachetui.core.model.corpus import RAW_VARIANTS, Corpus
+from cachetui.core.model.fields import DERIVED, REGISTRY, SINGLE
 from cachetui.present.separate import separating
 from cachetui.present.table_cells import SpecRows
 
 WHOLE_ROWS = 50_000  # above, every n-th row: the numbers cost what this many rows cost
 DEPENDENCY_ROWS = 2_000  # rows alike but for their dependencies whose dependencies are read, to name them
-FACETS = ("version", "compiler", "platform", "os", "target", "tag", "installable")
 MULTI = {"stacks": "stack", "variants": RAW_VARIANTS, "differs": RAW_VARIANTS}
 
 Keys = dict[str, np.ndarray]
@@ -38,7 +38,7 @@ def row_keys(rows: SpecRows) -> Keys:
     corpus = rows.corpus
     shown = keyed(rows)
     keys: Keys = {"package": corpus.package_of[shown], "size": corpus.size[shown]}
-    keys |= {facet: corpus.single[facet][shown] for facet in FACETS}
+    keys |= {facet: corpus.single[facet][shown] for facet in REGISTRY.shown(SINGLE, DERIVED)}
     for key, facet in MULTI.items():
         keys[key] = corpus.memoised(("value-sums", facet), partial(_value_sums, corpus, facet))[shown]
     if corpus.has_dependencies:

@@ -10,36 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cachetui.core.model.fields import REGISTRY, Column, Lookup, View
+
 GAP = 1  # cells between two columns
 
-
-@dataclass(frozen=True)
-class Column:
-    key: str
-    title: str
-    priority: int  # lower stays longer when the pane is narrow
-    min_width: int
-    max_width: int
-    flexible: bool = False  # cut short (down to min_width, cells marked …) rather than dropped when space is short
-
-
-COLUMNS = (
-    Column("change", "change", 0, 9, 9),
-    Column("package", "package", 0, 8, 28, flexible=True),  # the package list beside it shows a cut name whole
-    Column("hash", "hash", 0, 7, 7),
-    Column("version", "version", 1, 7, 12),
-    Column("compiler", "compiler", 2, 8, 18),
-    Column("differs", "differs", 1, 6, 24, flexible=True),  # as wide as its separating variants need
-    Column("platform", "platform", 8, 6, 8),
-    Column("os", "os", 5, 6, 12),
-    Column("target", "target", 4, 6, 12),
-    Column("stacks", "stacks", 9, 8, 28),
-    Column("variants", "variants", 10, 10, 60, flexible=True),
-    Column("size", "size", 7, 8, 9),
-    Column("installable", "cache-only", 3, 10, 10),
-    Column("tag", "tag", 6, 7, 18, flexible=True),  # cut in the middle: tags of one family differ at their end
-)
-COLUMN = {column.key: column for column in COLUMNS}
+# The columns (declared with the other fields of a spec, in cachetui.core.model.fields), in the table's order.
+COLUMNS: Sequence[Column] = View(REGISTRY.columns)
+COLUMN = Lookup(REGISTRY.column_keys)
 
 HIDDEN_AT_FIRST = frozenset({"variants"})  # "differs" and the common line above say it without repeats
 

@@ -18,25 +18,14 @@ from textual.reactive import reactive
 from textual.widgets import Input
 
 from cachetui.app.widgets.pick_list import PickList
-from cachetui.core.model.corpus import FACETS
+from cachetui.core.model.fields import REGISTRY, Lookup
 from cachetui.core.query.query import sort_values
 from cachetui.core.spack.tags import WHOLE_TAG_LABELS
 from cachetui.present.apart import apart
 from cachetui.present.fit import fit
 from cachetui.present.inert import inert
 
-FACET_TITLES = {
-    "tag": "Tag",
-    "version": "Version",
-    "compiler": "Compiler",
-    "compiler_name": "Compiler name",
-    "platform": "Platform",
-    "os": "OS",
-    "target": "Target",
-    "stack": "Stack",
-    "installable": "Installable from the cache",
-    "variant": "Variant",
-}
+FACET_TITLES = Lookup(REGISTRY.facet_titles)  # declared with each field (cachetui.core.model.fields)
 MAX_VALUES = 40  # per facet; the rest is one "… N more" row (Enter shows them), chosen values always show
 _ORDERED_BY_VALUE = frozenset({"version", "tag"})
 # Every spec of a tag is in its `root` stack: the whole tag, which as a facet value narrows nothing.
@@ -132,12 +121,12 @@ class FacetRows:
 
 def facet_entries(state: FacetState) -> list[Entry]:
     entries: list[Entry] = []
-    active = [(f, v) for f in FACETS for v in sorted(state.selected.get(f, ()))]
+    active = [(f, v) for f in REGISTRY.facets() for v in sorted(state.selected.get(f, ()))]
     if active:
         entries.append(Entry(Kind.HEADING, title="Active filters (x: clear)"))
         entries += [Entry(Kind.ACTIVE, facet, value, chosen=True) for facet, value in active]
     needle = state.filter_text.strip().lower()
-    for facet in FACETS:
+    for facet in REGISTRY.facets():
         counts = state.counts.get(facet, {})
         chosen = state.selected.get(facet, frozenset())
         hidden = _HIDDEN_VALUES.get(facet, frozenset()) - chosen

@@ -216,7 +216,7 @@ class SpecTable(LineView):
     def on_click(self, event: events.Click) -> None:
         if event.y == 1 and self.check_action("sort_next", ()):
             column = self.source.column_at(event.x) if self.source is not None else None
-            if column in SORT_COLUMNS:  # not "change": it marks a row, it is not a property of the spec
+            if column is not None and column in SORT_COLUMNS:  # not "change": it marks a row
                 data = self.data
                 same = data is not None and data.sort_column == column
                 self.post_message(self.SortRequested(column, data is not None and same and not data.descending))

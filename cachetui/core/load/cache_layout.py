@@ -17,7 +17,7 @@ import numpy as np
 
 from cachetui.core.load.cache_file import Damaged
 from cachetui.core.load.sources.site.loader import Candidate
-from cachetui.core.model.corpus import UNIQUE_HASHES, Corpus, MultiColumn, Vocabulary
+from cachetui.core.model.corpus import BUILD_PROVENANCE, UNIQUE_HASHES, Corpus, MultiColumn, Vocabulary
 from cachetui.core.model.dependencies import DependencyColumns
 from cachetui.core.model.mapped import DOCUMENT_STRINGS, DocumentTable, MappedVocabulary
 from cachetui.core.model.problems import Problem, Severity
@@ -57,7 +57,8 @@ def to_buffers(snapshot: Snapshot) -> tuple[dict[str, np.ndarray], dict[str, Any
     for name, multi in corpus.multi.items():
         buffers.update({f"multi.{name}.offsets": multi.offsets, f"multi.{name}.flat": multi.flat,
                         f"multi.{name}.owner": multi.owner})
-    buffers.update(package_of=corpus.package_of, document_of=corpus.document_of, size=corpus.size)
+    buffers.update(package_of=corpus.package_of, document_of=corpus.document_of, size=corpus.size,
+                   build_provenance=corpus.build_provenance)
     buffers.update((f"deps.{f.name}", getattr(corpus.deps, f.name)) for f in fields(DependencyColumns))
     buffers["candidates.explicit"] = np.fromiter((c.explicit for c in snapshot.candidates), dtype=np.uint8,
                                                  count=len(snapshot.candidates))
@@ -155,7 +156,8 @@ def _fields(read: _Reader) -> dict[str, Any]:
                     documents=documents, tags=tags, hashes=hashes, vocab=vocab, single=single, multi=multi,
                     package_of=read.array("package_of", n, len(packages)),
                     document_of=read.array("document_of", n, len(documents)),
-                    size=read.array("size", n), deps=_dependencies(read, n, vocab))
+                    size=read.array("size", n), deps=_dependencies(read, n, vocab),
+                    build_provenance=_build_provenance(read, n, vocab))
     count = meta["unique_hashes"]
     if not isinstance(count, int) or not 0 <= count <= n or (n and not count):
         raise Damaged("unique_hashes out of bounds")
@@ -189,6 +191,14 @@ def _dependencies(read: _Reader, n: int, vocab: dict[str, Vocabulary]) -> Depend
         unheld_types=read.array("deps.unheld_types", unheld),
         unheld_virtuals=read.array("deps.unheld_virtuals", unheld),
         external=read.array("deps.external", hashes))
+
+
+def _build_provenance(read: _Reader, n: int, vocab: dict[str, Vocabulary]) -> np.ndarray:
+    """Per spec, an id into its vocabulary (none at all for a corpus built without one)."""
+    ids = read.array(BUILD_PROVENANCE, below=len(vocab[BUILD_PROVENANCE]) if BUILD_PROVENANCE in vocab else 0)
+    if len(ids) not in (0, n):
+        raise Damaged(f"{BUILD_PROVENANCE} holds {len(ids)} entries, not {n}")
+    return ids
 
 
 def _signatures_of(read: _Reader, name: str, count: int, width: int) -> list[Any]:

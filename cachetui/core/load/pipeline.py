@@ -38,6 +38,7 @@ from cachetui.core.load.sources.indexes import (
     locate,
     root_location,
 )
+from cachetui.core.load.sources.locator import store_root
 from cachetui.core.load.sources.mirror import Net
 from cachetui.core.load.sources.site.loader import (
     Candidate,
@@ -53,7 +54,7 @@ from cachetui.core.load.sources.spack_config import SpackMirrors, configured_gro
 from cachetui.core.model.build import CorpusBuilder
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity, UnusableInput
-from cachetui.core.model.records import MirrorOrigin
+from cachetui.core.model.records import BinaryStore, MirrorOrigin
 
 __all__ = ["CACHE_REBUILT", "LoadOptions", "PathNotFound", "load_corpus", "recognisable", "require_inputs"]
 
@@ -170,6 +171,7 @@ class _Load:
         corpus = builder.finish(self.report)
         corpus.cache_status = _status(cache, snapshot, site, groups)
         corpus.origins, corpus.offline = _origins(groups), _offline(groups)
+        corpus.stores = binary_stores(groups)
         if cache is not None and name is not None:
             fingerprints = {key: fingerprint for key, (fingerprint, _) in cacheable.items()}
             problems = {key: group_problems for key, (_, group_problems) in cacheable.items()}
@@ -241,6 +243,7 @@ class _Load:
         corpus.report = LoadReport(files_seen=len(site.candidates), indexes_read=indexes, problems=problems)
         corpus.cache_status = "hit"
         corpus.origins, corpus.offline = _origins(groups), _offline(groups)
+        corpus.stores = binary_stores(groups)
         return corpus
 
 
@@ -253,6 +256,18 @@ def _origins(groups: list[Located]) -> dict[str, MirrorOrigin]:
             for ref in located.refs:
                 origins[labelled(located.group.origin, ref)] = provenance
     return origins
+
+
+def binary_stores(groups: list[Located]) -> dict[str, BinaryStore]:
+    """Each mirror's documents (by the path they carry) -> where its binaries' signed records are, in the order
+    the sources were named: the whole-tag index's mirror, else its first stack's."""
+    stores: dict[str, BinaryStore] = {}
+    for located in groups:
+        found = [(member, ref) for member, ref in zip(located.group.members, located.refs) if ref is not None]
+        found.sort(key=lambda pair: pair[0].label is not None)  # the whole tag's own index first
+        for member, ref in found:
+            stores.setdefault(labelled(located.group.origin, ref), BinaryStore(store_root(member.key), ref.layout))
+    return stores
 
 
 def _offline(groups: list[Located]) -> dict[str, str]:

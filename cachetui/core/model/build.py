@@ -17,32 +17,26 @@ from operator import attrgetter, itemgetter
 import numpy as np
 
 from cachetui.core.model.arrays import IdArray, IndexArray, expand_ranges, joined, offsets_of, owners
-from cachetui.core.model.corpus import (
-    MULTI_FACETS,
-    RAW_VARIANTS,
-    SINGLE_FACETS,
-    Corpus,
-    Document,
-    MultiColumn,
-    Vocabulary,
-)
+from cachetui.core.model.corpus import BUILD_PROVENANCE, RAW_VARIANTS, Corpus, Document, MultiColumn, Vocabulary
 from cachetui.core.model.dependencies import VOCABS as DEPENDENCY_VOCABS
 from cachetui.core.model.dependencies import DependencyBuilder
-from cachetui.core.model.installable import VALUES as INSTALLABLE_VALUES
-from cachetui.core.model.installable import installable_column
+from cachetui.core.model.fields import REGISTRY
 from cachetui.core.model.problems import LoadReport, Problem, Severity
 from cachetui.core.model.records import ParsedDocument
 from cachetui.core.spack.compilers import compiler_name
 from cachetui.core.spack.tags import sort_tags
 from cachetui.core.spack.variants import text_atoms
 
-_MULTI = (*MULTI_FACETS, RAW_VARIANTS)
 # Specs appended at once: enough to amortise the numpy calls, few enough that the batch's Python objects
 # (~17 per spec) are still in the CPU cache when they are interned and freed. Measured on the varied L
 # tree: documents decoded and built in 1.9 s at 1,024 specs a batch, 3.9 s at 16,384.
 BATCH_SPECS = 1024
-_STORED = _MULTI  # appended per spec; the variant facet's atoms derived from the raw strings as they come
-_PART_VOCABS = (*SINGLE_FACETS, *_STORED)  # what a part of site documents carries (no dependencies)
+
+
+def _stored() -> tuple[str, ...]:
+    """The multi-valued columns, appended per spec (the variant facet's atoms derived from the raw strings as
+    they come): the multi-valued facets and the variants as documents wrote them."""
+    return (*REGISTRY.multi(), RAW_VARIANTS)
 
 
 # A document while the corpus is built: (path, package, tag, title, generation, start, stop), its specs'
@@ -72,19 +66,21 @@ class CorpusBuilder:
     """Add documents (or merge parts), then `finish()` into a Corpus."""
 
     def __init__(self) -> None:
-        names = (*SINGLE_FACETS, *_MULTI, *DEPENDENCY_VOCABS)
+        names = (*REGISTRY.single(), *_stored(), *DEPENDENCY_VOCABS, BUILD_PROVENANCE)
         self.vocab: dict[str, Vocabulary] = {name: Vocabulary() for name in names}
+        self.vocab[BUILD_PROVENANCE].intern("")  # id 0: the source records no provenance
         self._compiler_names: list[int] = []
         self._atoms = _AtomTable(self.vocab)
         self._start()
 
     def _start(self) -> None:
         """No specs yet (the vocabularies, and what is derived from them, are kept)."""
-        self.single: dict[str, list[np.ndarray]] = {facet: [] for facet in SINGLE_FACETS}
-        self.flat: dict[str, list[np.ndarray]] = {name: [] for name in _STORED}
-        self.lengths: dict[str, list[np.ndarray]] = {name: [] for name in _STORED}
+        self.single: dict[str, list[np.ndarray]] = {facet: [] for facet in REGISTRY.single()}
+        self.flat: dict[str, list[np.ndarray]] = {name: [] for name in _stored()}
+        self.lengths: dict[str, list[np.ndarray]] = {name: [] for name in _stored()}
         self.hashes: list[str] = []
         self.sizes: list[np.ndarray] = []
+        self.build_provenance: list[np.ndarray] = []
         self.docs: list[DocRow] = []
         self._pending: list[ParsedDocument] = []  # added, not yet appended to the columns
         self._n_specs = 0
@@ -110,13 +106,13 @@ class CorpusBuilder:
 
         self.hashes.extend(joined("hashes"))
         self.sizes.append(np.asarray(joined("sizes"), dtype=np.int64))
+        provenance = list(chain.from_iterable(c.build_provenance_or_unknown() for c in columns))
+        self.build_provenance.append(self.vocab[BUILD_PROVENANCE].ids_of(provenance))
         tag_ids = np.fromiter((self.vocab["tag"].intern(doc.tag) for doc in docs), dtype=np.int32, count=len(docs))
         self.single["tag"].append(np.repeat(tag_ids, [len(c) for c in columns]))
-        compiler_ids = self.vocab["compiler"].ids_of(joined("compilers"))
-        self.single["compiler"].append(compiler_ids)
-        self.single["compiler_name"].append(self._compiler_name_ids()[compiler_ids])
-        for facet, name in (("version", "versions"), ("platform", "platforms"), ("os", "oss"), ("target", "targets")):
+        for facet, name in REGISTRY.read():
             self.single[facet].append(self.vocab[facet].ids_of(joined(name)))
+        self.single["compiler_name"].append(self._compiler_name_ids()[self.single["compiler"][-1]])
         self._extend_strings(RAW_VARIANTS, joined("variants"))
         atoms, atom_lengths = self._atoms.of(self.flat[RAW_VARIANTS][-1], self.lengths[RAW_VARIANTS][-1])
         self.flat["variant"].append(atoms)
@@ -155,10 +151,11 @@ class CorpusBuilder:
         self._flush()
         if self.dependencies.hashes:
             raise ValueError("a part carries no dependency edges")
-        part = BuilderPart({name: list(self.vocab[name].values) for name in _PART_VOCABS},
-                           {f: _narrow(joined(self.single[f], np.int32)) for f in SINGLE_FACETS},
-                           {n: _narrow(joined(self.flat[n], np.int32)) for n in _STORED},
-                           {n: _narrow(joined(self.lengths[n], np.int64)) for n in _STORED},
+        stored = _stored()  # what a part of site documents carries (no dependencies), with the single facets
+        part = BuilderPart({name: list(self.vocab[name].values) for name in (*REGISTRY.single(), *stored)},
+                           {f: _narrow(joined(self.single[f], np.int32)) for f in REGISTRY.single()},
+                           {n: _narrow(joined(self.flat[n], np.int32)) for n in stored},
+                           {n: _narrow(joined(self.lengths[n], np.int64)) for n in stored},
                            self.hashes, joined(self.sizes, np.int64), self.docs)
         self._start()
         return part
@@ -167,10 +164,10 @@ class CorpusBuilder:
         """Append a part's documents, mapping its vocabularies onto this builder's once."""
         self._flush()
         remap = {name: self.vocab[name].ids_of(values) for name, values in part.vocab.items()}
-        for facet in SINGLE_FACETS:
+        for facet in REGISTRY.single():
             self.single[facet].append(remap[facet][part.single[facet]] if len(part.single[facet])
                                       else np.zeros(0, dtype=np.int32))
-        for name in _STORED:
+        for name in _stored():
             self.flat[name].append(remap[name][part.flat[name]] if len(part.flat[name]) else part.flat[name])
             self.lengths[name].append(part.lengths[name])
         start = self._n_specs
@@ -178,6 +175,7 @@ class CorpusBuilder:
                          for path, package, tag, title, generation, first, stop in part.docs)
         self.hashes.extend(part.hashes)
         self.sizes.append(part.sizes)
+        self.build_provenance.append(np.zeros(len(part.hashes), dtype=np.int32))  # parts are site documents: none
         self._n_specs += len(part.hashes)
         self.dependencies.add(None, len(part.hashes))
 
@@ -201,21 +199,23 @@ class CorpusBuilder:
             tags=tags,
             hashes=_permuted_strings(self.hashes, perm),
             vocab=self.vocab,
-            single={f: joined(self.single[f], np.int32)[perm] for f in SINGLE_FACETS},
+            single={f: joined(self.single[f], np.int32)[perm] for f in REGISTRY.single()},
             multi={name: _permuted_multi(offsets_of(joined(self.lengths[name], np.int64)),
                                          joined(self.flat[name], np.int32), perm, spans,
-                                         with_owners=name in MULTI_FACETS)
-                   for name in _MULTI},
+                                         with_owners=name in REGISTRY.multi())
+                   for name in _stored()},
             package_of=owners(np.fromiter((stop - start for start, stop in ranges), dtype=np.int64, count=len(ranges))),
             document_of=owners(doc_lengths),
             size=joined(self.sizes, np.int64)[perm],
             deps=self.dependencies.finish(perm),
             report=report,
+            build_provenance=joined(self.build_provenance, np.int32)[perm],
         )
-        installable = self.vocab.setdefault("installable", Vocabulary())
-        for value in INSTALLABLE_VALUES:
-            installable.intern(value)  # ids in VALUES order, whatever this load holds
-        corpus.single["installable"] = installable_column(corpus)
+        for facet, derivation in REGISTRY.derived():  # worked out over the corpus built so far
+            vocabulary = self.vocab.setdefault(facet, Vocabulary())
+            for value in derivation.values:
+                vocabulary.intern(value)  # ids in the declared order, whatever this load holds
+            corpus.single[facet] = derivation.column(corpus)
         return corpus
 
 

@@ -8,28 +8,36 @@ then tag, then document order, so one package's specs are one contiguous slice.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, repeat
+from types import MappingProxyType
 from typing import NamedTuple, TypeVar, cast
 
 import numpy as np
 
 from cachetui.core.model.arrays import IdArray, IndexArray
 from cachetui.core.model.dependencies import DependencyColumns, dependency_blocks
+from cachetui.core.model.fields import REGISTRY
 from cachetui.core.model.problems import LoadReport
-from cachetui.core.model.records import UNKNOWN_SIZE, DepBlock, Dependency, MirrorOrigin, ParsedDocument, SpecColumns
+from cachetui.core.model.records import (
+    UNKNOWN_SIZE,
+    BinaryStore,
+    DepBlock,
+    Dependency,
+    MirrorOrigin,
+    ParsedDocument,
+    SpecColumns,
+    build_provenance_parts,
+)
 from cachetui.core.spack.variants import atom_name
 
 T = TypeVar("T")
 
-# Facets in the order a user reads them.
-FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os", "target", "stack", "installable", "variant")
-SINGLE_FACETS = ("tag", "version", "compiler", "compiler_name", "platform", "os", "target")  # read from sources
-DERIVED_FACETS = ("installable",)  # worked out over the whole load (cachetui.core.model.installable)
-MULTI_FACETS = ("stack", "variant")
+# The facets, and every other field of a spec, are declared in cachetui.core.model.fields.
 RAW_VARIANTS = "variant_raw"  # variant strings as documents wrote them; not a facet
+BUILD_PROVENANCE = "build_provenance"  # package hash, namespace and flags (records.provenance_text); not a facet
 UNIQUE_HASHES = "unique-hashes"  # the memo of unique_hashes
 
 
@@ -119,6 +127,7 @@ class SpecView(NamedTuple):
     size: int | None
     path: str
     installable: str = "unknown"  # yes, no, unknown: its link/run closure held by the loaded sources
+    values: Mapping[str, str] = MappingProxyType({})  # every facet with one value a spec -> its value
 
 
 @dataclass(repr=False)
@@ -136,11 +145,16 @@ class Corpus:
     size: np.ndarray
     deps: DependencyColumns
     report: LoadReport = field(default_factory=LoadReport)
+    # Per spec, an id into vocab[BUILD_PROVENANCE]; 0 ("") where the source records none (site documents).
+    build_provenance: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
     memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
 
     cache_status: str = "off"  # how this corpus was loaded: off, miss, hit, partial
     # Document path -> the mirror it was loaded from (for the commands users copy); set by each load.
     origins: dict[str, MirrorOrigin] = field(default_factory=dict, repr=False, compare=False)
+    # Document path -> where its mirror keeps binaries and signed records, in the order the sources were named
+    # (site documents have none); set by each load, never cached.
+    stores: dict[str, BinaryStore] = field(default_factory=dict, repr=False, compare=False)
     # Document path -> "offline copy from <date>" for documents read from an old copy of their index; set by each load.
     offline: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
@@ -185,10 +199,12 @@ class Corpus:
             values, column = self.vocab[name].values, self.multi[name]
             return [tuple(values[v] for v in column.of(i).tolist()) for i in indices]
 
-        sizes = self.size[doc.start : doc.stop].tolist()
-        return SpecColumns(list(self.hashes[doc.start : doc.stop]), single("version"), single("compiler"),
-                           single("platform"), single("os"), single("target"), multi(RAW_VARIANTS),
-                           multi("stack"), sizes, deps)
+        read = {lists: single(facet) for facet, lists in REGISTRY.read()}
+        ids = self.build_provenance[doc.start : doc.stop]
+        provenance = [self.vocab[BUILD_PROVENANCE].values[i] for i in ids.tolist()] if ids.any() else None
+        return SpecColumns(hashes=list(self.hashes[doc.start : doc.stop]), variants=multi(RAW_VARIANTS),
+                           stacks=multi("stack"), sizes=self.size[doc.start : doc.stop].tolist(), deps=deps,
+                           build_provenance=provenance, **read)
 
     @property
     def n_specs(self) -> int:
@@ -237,24 +253,32 @@ class Corpus:
             return tuple(values[v] for v in self.multi[facet].of(i))
 
         size = int(self.size[i])
+        values = {facet: single(facet) for facet in self.single}
         return SpecView(
             index=i,
             package=self.packages[self.package_of[i]],
-            tag=single("tag"),
+            tag=values["tag"],
             hash=self.hashes[i],
-            version=single("version"),
-            compiler=single("compiler"),
-            compiler_name=single("compiler_name"),
-            platform=single("platform"),
-            os=single("os"),
-            target=single("target"),
+            version=values["version"],
+            compiler=values["compiler"],
+            compiler_name=values["compiler_name"],
+            platform=values["platform"],
+            os=values["os"],
+            target=values["target"],
             variants=multi("variant"),
             raw_variants=self.raw_variants(i),
             stacks=multi("stack"),
             size=None if size == UNKNOWN_SIZE else size,
             path=self.documents[self.document_of[i]].path,
-            installable=single("installable"),
+            installable=values["installable"],
+            values=values,
         )
+
+    def build_provenance_of(self, i: int) -> tuple[str, str, tuple[str, ...]] | None:
+        """Spec i's (package hash, namespace, compiler flags); None when its source records none."""
+        if not len(self.build_provenance):
+            return None
+        return build_provenance_parts(self.vocab[BUILD_PROVENANCE].values[self.build_provenance[i]])
 
     def raw_variants(self, i: int) -> tuple[str, ...]:
         """Spec i's variant strings as its document wrote them."""

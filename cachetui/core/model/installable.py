@@ -12,10 +12,14 @@ a walk up link/run edges from every missing record marks what needs it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.dependencies import RUNTIME, node_graph
+
+if TYPE_CHECKING:  # the corpus imports the field registry, which names this module's column
+    from cachetui.core.model.corpus import Corpus
 
 YES, NO, UNKNOWN = "yes", "no", "unknown"
 VALUES = (YES, NO, UNKNOWN)  # vocabulary order: the column's ids

@@ -31,6 +31,13 @@ class MirrorOrigin(NamedTuple):
     credentials_left_out: bool = False  # `url` had a user or password, not given on: the user adds their own
 
 
+class BinaryStore(NamedTuple):
+    """Where a mirror keeps its binaries and their signed records: what a binary's provenance is read from."""
+
+    root: str  # the mirror's root (credentials replaced by `***`, kept for the transport), or `oci://HOST/NAME`
+    layout: str  # v3, v2 (Spack's layouts) or oci
+
+
 @dataclass(slots=True, eq=False)
 class UnheldRecords:
     """Records an index holds without their binary (`in_buildcache: false`) that its binaries reach.
@@ -179,6 +186,8 @@ class SpecColumns:
     stacks: list[tuple[str, ...]] = field(default_factory=list)
     sizes: list[int] = field(default_factory=list)
     deps: DepBlock | None = None  # the specs' dependency edges; None: the source records none
+    # Per spec, what only its build provenance tells (see `build_provenance_text`); None: the source records none.
+    build_provenance: list[str] | None = None
 
     def __len__(self) -> int:
         return len(self.hashes)
@@ -194,23 +203,52 @@ class SpecColumns:
 
     def sliced(self, start: int, stop: int, deps: DepBlock | None) -> SpecColumns:
         """Specs start..stop, with the given edges (a run's edges are sliced by its edge offsets)."""
-        return SpecColumns._of((getattr(self, name)[start:stop] for name in SPEC_COLUMNS), deps)
+        provenance = None if self.build_provenance is None else self.build_provenance[start:stop]
+        return SpecColumns._of((getattr(self, name)[start:stop] for name in SPEC_COLUMNS), deps, provenance)
 
     def with_rows(self, other: SpecColumns, rows: list[int], deps: DepBlock | None) -> SpecColumns:
         """These specs, then the given rows of `other`, with the given edges."""
+        provenance = None
+        if self.build_provenance is not None or other.build_provenance is not None:
+            theirs = other.build_provenance_or_unknown()
+            provenance = self.build_provenance_or_unknown() + [theirs[row] for row in rows]
         return SpecColumns._of((getattr(self, name) + [getattr(other, name)[row] for row in rows]
-                                for name in SPEC_COLUMNS), deps)
+                                for name in SPEC_COLUMNS), deps, provenance)
+
+    def build_provenance_or_unknown(self) -> list[str]:
+        """Each spec's build provenance text; "" (unknown) for every spec of a source that records none."""
+        return [""] * len(self) if self.build_provenance is None else self.build_provenance
 
     @classmethod
-    def _of(cls, lists: Iterable[list[Any]], deps: DepBlock | None = None) -> SpecColumns:
+    def _of(cls, lists: Iterable[list[Any]], deps: DepBlock | None = None,
+            build_provenance: list[str] | None = None) -> SpecColumns:
         """Columns from one list per field, in SPEC_COLUMNS order."""
-        columns = cls(deps=deps)
+        columns = cls(deps=deps, build_provenance=build_provenance)
         for name, values in zip(SPEC_COLUMNS, lists, strict=True):
             setattr(columns, name, values)
         return columns
 
 
-SPEC_COLUMNS = tuple(f.name for f in fields(SpecColumns) if f.name != "deps")  # RawSpec's fields, a list each
+# RawSpec's fields, a list each
+SPEC_COLUMNS = tuple(f.name for f in fields(SpecColumns) if f.name not in ("deps", "build_provenance"))
+
+
+# Between the parts of a build provenance text, and between its flags: no package hash, namespace or flag holds them.
+BUILD_PROVENANCE_SEPARATOR, FLAG_SEPARATOR = "\x1f", "\x1e"
+
+
+def build_provenance_text(package_hash: str, namespace: str, flags: tuple[str, ...]) -> str:
+    """What only a binary's build provenance tells, as one string (one interned value per distinct build):
+    its package hash, its namespace and its compiler flags (`cflags=-O2`); never "" (that is: unknown)."""
+    return BUILD_PROVENANCE_SEPARATOR.join((package_hash, namespace, FLAG_SEPARATOR.join(flags)))
+
+
+def build_provenance_parts(text: str) -> tuple[str, str, tuple[str, ...]] | None:
+    """(package hash, namespace, flags) of a build provenance text; None when unknown (the source records none)."""
+    if not text:
+        return None
+    package_hash, namespace, flags = text.split(BUILD_PROVENANCE_SEPARATOR, 2)
+    return package_hash, namespace, tuple(flags.split(FLAG_SEPARATOR)) if flags else ()
 
 
 @dataclass(slots=True)

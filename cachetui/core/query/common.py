@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cachetui.core.model.corpus import Corpus, arch_triple
+from cachetui.core.model.fields import REGISTRY, SINGLE
 from cachetui.core.spack.variants import Variant, atom_name, parse_variants
-
-SINGLE = ("version", "compiler", "platform", "os", "target", "tag")
 
 
 @dataclass(frozen=True)
@@ -34,11 +33,11 @@ class Common:
         parts = [(self.package or "") + (f"@{self.values['version']}" if "version" in self.values else "")]
         if "compiler" in self.values and self.values["compiler"] != "none":
             parts.append(f"%{self.values['compiler']}")
-        platform, os_, target = arch = [self.values.get(key, "") for key in ("platform", "os", "target")]
+        platform, os_, target = arch = [self.values.get(key, "") for key in REGISTRY.marked("architecture")]
         if all(arch):  # before the variants: a long variant list must not push it out of sight
             parts.append("arch=" + arch_triple(platform, os_, target))
         else:
-            parts += [f"{key}={value}" for key, value in zip(("platform", "os", "target"), arch) if value]
+            parts += [f"{key}={value}" for key, value in zip(REGISTRY.marked("architecture"), arch) if value]
         parts += self.variants
         if "tag" in self.values:
             parts.append(f"(tag {self.values['tag']})")
@@ -55,7 +54,7 @@ def common_to(corpus: Corpus, indices: np.ndarray) -> Common:
         return Common()
     first = int(indices[0])
     values = {}
-    for facet in SINGLE:
+    for facet in REGISTRY.shown(SINGLE):  # what documents say, not what the load works out
         column = corpus.single[facet][indices]
         if (column == column[0]).all():
             values[facet] = corpus.vocab[facet].values[int(column[0])]

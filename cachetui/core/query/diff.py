@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cachetui.core.model.corpus import Corpus, arch_triple
+from cachetui.core.model.fields import REGISTRY
 
 Configuration = tuple[str, str, str, str]  # package, version, compiler, platform-os-target
-ARCH_AND_BUILD = ("version", "compiler", "platform", "os", "target")
 
 
 @dataclass(frozen=True)
@@ -42,9 +42,9 @@ class Side:
         """The configurations these specs cover: distinct id rows first (numpy), then their names."""
         rows = np.fromiter(indices, dtype=np.int64)
         corpus = self.corpus
-        columns = [corpus.package_of[rows]] + [corpus.single[f][rows] for f in ARCH_AND_BUILD]
+        columns = [corpus.package_of[rows]] + [corpus.single[f][rows] for f in REGISTRY.marked("configuration")]
         distinct = np.unique(np.stack(columns, axis=1), axis=0) if len(rows) else np.empty((0, 6), dtype=np.int64)
-        values = [corpus.vocab[f].values for f in ARCH_AND_BUILD]
+        values = [corpus.vocab[f].values for f in REGISTRY.marked("configuration")]
         return {(corpus.packages[p], values[0][v], values[1][c], arch_triple(values[2][pl], values[3][o], values[4][t]))
                 for p, v, c, pl, o, t in distinct.tolist()}
 

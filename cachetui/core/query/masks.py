@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cachetui.core.model.corpus import MULTI_FACETS, Corpus
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.fields import REGISTRY
 
 
 def facet_mask(corpus: Corpus, scope: slice, facet: str, values: frozenset[str]) -> np.ndarray:
@@ -12,7 +13,7 @@ def facet_mask(corpus: Corpus, scope: slice, facet: str, values: frozenset[str])
     vocab = corpus.vocab[facet].ids
     ids = np.fromiter((vocab[v] for v in values if v in vocab), dtype=np.int32)
     n = scope.stop - scope.start
-    if facet in MULTI_FACETS:
+    if facet in REGISTRY.multi():
         col = corpus.multi[facet]
         lo, hi = col.offsets[scope.start], col.offsets[scope.stop]
         hit = np.isin(col.flat[lo:hi], ids)

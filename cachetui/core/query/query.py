@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from cachetui.core.model.corpus import FACETS, MULTI_FACETS, Corpus
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.fields import REGISTRY
 from cachetui.core.query.masks import facet_mask
 from cachetui.core.query.resolve import QueryProblem, UnknownValue
 from cachetui.core.query.specmatch import dependency_parts, root_parts, runs_on_mask
@@ -178,11 +179,11 @@ class Selection:
         constraint = " ".join(self.labels[key] for key in self.masks if key in self.dependencies)
         return unknown_dependencies(self.corpus, self.scope, asked, constraint, *_described(self, self.dependencies))
 
-    def facet_counts(self, facets: tuple[str, ...] = FACETS) -> dict[str, dict[str, int]]:
-        """Counts for several facets, each under every other active filter."""
+    def facet_counts(self, facets: tuple[str, ...] | None = None) -> dict[str, dict[str, int]]:
+        """Counts for several facets (every facet when None), each under every other active filter."""
         corpus, scope, masks = self.corpus, self.scope, self.masks
         found = {}
-        for facet in facets:
+        for facet in REGISTRY.facets() if facets is None else facets:
             if facet == "variant":
                 counts = _variant_counts(corpus, scope, masks, self.size)
             else:
@@ -302,7 +303,7 @@ def _variant_counts(corpus: Corpus, scope: slice, masks: dict[str, np.ndarray], 
 
 def _bincount(corpus: Corpus, scope: slice, facet: str, mask: np.ndarray) -> np.ndarray:
     size = len(corpus.vocab[facet])
-    if facet in MULTI_FACETS:
+    if facet in REGISTRY.multi():
         col = corpus.multi[facet]
         lo, hi = col.offsets[scope.start], col.offsets[scope.stop]
         entries = col.flat[lo:hi][mask[col.owner[lo:hi] - scope.start]]

@@ -21,7 +21,8 @@ import numpy as np
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
-from cachetui.core.model.corpus import MULTI_FACETS, Corpus
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.fields import REGISTRY
 from cachetui.core.spack.compilers import canonical_compiler_name, compiler_spellings, spellings_of
 from cachetui.core.spack.tags import is_whole_tag
 from cachetui.core.spack.targets import UnknownTarget, in_range, known
@@ -103,7 +104,7 @@ class Scope:
 
     def _values(self, facet: str) -> list[str]:
         scope, corpus = self.slice, self.corpus
-        if facet in MULTI_FACETS:
+        if facet in REGISTRY.multi():
             column = corpus.multi[facet]
             ids = column.flat[column.offsets[scope.start] : column.offsets[scope.stop]]
         else:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.fields import BY_COUNT, BY_HASH, BY_PACKAGE, BY_SIZE, BY_VALUES, BY_VARIANTS, REGISTRY, View
 from cachetui.core.query.query import sort_values
 
-SORT_COLUMNS = ("package", "hash", "version", "compiler", "platform", "os", "target", "stacks", "variants", "differs",
-                "size", "tag")
-_FACET_COLUMNS = frozenset({"version", "compiler", "platform", "os", "target", "tag"})
+SORT_COLUMNS = View(lambda: tuple(dict(REGISTRY.sorts())))  # the table's sortable columns (not "change")
 
 
 def _ranks(corpus: Corpus, facet: str) -> np.ndarray:
@@ -33,18 +32,22 @@ def _compute_ranks(corpus: Corpus, facet: str) -> np.ndarray:
 
 def sort_key(corpus: Corpus, indices: np.ndarray, column: str) -> np.ndarray:
     """One sortable number (or string) per spec in `indices`."""
-    if column in _FACET_COLUMNS:
-        return _ranks(corpus, column)[corpus.single[column][indices]]
-    if column == "size":
+    field = REGISTRY.keyed[column]
+    by, name = field.sort, field.name
+    if by == BY_VALUES:
+        return _ranks(corpus, name)[corpus.single[name][indices]]
+    if by == BY_SIZE:
         return corpus.size[indices]
-    if column == "package":
+    if by == BY_PACKAGE:
         return corpus.package_of[indices]
-    if column == "hash":
+    if by == BY_HASH:
         return np.array([corpus.hashes[i] for i in indices], dtype=object)
-    if column in ("variants", "differs"):  # alike configurations side by side (what differs is in the text)
+    if by == BY_VARIANTS:  # alike configurations side by side (what differs is in the text)
         return np.array([" ".join(corpus.raw_variants(int(i))) for i in indices], dtype=object)
-    col = corpus.multi["stack"]
-    return (col.offsets[indices + 1] - col.offsets[indices]).astype(np.int64)
+    if by == BY_COUNT:
+        col = corpus.multi[name]
+        return (col.offsets[indices + 1] - col.offsets[indices]).astype(np.int64)
+    raise ValueError(f"no way to sort by {by!r}")
 
 
 def sort_specs(corpus: Corpus, indices: np.ndarray, column: str, *, descending: bool = False) -> np.ndarray:

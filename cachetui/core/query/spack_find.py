@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cachetui.core.model.corpus import Corpus, arch_triple
+from cachetui.core.model.fields import REGISTRY
 from cachetui.core.query.sorting import version_ranks
 from cachetui.core.spack.compilers import normalise_compiler
 from cachetui.core.spack.hashes import short_hash
@@ -22,7 +23,11 @@ from cachetui.core.spack.variants import Variant, VariantKind, parse_variants, v
 from cachetui.core.spack.versions import version_key
 
 HEADER_WIDTH = 65  # hline's 64 columns and the one its suffix adds
-GROUP_FACETS = ("platform", "os", "target", "compiler")
+
+
+def _group_facets() -> tuple[str, ...]:
+    """What `spack find` groups by: the architecture, then the compiler."""
+    return (*REGISTRY.marked("architecture"), "compiler")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +127,8 @@ def _distinct_groups(corpus: Corpus, indices: np.ndarray) -> tuple[list[list[int
     raw bytes and takes half a second, one integer column takes a few milliseconds.
     """
     packed = np.zeros(len(indices), dtype=np.int64)
-    radices = [max(1, len(corpus.vocab[f].values)) for f in GROUP_FACETS]
-    for facet, radix in zip(GROUP_FACETS, radices):
+    radices = [max(1, len(corpus.vocab[f].values)) for f in _group_facets()]
+    for facet, radix in zip(_group_facets(), radices):
         packed = packed * radix + corpus.single[facet][indices]
     keys, group_of = np.unique(packed, return_inverse=True)
     rows = []
@@ -150,5 +155,5 @@ def _group_order(label: tuple[str, str]) -> tuple:
 
 
 def _group_label(corpus: Corpus, ids: list[int]) -> tuple[str, str]:
-    platform, os, target, compiler = (corpus.vocab[f].values[i] for f, i in zip(GROUP_FACETS, ids))
+    platform, os, target, compiler = (corpus.vocab[f].values[i] for f, i in zip(_group_facets(), ids))
     return arch_triple(platform, os, target), compiler_label(compiler)

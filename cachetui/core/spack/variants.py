@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
 from typing import Any
@@ -107,6 +107,17 @@ def parameters_variants(parameters: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(rendered)
 
 
+def parameters_flags(parameters: Mapping[str, Any]) -> tuple[str, ...]:
+    """A node's compiler flags from its `parameters`, as Spack prints them (`cflags="-O2 -g"`), sorted by name;
+    an empty list (Spack writes all six) is no flag, and a value of another shape is left out."""
+    flags = []
+    for name in sorted(COMPILER_FLAGS & parameters.keys()):
+        value = parameters[name]
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            flags.append(name + "=" + quote_value(" ".join(value)))
+    return tuple(flags)
+
+
 def _unquoted(value: str) -> str:
     inner = value[1:-1] if len(value) > 1 and value.endswith('"') else value[1:]
     return re.sub(r"\\(.)", r"\1", inner, flags=re.DOTALL)
@@ -155,6 +166,17 @@ def text_atoms(text: str) -> tuple[str, ...]:
 def variant_atoms(texts: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     """All facet atoms of a spec's variant strings, in order."""
     return tuple(atom for text in texts for atom in text_atoms(text))
+
+
+@lru_cache(maxsize=131072)
+def canonical_variant(text: str) -> str:
+    """One variant string in one spelling, for telling whether two binaries' variants are the same.
+
+    `k:=v`, `k==v` and `k=v` are one variant, as `++x` and `+x` are (a built binary records no
+    propagation), and a multi-valued variant's values are a set (Spack keeps them sorted).
+    """
+    return " ".join(str(replace(v, propagate=False, exact=False, values=tuple(sorted(v.values))))
+                    for v in parse_variants(text))
 
 
 def atom_name(atom: str) -> str:

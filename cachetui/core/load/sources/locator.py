@@ -88,6 +88,12 @@ def manifest_root(location: str) -> str:
     return root.rstrip("/")
 
 
+def store_root(location: str) -> str:
+    """Where the binaries of the index at `location` are: the mirror's root (a view's manifest: its mirror's)."""
+    bare = location.rstrip("/")
+    return manifest_root(bare) if named(bare) is Named.MANIFEST else layout_root(bare)
+
+
 def view_manifest(view: str) -> str:
     """The path of a view's manifest below its mirror's root."""
     return f"v3/manifests/index/{view}/{_MANIFEST_NAME}"

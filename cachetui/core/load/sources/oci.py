@@ -307,11 +307,22 @@ class Registry:
         return FetchError(self.repository.url, reason, missing=exc.missing, status=exc.status)
 
 
+# Each repository's client, by its URL: a binary's image is later read with the credentials (and the token)
+# its index was read with. Only this process holds them: never pickled, never shown.
+_CLIENTS: dict[str, Registry] = {}
+
+
+def registry_for(url: str) -> Registry:
+    """The client that read the repository at `url` (`oci://HOST/NAME`), else an anonymous one."""
+    return _CLIENTS.get(url) or Registry(parse_reference(url))
+
+
 def oci_group(location: str, tag: str | None = None, credentials: Credentials | None = None, *,
               configured: bool = False, copies: Callable[[], list[OfflineCopy]] | None = None) -> IndexGroup:
     """An OCI build cache as an index group of one: tagged by its name's last part unless named."""
     registry = Registry(parse_reference(location), credentials)
     repo = registry.repository
+    _CLIENTS[repo.url] = registry
     tag = tag or repo.name.rsplit("/", 1)[-1]
     member = Member(None, repo.url, registry.locate, copies)
     return IndexGroup(repo.url, tag, [member], MirrorOrigin(tag, repo.url, configured))

@@ -8,19 +8,25 @@ and then decoded the same way, so every reader renders a node by the same rules:
 - target: the string, or the dict's `name`;
 - the node's own compiler: `name@version` of its `compiler` object (specfiles before Spack 1.x);
 - variants from `parameters` (see `core.spack.variants.parameters_variants`);
-- external: set when Spack would use it where it is (its `external` is truthy).
+- external: set when Spack would use it where it is (its `external` is truthy);
+- build provenance (`build_provenance_of`): the package hash, the namespace and the compiler flags.
+
+A node of specfile v1 (`{name: node}`, dependencies `{name: {hash, type}}`) is unwrapped to the later
+shape first (`unwrapped`), wherever it is read.
 """
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from types import NoneType, UnionType
-from typing import Any, get_args, get_origin
+from typing import Any, NamedTuple, get_args, get_origin
 
 import msgspec
 
-from cachetui.core.spack.compilers import name_at_version
-from cachetui.core.spack.variants import parameters_variants
+from cachetui.core.model.records import build_provenance_text
+from cachetui.core.spack.compilers import compiler_rank, name_at_version
+from cachetui.core.spack.deptypes import deptype_bits
+from cachetui.core.spack.variants import parameters_flags, parameters_variants
 
 
 class Target(msgspec.Struct):
@@ -41,6 +47,7 @@ class CompilerObject(msgspec.Struct):
 class Edge(msgspec.Struct):
     name: str = ""
     hash: str = ""
+    build_hash: str = ""  # lockfile v3 (specfile v2) points at a dependency by its build hash
     parameters: msgspec.Raw = msgspec.Raw()  # {deptypes, virtuals}: few distinct values, read once each
     type: list[str] | None = None  # DB 6 (specfile v2/v3) wrote the deptypes here
 
@@ -58,9 +65,40 @@ class Node(msgspec.Struct):
     dependencies: list[Edge] | None = None
     annotations: Annotations | None = None
     external: msgspec.Raw = msgspec.Raw()  # set (truthy) for an external: Spack uses it where it is
+    namespace: str = ""
+    package_hash: str = ""
+    hash: str = ""  # the node's own DAG hash (specfile v2 on; lockfile v2 keys by build hash, this is the DAG hash)
+    build_hash: str = ""  # specfiles of Spack 0.13-0.17
 
 
 _NODE_DECODER = msgspec.json.Decoder(Node)
+
+
+class NodeFields(NamedTuple):
+    """What every reader takes from a node, rendered by the rules above. Its compiler is settled later
+    (`node_compiler`): a Spack 1.x node names it through an edge, whose record another part of the file holds."""
+
+    name: str
+    version: str
+    platform: str
+    os: str
+    target: str
+    variants: tuple[str, ...]
+    own_compiler: str  # the node's compiler object (specfiles before Spack 1.x); "" when it has none
+    annotated_compiler: str  # `annotations.compiler` (nodes converted from older specfiles); ""
+    build_provenance: str  # package hash, namespace and flags (`build_provenance_of`)
+
+
+class Renderer:
+    """Renders the nodes of one reading; what few distinct `parameters` texts render to is worked out once."""
+
+    def __init__(self) -> None:
+        self._variants: dict[bytes, tuple[str, ...]] = {}
+        self._flags: dict[bytes, tuple[str, ...]] = {}
+
+    def fields(self, node: Node) -> NodeFields:
+        return NodeFields(node.name, node.version, *arch_of(node), variants_of(node.parameters, self._variants),
+                          own_compiler(node), annotated_compiler(node), build_provenance_of(node, self._flags))
 
 
 def arch_of(node: Node) -> tuple[str, str, str]:
@@ -80,6 +118,23 @@ def annotated_compiler(node: Node) -> str:
     return node.annotations.compiler if node.annotations is not None else ""
 
 
+@lru_cache(maxsize=4096)
+def edge_meaning(parameters: bytes, legacy_types: tuple[str, ...]) -> tuple[int, str, int]:
+    """(deptype bits, virtuals, compiler rank) of an edge: the deptypes of its `parameters`, else (DB 6, specfiles
+    v1-v3) of its `type`; its virtuals a list of names (anything else provides nothing). A handful of distinct values.
+    """
+    data = msgspec.json.decode(parameters) if parameters else {}
+    if not isinstance(data, dict):
+        data = {}
+    bits = deptype_bits(_strings(data["deptypes"] if "deptypes" in data else list(legacy_types)))
+    virtuals = _strings(data.get("virtuals"))
+    return bits, ",".join(virtuals), compiler_rank(bits, virtuals)
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
 def is_set(raw: msgspec.Raw) -> bool:
     """Whether a field holds a truthy value, as Spack tests `external` (absent, null, false, 0, "", [] and {}
     are not set)."""
@@ -97,12 +152,41 @@ def variants_of(parameters: msgspec.Raw, cache: dict[bytes, tuple[str, ...]]) ->
     return found
 
 
+def build_provenance_of(node: Node, flags: dict[bytes, tuple[str, ...]]) -> str:
+    """The node's build provenance as one text (`records.provenance_text`); its flags worked out once per
+    distinct `parameters` text (the cache is one reading's)."""
+    key = bytes(node.parameters)
+    found = flags.get(key)
+    if found is None:
+        decoded = msgspec.json.decode(key) if key else {}
+        found = flags[key] = parameters_flags(decoded) if isinstance(decoded, dict) else ()
+    return build_provenance_text(node.package_hash, node.namespace, found)
+
+
+def unwrapped(spec: Any) -> dict[str, Any] | None:
+    """A node in the shape of specfile v2 on: specfile v1's `{name: node}` unwrapped, its dependency mapping
+    `{name: {hash, type}}` made a list of edges; None for anything that is not a node with a name."""
+    if isinstance(spec, dict) and "name" not in spec and len(spec) == 1:
+        (name, inner), = spec.items()
+        spec = {**inner, "name": name} if isinstance(inner, dict) else None
+    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"]:
+        return None
+    if isinstance(spec.get("dependencies"), dict):
+        edges = [{**edge, "name": str(name)} for name, edge in spec["dependencies"].items() if isinstance(edge, dict)]
+        spec = {**spec, "dependencies": edges}
+    return spec
+
+
 def mended_node(value: dict[str, Any]) -> Node:
     """A node of any shape, read as the typed decode reads one: fields of the wrong type read as empty.
 
     Raises UnicodeEncodeError when it holds text no UTF-8 can (a lone surrogate escaped in the JSON).
     """
-    return _NODE_DECODER.decode(msgspec.json.encode(fitting(value, Node)))  # NaN and Infinity encode as null
+    encoded = msgspec.json.encode(value)  # NaN and Infinity encode as null
+    try:
+        return _NODE_DECODER.decode(encoded)  # a node of Spack's shape, as most are: nothing to mend
+    except msgspec.ValidationError:
+        return _NODE_DECODER.decode(msgspec.json.encode(fitting(value, Node)))
 
 
 # -- mending: what a struct takes, out of what a node holds -------------------------------------------------

@@ -127,20 +127,46 @@ def exists(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> bool:
     path = local_path(location)
     if path is not None:
         return os.path.isfile(path)
+    try:
+        _head(location, timeout)
+    except FetchError as exc:
+        if exc.missing:
+            return False
+        if exc.status in (405, 501):  # the server does not answer HEAD: assume it is there, the GET will tell
+            return True
+        raise
+    return True
+
+
+def content_length(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> int | None:
+    """How many bytes `location` holds, without reading them (a file's size; a HEAD request's Content-Length);
+    None when a server does not say. FetchError (`missing` for a 404) when it cannot be told."""
+    location = public_url(location)
+    path = local_path(location)
+    if path is not None:
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            raise FetchError(location, "no such file", missing=True) from None
+        except OSError as exc:
+            raise FetchError(location, f"cannot read: {exc.strerror or exc}") from None
+        if not os.path.isfile(path):
+            raise FetchError(location, "not a regular file", missing=True)
+        return info.st_size
+    return _head(location, timeout)
+
+
+def _head(location: str, timeout: float) -> int | None:
+    """A HEAD request's Content-Length (None when not said); FetchError (`missing` for a 404 or 410) otherwise."""
     import http.client
     import urllib.error
-    import urllib.request
 
-    request = _request(location, method="HEAD")
     try:
-        with _opener().open(request, timeout=timeout):
-            return True
+        with _opener().open(_request(location, method="HEAD"), timeout=timeout) as response:
+            return _content_length(response)
     except urllib.error.HTTPError as exc:
-        if exc.code in (404, 410):
-            return False
-        if exc.code in (405, 501):  # the server does not answer HEAD: assume it is there, the GET will tell
-            return True
-        raise FetchError(location, _http_reason(exc.code, exc.reason), status=exc.code) from None
+        raise FetchError(location, _http_reason(exc.code, exc.reason), missing=exc.code in (404, 410),
+                         status=exc.code) from None
     except _RedirectLoop as exc:
         raise FetchError(location, str(exc)) from None
     except urllib.error.URLError as exc:

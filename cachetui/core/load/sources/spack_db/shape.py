@@ -10,7 +10,7 @@ from typing import Any, TypeGuard
 
 import msgspec
 
-from cachetui.core.load.sources.spack_node import Node, fitting
+from cachetui.core.load.sources.spack_node import Node, fitting, unwrapped
 
 
 class Record(msgspec.Struct):
@@ -58,15 +58,9 @@ def mended_record(record: dict[str, Any]) -> msgspec.Raw | None:
 
     Raises UnicodeEncodeError for text no UTF-8 can hold (a lone surrogate escaped in the JSON).
     """
-    spec = record.get("spec")
-    if is_wrapped(spec):
-        (name, inner), = spec.items()
-        spec = {**inner, "name": name} if isinstance(inner, dict) else None
-    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"]:
+    spec = unwrapped(record.get("spec"))
+    if spec is None:
         return None
-    if isinstance(spec.get("dependencies"), dict):  # specfile v1: {name: {"hash": ..., "type": [...]}}
-        edges = [{**edge, "name": str(name)} for name, edge in spec["dependencies"].items() if isinstance(edge, dict)]
-        spec = {**spec, "dependencies": edges}
     shaped = {"spec": fitting(spec, Node), "in_buildcache": record.get("in_buildcache") is True}
     return msgspec.Raw(msgspec.json.encode(shaped))  # NaN and Infinity encode as null
 

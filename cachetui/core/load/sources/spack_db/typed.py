@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import accumulate, chain, groupby
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -15,15 +14,7 @@ import msgspec
 
 from cachetui.core.load.sources.spack_db.faults import NO_SPEC, NOT_UTF8, WRONG_TYPES, Faults, one_line
 from cachetui.core.load.sources.spack_db.shape import DECODE_FAULTS, RECORD_DECODER, Record, is_wrapped, mended_record
-from cachetui.core.load.sources.spack_node import (
-    Edge,
-    Node,
-    annotated_compiler,
-    arch_of,
-    is_set,
-    own_compiler,
-    variants_of,
-)
+from cachetui.core.load.sources.spack_node import Edge, Node, NodeFields, Renderer, edge_meaning, is_set
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.records import (
     UNKNOWN_SIZE,
@@ -34,8 +25,7 @@ from cachetui.core.model.records import (
     SpecColumns,
     UnheldRecords,
 )
-from cachetui.core.spack.compilers import NOT_A_COMPILER, compiler_rank, node_compiler
-from cachetui.core.spack.deptypes import deptype_bits
+from cachetui.core.spack.compilers import NOT_A_COMPILER, node_compiler
 
 
 @dataclass
@@ -53,14 +43,7 @@ class _Binary(NamedTuple):
     """One record in the build cache, rendered but for its compiler, which may need a later record."""
 
     hash: str
-    name: str
-    version: str
-    platform: str
-    os: str
-    target: str
-    variants: tuple[str, ...]
-    own_compiler: str  # the node's compiler object (specfiles before Spack 1.x); "" when it has none
-    annotated_compiler: str  # `annotations.compiler` (nodes converted from older specfiles); ""
+    node: NodeFields
     edge_hashes: list[str]
     edge_infos: list[tuple[int, str, int]]  # (deptype bits, virtuals, compiler rank) per edge
 
@@ -78,26 +61,26 @@ def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults) -> Rows:
     decode = RECORD_DECODER.decode
     records: dict[str, tuple[str, str]] = {}  # hash -> (name, version) of every record
     binaries: list[_Binary] = []
-    variants: dict[bytes, tuple[str, ...]] = {}
+    renderer = Renderer()
     mended: dict[str, msgspec.Raw | None] = {}  # records read on their own: in Spack's shape, or None (dropped)
     for hash_, raw in installs.items():
         try:
             node = (record := decode(raw)).spec
             if not node.name:
                 raise NotTyped(hash_)
-            binary = _binary(hash_, node, variants) if record.in_buildcache else None
+            binary = _binary(hash_, node, renderer) if record.in_buildcache else None
         except DECODE_FAULTS:  # this record alone is read the slow way; the others stay on the fast one
             mended[hash_], recovered_record = _recovered(hash_, raw, faults)
             if recovered_record is None:
                 continue
             node = (record := recovered_record).spec
-            binary = _binary(hash_, node, variants) if record.in_buildcache else None
+            binary = _binary(hash_, node, renderer) if record.in_buildcache else None
         records[hash_] = (node.name, node.version)
         if binary is not None:
             binaries.append(binary)
     if mended:  # what later passes read again holds no record that failed
         installs = {h: r for h, r in ((h, mended.get(h, r)) for h, r in installs.items()) if r is not None}
-    binaries.sort(key=lambda b: b.name)
+    binaries.sort(key=lambda b: b.node.name)
     edge_hashes = list(chain.from_iterable(b.edge_hashes for b in binaries))
     table = _table(records, edge_hashes, installs)
     ordinal = {h: i for i, h in enumerate(table.hashes)}
@@ -109,11 +92,12 @@ def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults) -> Rows:
     table.unheld = _unheld(table.hashes, _lookup(installs, records, {b.hash for b in binaries}))
     named = dict(zip(table.hashes, zip(table.names, table.versions)))  # records, and edge names for the rest
     n = len(binaries)
-    columns = SpecColumns([b.hash for b in binaries], [b.version for b in binaries],
-                          [_compiler_of(b, named) for b in binaries], [b.platform for b in binaries],
-                          [b.os for b in binaries], [b.target for b in binaries], [b.variants for b in binaries],
-                          [()] * n, [UNKNOWN_SIZE] * n)
-    return Rows([b.name for b in binaries], columns, deps)
+    nodes = [b.node for b in binaries]
+    columns = SpecColumns([b.hash for b in binaries], [f.version for f in nodes],
+                          [_compiler_of(b, named) for b in binaries], [f.platform for f in nodes],
+                          [f.os for f in nodes], [f.target for f in nodes], [f.variants for f in nodes],
+                          [()] * n, [UNKNOWN_SIZE] * n, build_provenance=[f.build_provenance for f in nodes])
+    return Rows([f.name for f in nodes], columns, deps)
 
 
 def _recovered(hash_: str, raw: msgspec.Raw, faults: Faults) -> tuple[msgspec.Raw | None, Record | None]:
@@ -176,11 +160,10 @@ def documents(rows: Rows, origin: str, tag: str, generation: str) -> list[Parsed
 # -- one record ------------------------------------------------------------------------------------------
 
 
-def _binary(hash_: str, node: Node, variants: dict[bytes, tuple[str, ...]]) -> _Binary:
+def _binary(hash_: str, node: Node, renderer: Renderer) -> _Binary:
     edges = _edges(node)
     return _Binary(
-        hash_, node.name, node.version, *arch_of(node), variants_of(node.parameters, variants),
-        own_compiler(node), annotated_compiler(node), [edge.hash for edge in edges],
+        hash_, renderer.fields(node), [edge.hash for edge in edges],
         [(_MEANINGS.get(bytes(edge.parameters)) if edge.type is None else None) or _edge_info(edge) for edge in edges],
     )
 
@@ -199,19 +182,7 @@ def _compiler_of(binary: _Binary, named: dict[str, tuple[str, str]]) -> str:
     provider = ("", "")
     if best is not None and ranks[best] < NOT_A_COMPILER:
         provider = named.get(binary.edge_hashes[best], provider)
-    return node_compiler(binary.own_compiler, provider, binary.annotated_compiler)
-
-
-@lru_cache(maxsize=4096)
-def _edge_meaning(parameters: bytes, legacy_types: tuple[str, ...]) -> tuple[int, str, int]:
-    """(deptype bits, virtuals, compiler rank) of an edge: the deptypes of its `parameters`, else (DB 6) of its
-    `type`; its virtuals a list of names (anything else provides nothing). A handful of distinct values."""
-    data = msgspec.json.decode(parameters) if parameters else {}
-    if not isinstance(data, dict):
-        data = {}
-    bits = deptype_bits(_strings(data["deptypes"] if "deptypes" in data else list(legacy_types)))
-    virtuals = _strings(data.get("virtuals"))
-    return bits, ",".join(virtuals), compiler_rank(bits, virtuals)
+    return node_compiler(binary.node.own_compiler, provider, binary.node.annotated_compiler)
 
 
 _MEANINGS: dict[bytes, tuple[int, str, int]] = {}  # an edge's parameters text -> its meaning; a handful of values
@@ -219,7 +190,7 @@ _MEANINGS: dict[bytes, tuple[int, str, int]] = {}  # an edge's parameters text -
 
 def _edge_info(edge: Edge) -> tuple[int, str, int]:
     key = bytes(edge.parameters)
-    meaning = _edge_meaning(key, tuple(edge.type or ()))
+    meaning = edge_meaning(key, tuple(edge.type or ()))
     if edge.type is None and len(_MEANINGS) < 10_000:
         _MEANINGS[key] = meaning
     return meaning

@@ -1,0 +1,90 @@
+"""`cachetui verify [SOURCE...] [--spec QUERY] [--closure] [--format table|json]`: who signed each binary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from cachetui.cli.options import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    add_inputs,
+    answered,
+    load_or_exit,
+    report_load_errors,
+    report_unknown,
+    spec_option,
+)
+from cachetui.core.load import Provenance
+from cachetui.core.load.provenance import FETCH_AT_ONCE, OUTCOMES, VERIFIED
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.query.query import Filters, Query, select
+from cachetui.core.query.resolve import QueryProblem
+from cachetui.present.provenance import FORMATS, write_provenance
+from cachetui.present.writers import write_json
+
+DESCRIPTION = f"""\
+Read each binary's signed record from the mirror it was loaded from and verify it against the keys
+that mirror publishes (no gpg needed). One row per binary and source that holds it: signature
+({", ".join(OUTCOMES)}), signer (the primary key's fingerprint when verified, the key ID the
+signature names when unknown-key), expires (the signing key's expiry, ISO 8601) and size (the
+tarball's bytes). "verified" means signed by a key the same cache publishes: whoever controls the
+mirror controls that key too. Records are fetched {FETCH_AT_ONCE} at a time.
+
+--spec resolves as `query --spec` does (a value that names nothing names the nearest real ones,
+exit 1); --closure adds every held binary that the matched ones' link/run dependencies need.
+--format json always prints one JSON list ([] when nothing matched). Exit 0: every listed binary is
+verified and every SOURCE loaded; 1: otherwise (nothing matched too); 2: usage."""
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("verify", help="who signed each binary, whether it verifies, and its size",
+                                   description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--spec", metavar="QUERY", help="only the binaries a Spack spec query matches, e.g. 'zlib@1.3'")
+    parser.add_argument("--closure", action="store_true",
+                        help="also every held binary the matched ones' link/run dependencies need")
+    parser.add_argument("--format", choices=FORMATS, default="table")
+    add_inputs(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return answered(lambda: _answer(args), lambda: _no_answer(args.format))
+
+
+def _no_answer(format: str) -> None:
+    if format == "json":
+        write_json(sys.stdout, [])
+
+
+def _answer(args: argparse.Namespace) -> int:
+    spec = spec_option(args.spec)  # syntax first: a malformed query is a usage error whatever the corpus
+    corpus = load_or_exit(args)
+    try:
+        matched = [int(i) for i in select(corpus, Query(None, Filters({}), spec, None)).indices()]
+    except QueryProblem as exc:
+        _no_answer(args.format)
+        report_load_errors(corpus)
+        return report_unknown(exc)
+    provenance = Provenance(corpus, timeout=args.timeout)
+    listed = _with_closure(corpus, provenance, matched) if args.closure else matched
+    binaries = provenance.binaries(listed)
+    write_provenance(sys.stdout, binaries, args.format)
+    loaded = report_load_errors(corpus)
+    if not binaries:
+        print("cachetui: no binary matched", file=sys.stderr)
+        return EXIT_PROBLEMS
+    if any(b.signature.outcome != VERIFIED for b in binaries):
+        return EXIT_PROBLEMS
+    return loaded if loaded != EXIT_OK else EXIT_OK
+
+
+def _with_closure(corpus: Corpus, provenance: Provenance, matched: list[int]) -> list[int]:
+    """The matched binaries, then every source's copy of each held binary their link/run closures need."""
+    listed = dict.fromkeys(matched)
+    for spec in matched:
+        members, _, _ = provenance.closure_members(spec)
+        for member in members[1:]:
+            listed.update(dict.fromkeys(corpus.occurrences(corpus.hashes[member])))
+    return list(listed)

@@ -1,0 +1,136 @@
+"""The public keys a cache publishes, as Spack lays them out (`binary_distribution.py`, `url_buildcache.py`).
+
+- layout v3: `v3/manifests/key/keys.manifest.json` names the key index blob
+  (`application/vnd.spack.keyindex.v1+json`, `{"keys": {FINGERPRINT: {}}}`); each key's
+  `v3/manifests/key/<FINGERPRINT>.key.manifest.json` names its `application/pgp-keys` blob;
+  every blob is checked against the checksum and length its manifest gives;
+- layout v2: `build_cache/_pgp/index.json` lists them, each at `build_cache/_pgp/<FINGERPRINT>.pub`.
+
+A cache that publishes no key index publishes no key (a signed record is then `unknown-key`); one
+whose index or a key cannot be read, or does not parse, is said (a record it might have signed is
+`unchecked`). At most MAX_KEYS keys are read, none past MAX_KEY_BYTES.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+from cachetui.core.load.provenance.signature import (
+    Keyring,
+    KeyUnreadable,
+    PublishedKey,
+    cleartext,
+    is_clearsigned,
+    read_keys,
+)
+from cachetui.core.load.sources.transport import FetchError, fetch, join
+
+MAX_KEY_BYTES = 1 << 20  # a key, a key index or a key manifest: an armoured 4096-bit key is ~3 KB
+MAX_KEYS = 32  # keys read from one cache's index
+KEY_INDEX_TYPE = "application/vnd.spack.keyindex.v1+json"
+KEY_TYPE = "application/pgp-keys"
+V3_KEYS = "v3/manifests/key"
+V2_KEYS = "build_cache/_pgp"
+_FINGERPRINT = re.compile(r"[0-9A-Fa-f]{40}|[0-9A-Fa-f]{64}")
+
+
+class _Unreadable(Exception):
+    """One line: what of the cache's keys could not be read."""
+
+
+def published_keys(root: str, layout: str, timeout: float) -> Keyring:
+    """The keys the cache at `root` publishes (layout v3 or v2)."""
+    try:
+        listed = _v3_index(root, timeout) if layout == "v3" else _v2_index(root, timeout)
+    except _Unreadable as exc:
+        return Keyring((), (str(exc),))
+    if listed is None:
+        return Keyring()
+    keys: list[PublishedKey] = []
+    unreadable: list[str] = []
+    for fingerprint in listed[:MAX_KEYS]:
+        try:
+            data = _v3_key(root, fingerprint, timeout) if layout == "v3" else \
+                _get(join(root, V2_KEYS, f"{fingerprint}.pub"), timeout)
+            keys.extend(read_keys(data))
+        except _Unreadable as exc:
+            unreadable.append(str(exc))
+        except KeyUnreadable as exc:
+            unreadable.append(f"key {fingerprint} does not parse: {exc}")
+    return Keyring(tuple(keys), tuple(unreadable))
+
+
+def _v3_index(root: str, timeout: float) -> list[str] | None:
+    manifest = _manifest(join(root, V3_KEYS, "keys.manifest.json"), timeout, missing_ok=True)
+    if manifest is None:
+        return None
+    return _fingerprints(_blob(root, manifest, KEY_INDEX_TYPE, timeout), "the key index")
+
+
+def _v2_index(root: str, timeout: float) -> list[str] | None:
+    location = join(root, V2_KEYS, "index.json")
+    try:
+        data = fetch(location, timeout=timeout, max_bytes=MAX_KEY_BYTES).data
+    except FetchError as exc:
+        if exc.missing:
+            return None
+        raise _Unreadable(f"the key index: {exc}") from None
+    return _fingerprints(data, location)
+
+
+def _v3_key(root: str, fingerprint: str, timeout: float) -> bytes:
+    manifest = _manifest(join(root, V3_KEYS, f"{fingerprint}.key.manifest.json"), timeout)
+    assert manifest is not None  # missing_ok is False
+    return _blob(root, manifest, KEY_TYPE, timeout)
+
+
+def _fingerprints(data: bytes, where: str) -> list[str]:
+    try:
+        index = json.loads(data)
+    except (ValueError, RecursionError):
+        raise _Unreadable(f"{where} is not valid JSON") from None
+    keys = index.get("keys") if isinstance(index, dict) else None
+    if not isinstance(keys, dict):
+        raise _Unreadable(f"{where} has no 'keys' object")
+    # Names go into locations: only fingerprints, never a path.
+    return [name.upper() for name in keys if isinstance(name, str) and _FINGERPRINT.fullmatch(name)]
+
+
+def _get(location: str, timeout: float) -> bytes:
+    try:
+        return fetch(location, timeout=timeout, max_bytes=MAX_KEY_BYTES).data
+    except FetchError as exc:
+        raise _Unreadable(str(exc)) from None
+
+
+def _manifest(location: str, timeout: float, *, missing_ok: bool = False) -> dict[str, Any] | None:
+    try:
+        data = fetch(location, timeout=timeout, max_bytes=MAX_KEY_BYTES).data
+    except FetchError as exc:
+        if exc.missing and missing_ok:
+            return None
+        raise _Unreadable(str(exc)) from None
+    try:
+        manifest = json.loads(cleartext(data) if is_clearsigned(data) else data)
+    except (ValueError, RecursionError):
+        raise _Unreadable(f"{location}: not valid JSON") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("data"), list):
+        raise _Unreadable(f"{location}: no 'data' list")
+    return manifest
+
+
+def _blob(root: str, manifest: dict[str, Any], media_type: str, timeout: float) -> bytes:
+    """The blob of `media_type` a manifest names, checked against its checksum and length."""
+    entry = next((e for e in manifest["data"] if isinstance(e, dict) and e.get("mediaType") == media_type), None)
+    checksum = entry.get("checksum") if entry is not None else None
+    if entry is None or entry.get("checksumAlgorithm") != "sha256" or not isinstance(checksum, str) \
+            or not re.fullmatch(r"[0-9a-f]{64}", checksum):
+        raise _Unreadable(f"a key manifest names no {media_type} blob with a sha256 checksum")
+    location = join(root, "blobs", "sha256", checksum[:2], checksum)
+    data = _get(location, timeout)
+    if hashlib.sha256(data).hexdigest() != checksum:
+        raise _Unreadable(f"{location}: checksum mismatch (the manifest published sha256 {checksum})")
+    return data

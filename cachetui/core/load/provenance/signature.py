@@ -1,0 +1,186 @@
+"""Whether a clearsigned record verifies against the keys its cache publishes, in Python (no `gpg` or `gpgv`).
+
+Sequoia (`pysequoia`) checks the signature. The signature's issuer is read first, so that a key the
+cache does not publish (`unknown-key`, naming its key ID) is told apart from text that changed since
+it was signed (`bad`). Signing subkeys count: Spack's official binaries are signed by a subkey of the
+key the cache publishes, and the signer shown is the primary key (its fingerprint and user ID). A good
+signature by a key that has since expired is `verified`, with its expiry beside it, as gpg says "Good
+signature ... [expired]": Sequoia checks that the key was alive when it signed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+VERIFIED, UNSIGNED, BAD, UNKNOWN_KEY, UNCHECKED = "verified", "unsigned", "bad", "unknown-key", "unchecked"
+OUTCOMES = (VERIFIED, UNSIGNED, BAD, UNKNOWN_KEY, UNCHECKED)
+
+CLEARSIGNED = b"-----BEGIN PGP SIGNED MESSAGE-----"
+_SIGNATURE_START = b"-----BEGIN PGP SIGNATURE-----"
+_SIGNATURE_END = b"-----END PGP SIGNATURE-----"
+_HEX_ID = re.compile(r"[0-9a-fA-F]{16}|[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A signed record's outcome, with who signed it and when that key expires (facts beside the outcome)."""
+
+    outcome: str  # one of OUTCOMES
+    signer: str | None = None  # verified: the primary key's fingerprint; unknown-key: the key ID the signature names
+    user_id: str | None = None  # verified: the primary key's user ID
+    expires: str | None = None  # the signing key's expiry, ISO 8601 (UTC); None when it never expires or is unknown
+    expired: bool = False  # that expiry has passed (the signature may still be good: it was made before)
+    reason: str = ""  # bad and unchecked: why, in one line
+
+    @classmethod
+    def unchecked(cls, reason: str) -> Signature:
+        return cls(UNCHECKED, reason=" ".join(reason.split()))
+
+
+@dataclass(frozen=True)
+class PublishedKey:
+    """One key a cache publishes: its primary key, and the fingerprints and key IDs of it and its subkeys."""
+
+    fingerprint: str  # the primary key's, uppercase hex
+    user_id: str | None
+    cert: Any = field(repr=False, compare=False)  # a pysequoia.Cert
+    expiries: dict[str, dt.datetime | None] = field(repr=False, compare=False, default_factory=dict)
+    # lowercase fingerprint and key ID of the primary key and of each subkey -> that key's own expiry
+
+    def holds(self, issuer: str) -> bool:
+        return issuer.lower() in self.expiries
+
+    def expiry_of(self, issuer: str) -> dt.datetime | None:
+        """When the (sub)key that signed stops being valid: its own expiry or its primary key's, the sooner."""
+        found = [e for e in (self.expiries.get(issuer.lower()), self.expiries.get(self.fingerprint.lower()))
+                 if e is not None]
+        return min(found) if found else None
+
+
+@dataclass(frozen=True)
+class Keyring:
+    """The keys a cache publishes, and the ones it lists that could not be read (one line each)."""
+
+    keys: tuple[PublishedKey, ...] = ()
+    unreadable: tuple[str, ...] = ()
+
+    def holding(self, issuer: str) -> PublishedKey | None:
+        return next((key for key in self.keys if key.holds(issuer)), None)
+
+
+class KeyUnreadable(Exception):
+    """A published key that does not parse as an OpenPGP certificate."""
+
+
+def read_keys(data: bytes) -> list[PublishedKey]:
+    """The certificates in an armoured (or binary) key file; KeyUnreadable when it holds none."""
+    import pysequoia
+
+    try:
+        certs = pysequoia.Cert.split_bytes(data)
+    except Exception as exc:  # noqa: BLE001 - Sequoia raises RuntimeError for any malformed input
+        raise KeyUnreadable(_first_line(exc)) from None
+    if not certs:
+        raise KeyUnreadable("no OpenPGP key in it")
+    return [_published(cert) for cert in certs]
+
+
+def _published(cert: Any) -> PublishedKey:
+    from pysequoia.packet import PacketPile, SignatureType, Tag
+
+    expiries: dict[str, dt.datetime | None] = {}
+    current: tuple[str, str, dt.datetime | None] | None = None  # fingerprint, key ID, creation
+    newest: dict[str, dt.datetime] = {}  # per subkey, the creation of the binding signature read so far
+    for packet in PacketPile.from_bytes(bytes(cert)):
+        if packet.tag in (Tag.PublicKey, Tag.PublicSubkey):
+            current = (packet.fingerprint or "", packet.key_id or "", packet.key_created)
+            expiries[current[0]] = expiries[current[1]] = None
+        elif (packet.tag == Tag.Signature and current is not None and current[2] is not None
+              and packet.signature_type == SignatureType.SubkeyBinding):
+            made = packet.signature_created or current[2]
+            if current[0] in newest and newest[current[0]] > made:
+                continue  # a later binding signature already said when this subkey expires
+            newest[current[0]] = made
+            period = packet.key_validity_period
+            expiries[current[0]] = expiries[current[1]] = current[2] + period if period else None
+    fingerprint = cert.fingerprint.upper()
+    expiries[fingerprint.lower()] = expiries[fingerprint.lower()[-16:]] = cert.expiration
+    user_ids = [str(uid) for uid in cert.user_ids]
+    return PublishedKey(fingerprint, user_ids[0] if user_ids else None, cert, expiries)
+
+
+def is_clearsigned(record: bytes) -> bool:
+    return record.lstrip().startswith(CLEARSIGNED)
+
+
+def cleartext(record: bytes) -> bytes:
+    """The text a clearsigned record carries (dash-escaping undone), unverified: to read what it says."""
+    head, _, rest = record.lstrip().partition(b"\n\n")
+    if not rest and b"\r\n\r\n" in record:
+        head, _, rest = record.lstrip().partition(b"\r\n\r\n")
+    body = rest.split(_SIGNATURE_START, 1)[0]
+    lines = [line[2:] if line.startswith(b"- ") else line for line in body.splitlines()]
+    return b"\n".join(lines)
+
+
+def verify(record: bytes, keyring: Keyring, now: dt.datetime | None = None) -> tuple[Signature, bytes | None]:
+    """A clearsigned record's outcome against `keyring`, and the text the signature covers when it verified."""
+    import pysequoia
+
+    issuer = _issuer(record)
+    if issuer is None:
+        return Signature(BAD, reason="the signature's armour is malformed"), None
+    key = keyring.holding(issuer)
+    if key is None:
+        if keyring.unreadable:
+            return Signature.unchecked(f"signed by key {_key_id(issuer)}, and a key the cache publishes could not "
+                                       f"be read: {keyring.unreadable[0]}"), None
+        return Signature(UNKNOWN_KEY, signer=_key_id(issuer),
+                         reason="signed by a key the cache does not publish"), None
+    try:
+        result = pysequoia.verify(bytes=record, store=lambda _ids: [key.cert])
+    except Exception:  # noqa: BLE001 - Sequoia raises RuntimeError whatever failed
+        return Signature(BAD, reason="does not verify: the text changed since it was signed, or the signature "
+                                     "is damaged"), None
+    if not result.valid_sigs:
+        return Signature(BAD, reason="does not verify"), None
+    signing_key = str(getattr(result.valid_sigs[0], "signing_key", issuer))
+    expiry = key.expiry_of(signing_key)
+    moment = now or dt.datetime.now(dt.timezone.utc)
+    return Signature(VERIFIED, signer=key.fingerprint, user_id=key.user_id, expires=iso(expiry),
+                     expired=expiry is not None and expiry <= moment), result.bytes
+
+
+def _issuer(record: bytes) -> str | None:
+    """The fingerprint (else the key ID) the record's signature names; None when its armour does not parse."""
+    import pysequoia
+
+    start = record.find(_SIGNATURE_START)
+    end = record.find(_SIGNATURE_END, start)
+    if start < 0 or end < 0:
+        return None
+    try:
+        sig = pysequoia.Sig.from_bytes(record[start : end + len(_SIGNATURE_END)])
+    except Exception:  # noqa: BLE001 - any parse failure is malformed armour
+        return None
+    issuer = sig.issuer_fingerprint or sig.issuer_key_id
+    return issuer.lower() if issuer and _HEX_ID.fullmatch(issuer) else None
+
+
+def _key_id(issuer: str) -> str:
+    """A key ID as gpg prints it: the last 16 hex digits of a fingerprint, uppercase."""
+    return issuer[-16:].upper()
+
+
+def iso(moment: dt.datetime | None) -> str | None:
+    """A moment as ISO 8601 in UTC, `Z` for the zone."""
+    if moment is None:
+        return None
+    return moment.astimezone(dt.timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _first_line(exc: Exception) -> str:
+    return next(iter(str(exc).splitlines()), type(exc).__name__)[:200]

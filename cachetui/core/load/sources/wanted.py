@@ -1,0 +1,292 @@
+"""What the user wants, read tolerantly: a `spack.lock` (lockfile v1-8, or the environment directory holding one),
+specfiles (`spack spec --json`: documents back to back; `.spec.json`, a clearsigned `.spec.json.sig`, an old
+`.spec.yaml`), or an install database (`.spack-db/index.json`, or the install root holding one); `-` reads any of
+them from standard input.
+
+Every node is read by `spack_node`'s rules, as a mirror's records are. A file that cannot be read at all is
+one `UnreadableWanted` (one line); what is off inside a readable one (a root naming another package, a
+dependency the file does not hold, a cycle) is a warning, and the node is trusted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+import yaml
+
+from cachetui.core.load.sources.regular_file import NotRegular, open_regular
+from cachetui.core.load.sources.spack_node import Node, Renderer, edge_meaning, is_set, mended_node, unwrapped
+from cachetui.core.model.problems import Problem, Severity
+from cachetui.core.model.wanted import WantedDag, WantedEdge, WantedNode
+from cachetui.core.spack.compilers import NOT_A_COMPILER, node_compiler
+from cachetui.core.spack.words import counted
+
+STDIN = "-"
+CLEARSIGNED = "-----BEGIN PGP SIGNED MESSAGE-----"
+_SIGNATURE = "-----BEGIN PGP SIGNATURE-----"
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # a package name at the start of a root's spec string
+
+
+class UnreadableWanted(Exception):
+    """WANTED cannot be read at all (missing, truncated, not a Spack format): one line, and the command ends."""
+
+
+def read_wanted(location: str, max_bytes: int, stdin: BinaryIO | None = None) -> WantedDag:
+    """The wanted DAG of a lockfile, specfiles or an install database (see the module); UnreadableWanted if none."""
+    label = "standard input" if location == STDIN else location
+    data = _bytes(location, label, max_bytes, stdin)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnreadableWanted(f"{label}: not UTF-8 text (byte {exc.start})") from None
+    documents = list(_documents(_cleartext(text), label))
+    if not documents:
+        raise UnreadableWanted(f"{label}: empty: no lockfile, specfile or install database")
+    return _Reader(label).dag(documents)
+
+
+# -- bytes and documents ------------------------------------------------------------------------------------
+
+
+def _bytes(location: str, label: str, max_bytes: int, stdin: BinaryIO | None) -> bytes:
+    if location == STDIN:
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        return _capped(stream.read(max_bytes + 1), label, max_bytes)
+    path = _file_in(location)
+    try:
+        handle, _ = open_regular(path)
+    except FileNotFoundError:
+        raise UnreadableWanted(f"no such file or directory: {location}") from None
+    except NotRegular as exc:
+        raise UnreadableWanted(f"{label}: not a regular file: {exc.kind}") from None
+    except OSError as exc:
+        raise UnreadableWanted(f"{label}: cannot be read ({exc.strerror or exc})") from None
+    with handle:
+        return _capped(handle.read(max_bytes + 1), label, max_bytes)
+
+
+def _file_in(location: str) -> str:
+    """The file a location names: itself, or what an environment directory or install root holds."""
+    if not os.path.isdir(location):
+        return location
+    for inside in ("spack.lock", os.path.join(".spack-db", "index.json")):
+        if os.path.isfile(os.path.join(location, inside)):
+            return os.path.join(location, inside)
+    raise UnreadableWanted(f"{location}: a directory without spack.lock or .spack-db/index.json")
+
+
+def _capped(data: bytes, label: str, max_bytes: int) -> bytes:
+    if len(data) > max_bytes:
+        raise UnreadableWanted(f"{label}: larger than {max_bytes // 2**20} MB (--max-file-size)")
+    return data
+
+
+def _cleartext(text: str) -> str:
+    """The signed text of a clearsigned document (a `.spec.json.sig`), dash-escaping undone; other text as it is.
+
+    The signature is not checked here: what the user wants is theirs, not a cache's claim."""
+    if not text.lstrip().startswith(CLEARSIGNED):
+        return text
+    _, _, rest = text.lstrip().partition("\n\n")
+    body, _, _ = rest.partition(_SIGNATURE)
+    return "\n".join(line[2:] if line.startswith("- ") else line for line in body.split("\n"))
+
+
+def _documents(text: str, label: str) -> Iterator[Any]:
+    """Each JSON document of a stream (`spack spec --json` prints one per root, back to back); else YAML."""
+    if not text.lstrip().startswith(("{", "[")):
+        try:
+            yield from (d for d in yaml.safe_load_all(text) if d is not None)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}" if mark is not None else ""
+            raise UnreadableWanted(f"{label}: neither JSON nor YAML{where}: truncated or not a Spack file") from None
+        return
+    decoder, position = json.JSONDecoder(), 0
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position == len(text):
+            return
+        try:
+            document, position = decoder.raw_decode(text, position)
+        except (ValueError, RecursionError) as exc:
+            where = f" at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
+            raise UnreadableWanted(f"{label}: not valid JSON{where}: truncated or damaged") from None
+        yield document
+
+
+# -- nodes --------------------------------------------------------------------------------------------------
+
+
+class _Reader:
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.problems: list[Problem] = []
+        self.raw: dict[str, Node] = {}  # key -> node, in file order
+        self.aliases: dict[str, str] = {}  # any hash a node is known by -> its key
+        self.roots: list[str] = []
+        self.old_hashes = False
+
+    def warn(self, message: str) -> None:
+        self.problems.append(Problem(self.label, message, Severity.WARNING))
+
+    def dag(self, documents: list[Any]) -> WantedDag:
+        kind = self._read(documents)
+        if self.old_hashes:
+            self.warn(f"a {kind} keys its nodes by hashes no build cache uses (before Spack 0.18): "
+                      "no node can be a hit; each is compared by what it is")
+        nodes = self._nodes()
+        roots = tuple(dict.fromkeys(self.aliases[r] for r in self.roots if r in self.aliases))
+        if not roots:  # no roots recorded: the nodes nothing depends on
+            reached = {e.hash for n in nodes.values() for e in n.edges}
+            roots = tuple(h for h in nodes if h not in reached)
+        self._cycles(nodes)
+        return WantedDag(self.label, kind, nodes, roots, self.old_hashes, self.problems)
+
+    def _read(self, documents: list[Any]) -> str:
+        first = documents[0]
+        if len(documents) == 1 and isinstance(first, dict) and "concrete_specs" in first:
+            return self._lockfile(first)
+        if len(documents) == 1 and isinstance(first, dict) and isinstance(first.get("database"), dict):
+            return self._database(first["database"])
+        if all(isinstance(d, dict) and "spec" in d for d in documents):
+            for document in documents:
+                self._specfile(document["spec"])
+            return "specfile" if len(documents) == 1 else f"stream of {counted(len(documents), 'specfile')}"
+        raise UnreadableWanted(f"{self.label}: not a Spack lockfile, specfile or install database")
+
+    def _lockfile(self, lock: dict[str, Any]) -> str:
+        meta = lock.get("_meta")
+        version = meta.get("lockfile-version") if isinstance(meta, dict) else None
+        self.old_hashes = isinstance(version, int) and version < 4
+        self._environment(lock, "")
+        return f"lockfile v{version}" if isinstance(version, int) else "lockfile"
+
+    def _environment(self, env: dict[str, Any], where: str) -> None:
+        """One environment's roots and nodes, then those of the concrete environments it includes (nested)."""
+        specs = env.get("concrete_specs")
+        for key, value in (specs.items() if isinstance(specs, dict) else ()):
+            self._add(str(key), value)
+        roots = env.get("roots")
+        for root in roots if isinstance(roots, list) else ():
+            if isinstance(root, dict) and isinstance(root.get("hash"), str):
+                self.roots.append(root["hash"])
+                self._check_root(root["hash"], root.get("spec"), where)
+        included = env.get("include_concrete")
+        for path, inner in (included.items() if isinstance(included, dict) else ()):
+            if isinstance(inner, dict):
+                self._environment(inner, f" (included from {path})")
+
+    def _check_root(self, hash_: str, spec: Any, where: str) -> None:
+        node = self.raw.get(self.aliases.get(hash_, ""))
+        if node is None:
+            self.warn(f"root {hash_[:7]}{where} is not among the concrete specs")
+            return
+        named = _NAME.match(spec) if isinstance(spec, str) else None
+        if named and named.group() != node.name:
+            self.warn(f"root {spec!r}{where} names hash {hash_[:7]}, which is a {node.name} node (the node is trusted)")
+
+    def _specfile(self, spec: Any) -> None:
+        meta = spec.get("_meta") if isinstance(spec, dict) else None
+        version = meta.get("version") if isinstance(meta, dict) else 1
+        self.old_hashes = self.old_hashes or not isinstance(version, int) or version < 3
+        nodes = spec.get("nodes") if isinstance(spec, dict) else spec  # v1: a list of {name: node}
+        first = True
+        for value in nodes if isinstance(nodes, list) else ():
+            key = self._add(None, value)
+            if key is not None and first:
+                self.roots.append(key)  # the first node of a specfile is its root
+                first = False
+
+    def _database(self, database: dict[str, Any]) -> str:
+        installs = database.get("installs")
+        explicit = []
+        for key, record in (installs.items() if isinstance(installs, dict) else ()):
+            if isinstance(record, dict) and record.get("installed") is not False:
+                if self._add(str(key), record.get("spec")) is not None and record.get("explicit") is True:
+                    explicit.append(str(key))
+        self.roots.extend(explicit)
+        return f"install database v{database.get('version', '?')}"
+
+    def _add(self, key: str | None, value: Any) -> str | None:
+        """A node under its key (a lockfile's or database's), else under the hash it carries; None if not a node."""
+        spec = unwrapped(value)
+        if spec is None:
+            self.warn(f"{'node ' + key[:7] if key else 'an entry'}: not a Spack node; left out")
+            return None
+        try:
+            node = mended_node(spec)
+        except UnicodeEncodeError:
+            self.warn(f"node {spec['name']!r}: holds text that is not UTF-8; left out")
+            return None
+        except TypeError:  # YAML gives values JSON has no form for (a set, a binary string)
+            self.warn(f"node {spec['name']!r}: holds values of no JSON type; left out")
+            return None
+        full_hash = spec.get("full_hash") if isinstance(spec.get("full_hash"), str) else ""
+        key = key or node.hash or full_hash or node.build_hash or node.name
+        if key in self.raw:
+            return key  # the same node from another document of the stream
+        self.raw[key] = node
+        for alias in (key, node.hash, full_hash, node.build_hash):
+            if alias:
+                self.aliases.setdefault(alias, key)
+        return key
+
+    def _nodes(self) -> dict[str, WantedNode]:
+        renderer = Renderer()
+        found = {}
+        for key, node in self.raw.items():
+            edges, ranks = [], []
+            for edge in node.dependencies or ():
+                target = self.aliases.get(edge.hash) or self.aliases.get(edge.build_hash)
+                if target is None:
+                    self.warn(f"{node.name} depends on {edge.name or '?'} "
+                              f"{(edge.hash or edge.build_hash)[:7]}, which the file does not hold")
+                    target = edge.hash or edge.build_hash
+                if not target:
+                    continue
+                bits, virtuals, rank = edge_meaning(bytes(edge.parameters), tuple(edge.type or ()))
+                held = self.raw.get(target)
+                edges.append(WantedEdge(held.name if held else edge.name, target, bits, virtuals))
+                ranks.append(rank)
+            best = min(range(len(ranks)), key=ranks.__getitem__, default=None)
+            provider, compiler_edge = ("", ""), ""
+            if best is not None and ranks[best] < NOT_A_COMPILER:
+                compiler_edge = edges[best].hash
+                held = self.raw.get(compiler_edge)
+                provider = (held.name, held.version) if held else (edges[best].name, "")
+            f = renderer.fields(node)
+            found[key] = WantedNode(
+                key, f.name, f.version, f.platform, f.os, f.target,
+                node_compiler(f.own_compiler, provider, f.annotated_compiler),
+                f.variants, f.build_provenance, is_set(node.external),
+                tuple(edges), compiler_edge,
+            )
+        return found
+
+    def _cycles(self, nodes: dict[str, WantedNode]) -> None:
+        """Each dependency cycle said once (Spack's DAGs have none; a damaged file may)."""
+        state: dict[str, int] = {}  # 1: on the current path, 2: done
+        for start in nodes:
+            if start in state:
+                continue
+            path, stack = [start], [iter(nodes[start].edges)]
+            state[start] = 1
+            while stack:
+                edge = next(stack[-1], None)
+                if edge is None:
+                    state[path.pop()] = 2
+                    stack.pop()
+                elif edge.hash in nodes and state.get(edge.hash) == 1:
+                    loop = path[path.index(edge.hash):] + [edge.hash]
+                    self.warn("dependency cycle: " + " -> ".join(nodes[h].name for h in loop))
+                elif edge.hash in nodes and edge.hash not in state:
+                    state[edge.hash] = 1
+                    path.append(edge.hash)
+                    stack.append(iter(nodes[edge.hash].edges))

@@ -1,0 +1,92 @@
+"""Provenance in words and records: one rule for `cachetui verify` and the browser's details.
+
+Every value a mirror wrote (user IDs, reasons naming its locations) goes out through the inert
+writers (`present/writers.py`, `present/table.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from cachetui.core.load import BinaryProvenance, ClosureDownload, Signature
+from cachetui.core.spack.words import counted
+from cachetui.present.format import human_size
+from cachetui.present.table import write_table
+from cachetui.present.writers import write_json
+
+FORMATS = ("table", "json")
+COLUMNS = ("package", "tag", "hash", "signature", "signer", "expires", "size", "note")
+
+
+def provenance_record(binary: BinaryProvenance) -> dict[str, Any]:
+    """One binary of one source as `verify --format json` prints it."""
+    signature = binary.signature
+    return {
+        "hash": binary.hash,
+        "package": binary.package,
+        "tag": binary.tag,
+        "signature": signature.outcome,
+        "signer": signature.signer,  # verified: the primary key's fingerprint; unknown-key: the key ID it names
+        "user_id": signature.user_id,
+        "expires": signature.expires,  # the signing key's expiry, ISO 8601, or null
+        "expired": signature.expired,
+        "reason": signature.reason or None,  # why bad or unchecked
+        "size": binary.size,  # tarball bytes, or null when nobody published it
+        "pushed": binary.pushed,
+        "record": binary.record,
+    }
+
+
+def expiry_words(signature: Signature) -> str:
+    """The key's expiry as a fact beside the outcome: `expired 2025-…` or `expires 2027-…`; empty when none."""
+    if signature.expires is None:
+        return ""
+    return f"{'expired' if signature.expired else 'expires'} {signature.expires}"
+
+
+def signature_words(signature: Signature) -> str:
+    """The outcome in one line, with who signed and the key's expiry or the reason: what a person reads."""
+    if signature.outcome == "verified":
+        said = f"verified: {signature.user_id or 'no user ID'} ({signature.signer})"
+    elif signature.outcome == "unknown-key":
+        said = f"unknown-key: signed by key {signature.signer}, which the cache does not publish"
+    elif signature.reason:
+        said = f"{signature.outcome}: {signature.reason}"
+    else:
+        said = signature.outcome
+    expiry = expiry_words(signature)
+    return f"{said}; key {expiry}" if expiry else said
+
+
+def closure_words(download: ClosureDownload) -> str:
+    """What `spack install /HASH` downloads from the loaded caches, in one line."""
+    size = human_size(download.size) if download.size is not None else \
+        f"at least {human_size(download.known_size)} ({counted(download.sizes_unknown, 'size')} unknown)"
+    said = f"{counted(download.count, 'binary', 'binaries')}, {size}"
+    if download.not_held:
+        said += f"; {counted(download.not_held, 'record')} of the closure held by no loaded source"
+    if download.partial:
+        said += " (counted over the closure's first records only: it is larger than cachetui walks)"
+    return said
+
+
+def write_provenance(out: TextIO, binaries: Sequence[BinaryProvenance], fmt: str) -> None:
+    if fmt == "json":
+        write_json(out, [provenance_record(b) for b in binaries])
+        return
+    if not binaries:
+        return
+    rows = [[b.package, b.tag, b.hash, b.signature.outcome, b.signature.signer or "-",
+             _expiry_cell(b.signature), human_size(b.size), _note(b.signature)] for b in binaries]
+    write_table(out, [list(COLUMNS), *rows])
+
+
+def _expiry_cell(signature: Signature) -> str:
+    if signature.expires is None:
+        return "-"
+    return f"{signature.expires} (expired)" if signature.expired else signature.expires
+
+
+def _note(signature: Signature) -> str:
+    return signature.user_id or signature.reason or ""
