@@ -357,9 +357,8 @@ BLOCKERS = {
     ),
     "serve_pss_mb": (
         "The corpus is mapped from the warm cache and shared; what each visitor adds is its own app: Textual "
-        "and the app (~45 MB), the answers and table keys it works out for 500k specs (~60 MB; the table's "
-        "value sums alone 34 MB), and allocator slack from the first answer's temporaries (~35 MB that "
-        "`malloc_trim` would return)."
+        "and the app (~45 MB) and the answers and table keys it works out for 500k specs (~45 MB), with its "
+        "share of the mapped file. Large temporaries are given back (a fixed malloc mmap threshold)."
     ),
     "serve_slowest_s": (
         "Eight app processes start at once on two cores: each imports Textual and the app (~0.5 s of CPU), "
