@@ -161,12 +161,14 @@ def test_every_option_of_a_command_is_on_its_page(command: str) -> None:
     page = (DOCS / COMMAND_PAGES[command]).read_text()
     assert f"cachetui {command}" in page
     own = _options(_command(command)) - _options(browse_parser())
-    assert [option for option in sorted(own) if not _names(page, option)] == []
+    missing = [option for option in sorted(own) if not _names(page, option)]
+    assert not missing, f"say what {missing} do in docs/{COMMAND_PAGES[command]}"
 
 
 def test_every_option_the_commands_share_is_on_the_sources_page() -> None:
     page = (DOCS / SHARED_OPTIONS_PAGE).read_text()
-    assert [option for option in sorted(_options(browse_parser())) if not _names(page, option)] == []
+    missing = [option for option in sorted(_options(browse_parser())) if not _names(page, option)]
+    assert not missing, f"say what {missing} do in docs/{SHARED_OPTIONS_PAGE} (and link the page that explains them)"
 
 
 # -- command lines ------------------------------------------------------------------------------------------
