@@ -1,5 +1,5 @@
 """What the commands say at the edges: refusals as usage errors, typed input echoed cut, counts in good
-English, a diff of a package in neither tag, the `root` stack, and the README's public mirror line."""
+English, a diff of a package in neither tag, the `root` stack, and the docs' public mirror line."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from cachetui.core.spack.specquery import SpecSyntaxError, parse_spec_query
 from tests.app.helpers import wait_loaded
 from tests.conftest import WriteDoc, front_matter, listing, spec_entry
 
-README = Path(__file__).parent.parent / "README.md"
+ROOT = Path(__file__).parent.parent
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 LONG = 102_400  # a 100 KB token
 
 
@@ -137,11 +138,11 @@ async def test_the_palette_does_not_offer_the_root_stack(spec_tree: Path) -> Non
         assert "stack=e4s" in offered  # a stack is offered
 
 
-# -- the README's public mirror line ------------------------------------------------------------------------
+# -- the docs' public mirror line -----------------------------------------------------------------------------
 
 
-def test_the_readme_gives_the_public_mirror_line_the_copy_menu_gives() -> None:
-    text = " ".join(README.read_text().split())  # a line of the README may wrap anywhere
+def test_the_docs_give_the_public_mirror_line_the_copy_menu_gives() -> None:
+    text = " ".join(" ".join(page.read_text() for page in DOCS).split())  # a line may wrap anywhere
     given = re.findall(r"spack mirror add (\S+) (https://binaries\.spack\.io/[^\s`]+)", text)
     assert given and "releases/" not in text
     for name, url in given:

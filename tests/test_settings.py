@@ -284,3 +284,11 @@ def test_make_run_opens_the_bundled_sample_whatever_the_files_sources(
     monkeypatch.chdir(REPO)
     app = browser_app(browse_parser().parse_args(command))
     assert [Path(p).resolve() for p in app.paths] == [sample_path().resolve()]
+
+
+def test_the_keys_config_checks_against_are_the_apps() -> None:
+    """`cachetui config` reads them from present/app_keys.py (no Textual); rewrite it with
+    `python -m cachetui.app.user_settings` when the app's bindings change."""
+    from cachetui.present.app_keys import KNOWN
+
+    assert KNOWN == known()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from textual import events, on, work
@@ -50,7 +51,7 @@ class ServedApp(CacheTuiApp):
         super().__init__(config.inputs, config.load, system_clipboard=False)
         self._labels = Labels(config.inputs)
         self._mirror_urls = dict(config.mirror_urls)
-        self._origins: dict[Document, MirrorOrigin | None] = {}
+        self._origins: Mapping[Document, MirrorOrigin | None] = {}
         self._browser_clipboard = config.browser_clipboard
 
     def presented(self, corpus: Corpus) -> Corpus:

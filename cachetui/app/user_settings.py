@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Mapping
 from functools import cache
+from pathlib import Path
 
 from textual.binding import Binding
 from textual.constants import DEFAULT_THEME
@@ -50,3 +52,26 @@ def known() -> Known:
 def load_user_settings() -> UserSettings:
     """`$XDG_CONFIG_HOME/cachetui/config.toml`, checked; never raises (what is wrong is in `.bad`)."""
     return read_settings(config_path(), known())
+
+
+KNOWN_MODULE = Path(__file__).resolve().parent.parent / "present" / "app_keys.py"
+
+
+def known_module_text(found: Known) -> str:
+    """`present/app_keys.py` for these bindings and themes: what `cachetui config` checks against without Textual."""
+    def mapping(values: Mapping[str, str]) -> str:
+        return "".join(f"        {key!r}: {value!r},\n" for key, value in sorted(values.items()))
+
+    themes = "".join(f"        {theme!r},\n" for theme in sorted(found.themes))
+    return "".join([
+        '"""The app\'s binding ids, keys and themes, for `cachetui config` to check settings without importing '
+        'Textual.\n\nWritten by `python -m cachetui.app.user_settings` from the app\'s BINDINGS and Textual\'s '
+        'themes; a test\nfails when they differ.\n"""\n\nfrom cachetui.present.settings import Known\n\n',
+        f"KNOWN = Known(\n    bindings={{\n{mapping(found.bindings)}    }},\n",
+        f"    themes=frozenset({{\n{themes}    }}),\n    default_theme={found.default_theme!r},\n",
+        f"    descriptions={{\n{mapping(found.descriptions)}    }},\n)\n",
+    ])
+
+
+if __name__ == "__main__":
+    KNOWN_MODULE.write_text(known_module_text(known()))

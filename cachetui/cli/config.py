@@ -7,8 +7,9 @@ import sys
 from typing import Any
 
 from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS
+from cachetui.present.app_keys import KNOWN
 from cachetui.present.inert import inert
-from cachetui.present.settings import effective_toml
+from cachetui.present.settings import config_path, effective_toml, read_settings
 
 
 def add_parser(subparsers: Any) -> None:
@@ -24,10 +25,9 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cachetui.app.user_settings import known, load_user_settings  # the app's binding ids and themes
-
-    user = load_user_settings()
-    sys.stdout.write(effective_toml(user, known()))
+    # The app's binding ids and themes as written down for it: a headless command never imports Textual.
+    user = read_settings(config_path(), KNOWN)
+    sys.stdout.write(effective_toml(user, KNOWN))
     sys.stdout.flush()
     for problem in user.problems():
         print(f"cachetui: {inert(problem.described())}", file=sys.stderr)

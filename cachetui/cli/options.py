@@ -10,6 +10,7 @@ from typing import NoReturn
 
 from cachetui.cli.progress_line import ProgressLine
 from cachetui.core.load import (
+    CACHE_REBUILT,
     LoadOptions,
     load_corpus,
     public_sources,
@@ -114,12 +115,14 @@ def _megabytes(text: str) -> int:
 
 def load_or_exit(args: argparse.Namespace) -> Corpus:
     """The corpus to answer from. A missing path, or no source loaded at all, ends the command (exit 2),
-    never an answer about nothing; an offline copy in it is said on stderr, whatever the output format."""
+    never an answer about nothing; an offline copy in it, and a warm cache file found damaged and rebuilt, are
+    said on stderr, whatever the output format."""
     corpus = load_inputs(args)
     if corpus.nothing_loaded:
         report_load_errors(corpus)
         fail_usage(NOTHING_LOADED)
-    for problem in corpus.report.stale:
+    rebuilt = [p for p in corpus.report.warnings if p.reason == CACHE_REBUILT]  # said once, as check says it
+    for problem in [*corpus.report.stale, *rebuilt]:
         print(f"cachetui: {problem_line(problem)}", file=sys.stderr)
     return corpus
 

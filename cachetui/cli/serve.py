@@ -17,8 +17,10 @@ from cachetui.present.served import Labels, ServeConfig, source_labels
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
-# One app process per visitor, and each holds a corpus: 4 fits a 2-core server. textual-serve has no limit.
+# One app process per visitor. Their corpus is the warm cache's file, mapped and shared, so what limits them
+# is CPU: each is a Textual app answering keys, and 4 fit a 2-core server. textual-serve has no limit.
 DEFAULT_MAX_SESSIONS = 4
+DEFAULT_IDLE_TIMEOUT_S = 1800  # seconds: the web server's, said here so that --help needs no aiohttp
 
 
 def add_parser(subparsers: Any) -> None:
@@ -43,6 +45,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--max-sessions", type=_count, default=DEFAULT_MAX_SESSIONS, metavar="N",
                         help=f"at most N visitors at once (default {DEFAULT_MAX_SESSIONS}); "
                              "the next is asked to try later")
+    parser.add_argument("--idle-timeout", type=_seconds, default=DEFAULT_IDLE_TIMEOUT_S, metavar="S",
+                        help=f"close a session whose visitor sent no key, click or resize for S seconds, saying so "
+                             f"on its page (default {DEFAULT_IDLE_TIMEOUT_S}): its place and memory go to the next")
     parser.add_argument("--mirror-url", action="append", default=[], metavar="LABEL=URL",
                         help="the URL visitors add with 'spack mirror add' for a source read from a local path "
                              "(without one, the copy menu leaves that line out); repeatable")
@@ -68,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         corpus = load_or_exit(args)
         for problem in corpus.report.errors:
             print(f"cachetui serve: {inert(Labels(inputs).text(problem.described()))}", file=sys.stderr)
+        del corpus  # the sessions map the cache file; the server keeps no copy of its own while it serves
     _, left_out = session_pythonpath(os.environ.get("PYTHONPATH", ""))
     if left_out:
         print(inert(f"cachetui serve: warning: PYTHONPATH has entries relative to the working directory "
@@ -77,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         print(inert(f"cachetui serve: warning: listening on {args.host}: anyone who can reach this port can browse "
                     f"these sources ({', '.join(labels)})"), file=sys.stderr)
     server = SessionServer(config, host=args.host, port=args.port, public_url=args.public_url,
-                           title=page_title(labels), max_sessions=args.max_sessions)
+                           title=page_title(labels), max_sessions=args.max_sessions, idle_timeout=args.idle_timeout)
 
     def started(url: str) -> None:
         most = counted(args.max_sessions, "session")
@@ -131,6 +137,10 @@ def is_every_address(host: str) -> bool:
 
 def _port(text: str) -> int:
     return _whole_number(text, "port number", 0, 65535, "a port is 0 to 65535")
+
+
+def _seconds(text: str) -> int:
+    return _whole_number(text, "whole number of seconds", 1, None, "at least 1 second")
 
 
 def _count(text: str) -> int:

@@ -12,7 +12,10 @@ its shell command line, and guesses its public address from the host it binds. H
 - the page is named by the sources' labels, and its addresses come from `--public-url`, else
   from the address the browser itself asked for;
 - a session whose tab closed is told to quit, and killed if it has not within `STOP_S`; one that
-  ends unasked (it could not start) closes its page with a reason, not leaving it on "starting…".
+  ends unasked (it could not start, or crashed) closes its page with a reason, not leaving it on
+  "starting…", and frees its place;
+- a session whose visitor sent no key, mouse event or resize for `idle_timeout` seconds is closed,
+  its page saying why: a tab left open overnight does not hold a place and an app's memory.
 
 Imported only by `cachetui serve`: aiohttp and textual-serve never load for the other commands.
 """
@@ -35,7 +38,9 @@ from aiohttp.typedefs import Handler
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from cachetui.cli.serve import DEFAULT_IDLE_TIMEOUT_S
 from cachetui.cli.served_hosts import ServedHosts
+from cachetui.present.format import counted
 from cachetui.present.inert import inert
 from cachetui.present.served import ServeConfig, secure_context
 
@@ -43,10 +48,16 @@ PAGE = "serve_page.html"  # beside this file, in the wheel too
 STOP_S = 5.0  # a session told to quit has this long before it is killed
 # -P: `-m` would put the working directory first on sys.path, before the installed package. Not -I: that
 # also drops PYTHONPATH and the user's site-packages, where the server's own cachetui may have come from.
-COMMAND = shlex.join([sys.executable, "-P", "-m", "cachetui.app.served"])
+# textual-serve runs it through a shell: `exec` makes the app the session's process, so that stopping or killing
+# that process ends the app itself (not a shell that would leave the app running, holding its memory).
+COMMAND = "exec " + shlex.join([sys.executable, "-P", "-m", "cachetui.app.served"])
 MISDIRECTED = ("This server does not answer for that host: only for the address it listens on, or for the "
                "host of its --public-url (a reverse proxy must pass the browser's Host header).")
 FOREIGN_PAGE = "A session starts only for this server's own page."
+# glibc's malloc raises its mmap threshold each time a large block is freed, so an app's later temporaries (the
+# masks and counts of its first answers over 500k specs) come from the heap and stay as slack: ~85 MB of each
+# visitor's ~175 MB at site scale. A fixed threshold returns every large temporary when it is freed.
+SESSION_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(128 * 1024)}
 ENDED = "This session ended unexpectedly (the server's output says why). Try again."
 
 
@@ -59,6 +70,15 @@ def session_pythonpath(pythonpath: str) -> tuple[str, list[str]]:
     entries = pythonpath.split(os.pathsep)
     return (os.pathsep.join(entry for entry in entries if os.path.isabs(entry)),
             [entry for entry in entries if not os.path.isabs(entry)])
+
+
+def idle_message(idle_timeout: float) -> str:
+    """Why an idle session closed, as its page says it (a close reason holds at most 123 bytes)."""
+    seconds = round(idle_timeout)
+    for unit, size in (("hour", 3600), ("minute", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"Closed after {counted(seconds // size, unit)} without a key, click or resize. Try again."
+    return f"Closed after {counted(seconds, 'second')} without a key, click or resize. Try again."
 
 
 def busy_message(max_sessions: int) -> str:
@@ -76,6 +96,16 @@ class Session(AppService):
                          close=self._close_socket, **kwargs)
         self.config = config
         self.websocket = websocket
+        self.last_input = asyncio.get_running_loop().time()  # the visitor's last key, mouse event or resize
+
+    async def send_bytes(self, data: bytes) -> bool:
+        """The visitor's keys and mouse events (a terminal's input bytes): each one is activity."""
+        self.last_input = asyncio.get_running_loop().time()
+        return await super().send_bytes(data)
+
+    async def set_terminal_size(self, width: int, height: int) -> None:
+        self.last_input = asyncio.get_running_loop().time()
+        await super().set_terminal_size(width, height)
 
     async def _close_socket(self) -> None:
         await self.websocket.close()
@@ -90,6 +120,8 @@ class Session(AppService):
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         environment = super()._build_environment(width=width, height=height)
         environment.update(self.config.to_environment())
+        for name, value in SESSION_MALLOC.items():
+            environment.setdefault(name, value)  # a site's own setting wins
         kept, _ = session_pythonpath(environment.get("PYTHONPATH", ""))
         if kept:
             environment["PYTHONPATH"] = kept
@@ -124,6 +156,7 @@ class SessionServer(Server):
         public_url: str | None,
         title: str,
         max_sessions: int,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S,
     ) -> None:
         super().__init__(COMMAND, host=host, port=port, title=title, public_url=public_url,
                          templates_path=Path(__file__).parent)
@@ -131,6 +164,7 @@ class SessionServer(Server):
         self.given_public_url = public_url.rstrip("/") if public_url else None
         self.hosts = ServedHosts(host, public_url)
         self.max_sessions = max_sessions
+        self.idle_timeout = idle_timeout
         self.sessions: set[Session] = set()
         self._stopping: set[asyncio.Future[None]] = set()  # held here: the loop keeps only weak references
 
@@ -184,6 +218,7 @@ class SessionServer(Server):
         config = replace(self.config, browser_clipboard=secure_context(self._base_url(request)))
         session = Session(config, websocket, download_manager=self.download_manager)
         self.sessions.add(session)  # counted before the first await: two visitors cannot both take the last place
+        idle = asyncio.ensure_future(self._close_when_idle(session))
         try:
             await session.start(to_int(request.query.get("width", "80"), 80),
                                 to_int(request.query.get("height", "24"), 24))
@@ -193,10 +228,20 @@ class SessionServer(Server):
         except Exception as error:  # noqa: BLE001 - one visitor's broken message must not stop the server
             print(inert(f"cachetui serve: a session failed: {type(error).__name__}: {error}"), file=sys.stderr)
         finally:
+            idle.cancel()
             await self._end(session)
             if not websocket.closed:
                 await websocket.close()
         return websocket
+
+    async def _close_when_idle(self, session: Session) -> None:
+        """Close the session's page, saying why, once its visitor has sent nothing for `idle_timeout` seconds;
+        closing the websocket ends the session as a closed tab does."""
+        loop = asyncio.get_running_loop()
+        while (left := session.last_input + self.idle_timeout - loop.time()) > 0:
+            await asyncio.sleep(left)
+        if not session.websocket.closed:
+            await session.websocket.close(code=WSCloseCode.GOING_AWAY, message=idle_message(self.idle_timeout).encode())
 
     async def _end(self, session: Session) -> None:
         """Stop the session; its place is free once its process is gone, even if this handler is cancelled

@@ -1,4 +1,4 @@
-"""SVG snapshots of the main screens at 120x40 and 80x24 (and 60x15 for issue 21) (pytest-textual-snapshot).
+"""SVG snapshots of the main screens at 120x40, 80x24 and 60x15 (pytest-textual-snapshot).
 
 Regenerate after an intended change: `.venv/bin/pytest tests/app/test_snapshots.py --snapshot-update`.
 """

@@ -2,7 +2,7 @@
 
 Textual 8.2.8's Footer mounts one widget per key and, at every bindings refresh (a focus change,
 a filter that makes `x` useful), removes them all and mounts new ones: a layout of the screen and
-two or three frames each time, and the removed keys are never freed (Textual issue #6666). This
+two or three frames each time, and the removed keys are never freed (textualize/textual#6666). This
 footer is one widget that draws a line of text, redrawn only when the keys it shows change.
 """
 

@@ -5,7 +5,7 @@ What the CLI, the app and `present/` use is exported here (import-linter keeps t
 """
 
 from cachetui.core.load.options import LoadOptions
-from cachetui.core.load.pipeline import PathNotFound, load_corpus, recognisable, require_inputs
+from cachetui.core.load.pipeline import CACHE_REBUILT, PathNotFound, load_corpus, recognisable, require_inputs
 from cachetui.core.load.progress import DOCUMENTS, Progress
 from cachetui.core.load.provenance import (
     BinaryProvenance,
@@ -28,6 +28,7 @@ from cachetui.core.load.sources.transport import is_url
 from cachetui.core.load.sources.wanted import STDIN, UnreadableWanted, read_wanted
 
 __all__ = [
+    "CACHE_REBUILT",
     "DOCUMENTS",
     "BinaryProvenance",
     "ClosureDownload",

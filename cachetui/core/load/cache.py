@@ -13,88 +13,41 @@ and each walked directory's (mtime, ctime):
 - the cache is keyed by a digest of the parsing code, so a changed parser never serves
   old results; a corrupt cache, or one not private to this user, is not used.
 
-The cache is a pickle, so it is read only from a directory and file that this user owns
-and nobody else can write (see cachetui.core.load.private_dir). Nothing is ever written next
-to the input documents.
+The file is mapped, not unpickled (cachetui.core.load.cache_file): every process of this user
+that opens the same cache shares its pages, and builds Python objects only for what it reads.
+It is read only from a directory and file that this user owns and nobody else can write (see
+cachetui.core.load.private_dir), written whole and renamed, never changed in place. A file that
+is truncated, foreign, from another format or inconsistent is rebuilt, and said once
+(`damaged`). Nothing is ever written next to the input documents.
 """
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import os
-import pickle
-import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
-import yaml
-
-import cachetui.core
+from cachetui.core.load.cache_file import CACHE_FORMAT, Damaged, map_buffers, write_buffers
+from cachetui.core.load.cache_layout import from_buffers, to_buffers
+from cachetui.core.load.code_digest import code_digest, loading_modules, source_digest
 from cachetui.core.load.private_dir import NotPrivate, open_private, private_directory, write_private
 from cachetui.core.load.sources.site.loader import Candidate, DirSignature, Signature, directory_signature, signature
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import Problem
 from cachetui.core.model.records import ParsedDocument
 
-CACHE_FORMAT = 5  # 3: dependency columns keep unheld records and externals; 4: the installable column;
-# 5: a problem says whether it is stale, the corpus which documents are offline copies
+__all__ = ["CACHE_FORMAT", "CACHE_REBUILT", "CorpusCache", "Snapshot", "cache_key", "code_digest", "default_cache_dir",
+           "loading_modules", "source_digest"]
+
+
+
+CACHE_REBUILT = "warm cache not used (rebuilt)"  # the one warning a damaged cache file costs, said by every command
 
 
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "cachetui"
-
-
-# The modules a load runs: what they import (within the core), at any depth, shapes what is cached.
-LOADING_ROOTS = ("load/pipeline.py",)
-
-
-@lru_cache(maxsize=1)
-def code_digest() -> str:
-    """What cached results depend on: the loading code's source, the cache format, Python, numpy and PyYAML.
-
-    Only the modules a load imports count, so a change to query code (resolving, matching,
-    explaining) leaves users' caches valid; a change to a parser, the model or its builders does not.
-    """
-    return source_digest(Path(cachetui.core.__file__).parent)
-
-
-def source_digest(core: Path) -> str:
-    digest = hashlib.sha256(f"{CACHE_FORMAT}\0{sys.version}\0{np.__version__}\0{yaml.__version__}".encode())
-    for source in sorted(loading_modules(core)):
-        digest.update(source.relative_to(core).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-def loading_modules(core: Path) -> set[Path]:
-    """The core modules a load imports, at any depth, read from their import statements (nothing runs)."""
-    found: set[Path] = set()
-    waiting = [core / root for root in LOADING_ROOTS]
-    while waiting:
-        module = waiting.pop()
-        if module in found or not module.is_file():
-            continue
-        found.add(module)
-        for node in ast.walk(ast.parse(module.read_bytes())):
-            names = [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else \
-                [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
-            if isinstance(node, ast.ImportFrom) and node.level == 0:  # `from cachetui.core.x import y`: y may be one
-                names += [f"{node.module}.{alias.name}" for alias in node.names]
-            waiting += [path for name in names for path in _module_paths(core, name)]
-    return found
-
-
-def _module_paths(core: Path, name: str) -> list[Path]:
-    if not name.startswith("cachetui.core"):
-        return []
-    parts = name.split(".")[2:]
-    base = core.joinpath(*parts) if parts else core
-    # Importing a module runs every package above it too.
-    packages = [core.joinpath(*parts[:depth]) / "__init__.py" for depth in range(len(parts))]
-    return [base.with_suffix(".py"), base / "__init__.py", *packages]
 
 
 @dataclass
@@ -140,27 +93,42 @@ class Snapshot:
 
 
 class CorpusCache:
-    """Reads and writes snapshots; `refused` says why the cache was not used, if it was not."""
+    """Reads and writes snapshots; `refused` says why the cache was not used, `damaged` why a file was rebuilt."""
 
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = directory or default_cache_dir()
         self.refused: str | None = None
+        self.damaged: str | None = None  # "<file>: <what was wrong>", when a cache file could not be trusted
 
     def name_for(self, roots: list[str], max_bytes: int) -> str:
-        key = "\0".join([str(max_bytes), *sorted(os.path.abspath(r) for r in roots)])
-        return f"corpus-{hashlib.sha256(key.encode()).hexdigest()[:24]}.pickle"
+        return f"{_stem(roots, max_bytes)}.map"
 
     def read(self, name: str) -> Snapshot | None:
-        """The stored snapshot, or None when missing, not private, corrupt or from other code."""
+        """The stored snapshot, mapped; None when missing, not private, damaged or from other code."""
         try:
             with private_directory(self.directory, create=False) as dir_fd:
-                snapshot = _load(dir_fd, name) if dir_fd is not None else None
+                return self._mapped(dir_fd, name) if dir_fd is not None else None
         except NotPrivate as exc:  # the directory: neither read nor write anything in it
             self.refused = exc.reason
             return None
-        if not isinstance(snapshot, Snapshot) or getattr(snapshot, "code", None) != code_digest():
+
+    def _mapped(self, dir_fd: int, name: str) -> Snapshot | None:
+        """A file found private, mapped and checked; anything else (foreign, a symlink, damaged) is no cache.
+
+        Such a file is replaced on the next write: the directory itself is private.
+        """
+        try:
+            with open_private(dir_fd, name) as handle:
+                if handle is None:
+                    return None
+                return Snapshot(**from_buffers(*map_buffers(handle, CACHE_FORMAT, cache_key(name))))
+        except NotPrivate:
             return None
-        return snapshot
+        except Damaged as exc:
+            self.damaged = f"{self.directory / name}: {exc.reason}"
+        except Exception as exc:  # noqa: BLE001 - whatever a damaged file does, it is only a missed warm start
+            self.damaged = f"{self.directory / name}: unreadable ({type(exc).__name__})"
+        return None
 
     def write(self, name: str, snapshot: Snapshot) -> None:
         """Write atomically; a failure to cache is never a failure to load."""
@@ -169,23 +137,32 @@ class CorpusCache:
         try:
             with private_directory(self.directory, create=True) as dir_fd:
                 assert dir_fd is not None
-                write_private(dir_fd, name, lambda handle: pickle.dump(snapshot, handle, pickle.HIGHEST_PROTOCOL))
+                buffers, meta = to_buffers(snapshot)
+                write_private(dir_fd, name, lambda handle: write_buffers(handle, CACHE_FORMAT, cache_key(name),
+                                                                          buffers, meta))
+                _forget_pickle(dir_fd, name)
         except NotPrivate as exc:
             self.refused = exc.reason
         except OSError:
             pass
 
 
-def _load(dir_fd: int, name: str) -> object:
-    """Unpickle a cache file found private; anything else (foreign, a symlink, damaged) is no cache.
+def _stem(roots: list[str], max_bytes: int) -> str:
+    key = "\0".join([str(max_bytes), *sorted(os.path.abspath(r) for r in roots)])
+    return f"corpus-{hashlib.sha256(key.encode()).hexdigest()[:24]}"
 
-    Such a file is replaced on the next write: the directory itself is private.
-    """
+
+def cache_key(name: str) -> bytes:
+    """What a cache file must say it was written for: this code (and format), and these sources (its name)."""
+    return hashlib.sha256(f"{code_digest()}\0{name}".encode()).digest()
+
+
+def _forget_pickle(dir_fd: int, name: str) -> None:
+    """The same sources' cache in the format before mapping (a pickle, as large again): never read now."""
     try:
-        with open_private(dir_fd, name) as handle:
-            return pickle.load(handle) if handle is not None else None  # noqa: S301 - checked private
-    except Exception:  # noqa: BLE001 - a damaged cache is only a missed warm start
-        return None
+        os.unlink(name.removesuffix(".map") + ".pickle", dir_fd=dir_fd)
+    except OSError:
+        pass
 
 
 def listing_unchanged(snapshot: Snapshot) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from cachetui.core.load.cache import CorpusCache, Snapshot, listing_unchanged
+from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache, Snapshot, listing_unchanged
 from cachetui.core.load.options import LoadOptions
 from cachetui.core.load.progress import DOCUMENTS, Progress
 from cachetui.core.load.sources import (
@@ -56,7 +56,7 @@ from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity, UnusableInput
 from cachetui.core.model.records import BinaryStore, MirrorOrigin
 
-__all__ = ["LoadOptions", "PathNotFound", "load_corpus", "recognisable", "require_inputs"]
+__all__ = ["CACHE_REBUILT", "LoadOptions", "PathNotFound", "load_corpus", "recognisable", "require_inputs"]
 
 
 @contextmanager
@@ -158,6 +158,8 @@ class _Load:
         if cache is not None:
             name = cache.name_for(self.inputs, self.max_bytes)
             snapshot = cache.read(name)
+            if cache.damaged is not None:  # said once: the file is rebuilt by this load
+                self.report.add(Problem(cache.damaged, CACHE_REBUILT, Severity.WARNING))
         site = _Site([s.path for s in self.sources if isinstance(s, SiteDocuments)], snapshot, self.report)
         groups = [locate(g, self.net) for g in self._groups()]
         if snapshot is not None and site.all_reused() and _groups_reused(groups, snapshot):

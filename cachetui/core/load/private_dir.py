@@ -95,12 +95,17 @@ def open_private(dir_fd: int, name: str) -> Iterator[BinaryIO | None]:
 
 
 def write_private(dir_fd: int, name: str, write: Callable[[BinaryIO], None]) -> None:
-    """Write `name` atomically (a private temporary file, then a rename); raises OSError on failure."""
+    """Write `name` atomically (a private temporary file, synced, then a rename); raises OSError on failure.
+
+    Never in place: a process that has the old file mapped keeps its pages (no SIGBUS).
+    """
     temporary = f".tmp-{os.getpid()}-{secrets.token_hex(6)}"
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600, dir_fd=dir_fd)
     try:
         with os.fdopen(fd, "wb") as handle:
             write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())  # on disk before its name: a crash leaves the old file or the whole new one
         os.replace(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
         try:

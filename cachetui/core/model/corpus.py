@@ -8,7 +8,7 @@ then tag, then document order, so one package's specs are one contiguous slice.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, repeat
@@ -38,6 +38,7 @@ T = TypeVar("T")
 # The facets, and every other field of a spec, are declared in cachetui.core.model.fields.
 RAW_VARIANTS = "variant_raw"  # variant strings as documents wrote them; not a facet
 BUILD_PROVENANCE = "build_provenance"  # package hash, namespace and flags (records.provenance_text); not a facet
+UNIQUE_HASHES = "unique-hashes"  # the memo of unique_hashes
 
 
 def arch_triple(platform: str, os: str, target: str) -> str:
@@ -133,9 +134,9 @@ class SpecView(NamedTuple):
 class Corpus:
     packages: list[str]
     package_ranges: list[tuple[int, int]]
-    documents: list[Document]
+    documents: Sequence[Document]  # a list when built; a DocumentTable when mapped from the warm cache
     tags: list[str]  # display order
-    hashes: list[str]
+    hashes: Sequence[str]  # a list when built; a StringTable when mapped from the warm cache
     vocab: dict[str, Vocabulary]
     single: dict[str, np.ndarray]
     multi: dict[str, MultiColumn]
@@ -201,7 +202,7 @@ class Corpus:
         read = {lists: single(facet) for facet, lists in REGISTRY.read()}
         ids = self.build_provenance[doc.start : doc.stop]
         provenance = [self.vocab[BUILD_PROVENANCE].values[i] for i in ids.tolist()] if ids.any() else None
-        return SpecColumns(hashes=self.hashes[doc.start : doc.stop], variants=multi(RAW_VARIANTS),
+        return SpecColumns(hashes=list(self.hashes[doc.start : doc.stop]), variants=multi(RAW_VARIANTS),
                            stacks=multi("stack"), sizes=self.size[doc.start : doc.stop].tolist(), deps=deps,
                            build_provenance=provenance, **read)
 
@@ -307,7 +308,8 @@ class Corpus:
 
     @property
     def unique_hashes(self) -> int:
-        return len(set(self.hashes))
+        """How many distinct binaries (a warm corpus has the count from its cache file: no string built)."""
+        return self.memoised(UNIQUE_HASHES, lambda: len(set(self.hashes)))
 
     # -- dependencies ------------------------------------------------------------------------------
 

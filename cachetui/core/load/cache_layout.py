@@ -1,0 +1,219 @@
+"""What of a Snapshot goes in which buffer of the cache file, and the bounds every buffer is checked against.
+
+Arrays (columns, the dependency CSR, every interned string, the documents, the file signatures) are
+buffers, mapped; what is small and irregular (problems, index groups' checksums, the few files that
+were read with others) is JSON in the file's table. Nothing is unpickled. A file whose buffers
+disagree with each other (an id past its vocabulary, offsets that run backwards or past their
+column) raises Damaged before any of it is used: checked once, in numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from cachetui.core.load.cache_file import Damaged
+from cachetui.core.load.sources.site.loader import Candidate
+from cachetui.core.model.corpus import BUILD_PROVENANCE, UNIQUE_HASHES, Corpus, MultiColumn, Vocabulary
+from cachetui.core.model.dependencies import DependencyColumns
+from cachetui.core.model.mapped import DOCUMENT_STRINGS, DocumentTable, MappedVocabulary
+from cachetui.core.model.problems import Problem, Severity
+from cachetui.core.model.tables import StringTable, encoded
+
+if TYPE_CHECKING:  # the cache module imports this one: its Snapshot is only named here
+    from cachetui.core.load.cache import Snapshot
+
+# Which vocabulary each dependency column's ids point into (None: not ids; an offsets column is CSR).
+_DEP_IDS = {"hash": "dep_hash", "virtuals": "dep_virtuals", "name_of": "dep_name", "version_of": "dep_version",
+            "unheld_hash": "dep_hash", "unheld_virtuals": "dep_virtuals"}
+
+
+def _string_buffers(name: str, strings: Any) -> tuple[dict[str, np.ndarray], bool]:
+    data, offsets, ascii = encoded(strings)
+    return {f"{name}.data": data, f"{name}.offsets": offsets}, ascii
+
+
+def to_buffers(snapshot: Snapshot) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The snapshot's arrays as named buffers, and the rest as JSON-able metadata."""
+    corpus: Corpus = snapshot.corpus
+    strings: dict[str, Any] = {"packages": corpus.packages, "tags": corpus.tags, "hashes": corpus.hashes,
+                               "candidates": [c.path for c in snapshot.candidates],
+                               "directories": list(snapshot.directories)}
+    strings.update((f"vocab.{name}", vocabulary.values) for name, vocabulary in corpus.vocab.items())
+    documents = corpus.documents
+    strings.update((f"doc.{field}", [getattr(d, field) for d in documents]) for field in DOCUMENT_STRINGS)
+    buffers: dict[str, np.ndarray] = {}
+    ascii: dict[str, bool] = {}
+    for name, values in strings.items():
+        found, ascii[name] = _string_buffers(name, values)
+        buffers.update(found)
+    buffers["package_ranges"] = np.asarray(corpus.package_ranges, dtype=np.int64).reshape(-1)
+    buffers["doc.start"] = np.fromiter((d.start for d in documents), dtype=np.int64, count=len(documents))
+    buffers["doc.stop"] = np.fromiter((d.stop for d in documents), dtype=np.int64, count=len(documents))
+    buffers.update((f"single.{facet}", column) for facet, column in corpus.single.items())
+    for name, multi in corpus.multi.items():
+        buffers.update({f"multi.{name}.offsets": multi.offsets, f"multi.{name}.flat": multi.flat,
+                        f"multi.{name}.owner": multi.owner})
+    buffers.update(package_of=corpus.package_of, document_of=corpus.document_of, size=corpus.size,
+                   build_provenance=corpus.build_provenance)
+    buffers.update((f"deps.{f.name}", getattr(corpus.deps, f.name)) for f in fields(DependencyColumns))
+    buffers["candidates.explicit"] = np.fromiter((c.explicit for c in snapshot.candidates), dtype=np.uint8,
+                                                 count=len(snapshot.candidates))
+    signatures = [snapshot.signatures.get(c.path) for c in snapshot.candidates]
+    buffers["candidates.signature"], buffers["candidates.known"] = _signatures(signatures, 4)
+    buffers["directories.signature"], buffers["directories.known"] = _signatures(
+        list(snapshot.directories.values()), 2)
+    meta = {
+        "ascii": ascii,
+        "unique_hashes": corpus.unique_hashes,
+        "vocab": list(corpus.vocab), "single": list(corpus.single), "multi": list(corpus.multi),
+        "inputs": snapshot.inputs,
+        "walk_problems": _problems(snapshot.walk_problems),
+        "file_problems": {path: _problems(ps) for path, ps in snapshot.file_problems.items()},
+        "retry": sorted(snapshot.retry),
+        "groups": snapshot.groups,
+        "group_problems": {key: _problems(ps) for key, ps in snapshot.group_problems.items()},
+    }
+    return buffers, meta
+
+
+def _signatures(signatures: Sequence[tuple[int, ...] | None], width: int) -> tuple[np.ndarray, np.ndarray]:
+    known = np.fromiter((s is not None for s in signatures), dtype=np.uint8, count=len(signatures))
+    values = np.array([s or (0,) * width for s in signatures], dtype=np.int64).reshape(-1)
+    return values, known
+
+
+def _problems(problems: list[Problem]) -> list[list]:
+    return [[p.path, p.reason, p.severity.value, p.line, p.stale] for p in problems]
+
+
+class _Reader:
+    """Buffers by name, each checked against what refers to it before anything is built on them."""
+
+    def __init__(self, meta: dict[str, Any], buffers: dict[str, np.ndarray]) -> None:
+        self.meta, self.buffers = meta, buffers
+
+    def array(self, name: str, length: int | None = None, below: int | None = None) -> np.ndarray:
+        """Buffer `name`: of `length` entries when given, every entry in [0, below) when given."""
+        try:
+            array = self.buffers[name]
+        except KeyError:
+            raise Damaged(f"no buffer {name}") from None
+        if length is not None and len(array) != length:
+            raise Damaged(f"{name} holds {len(array)} entries, not {length}")
+        if below is not None and len(array) and (int(array.min()) < 0 or int(array.max()) >= below):
+            raise Damaged(f"{name} holds an id out of bounds")
+        return array
+
+    def offsets(self, name: str, rows: int | None, over: int) -> np.ndarray:
+        """CSR offsets of `rows` rows over a column of `over` entries: from 0 to `over`, never decreasing."""
+        offsets = self.array(name, None if rows is None else rows + 1)
+        if not len(offsets) or offsets[0] != 0 or offsets[-1] != over or bool((offsets[1:] < offsets[:-1]).any()):
+            raise Damaged(f"{name} are not offsets over {over} entries")
+        return offsets
+
+    def strings(self, name: str, length: int | None = None) -> StringTable:
+        data = self.array(f"{name}.data")
+        offsets = self.offsets(f"{name}.offsets", length, len(data))
+        return StringTable(data, offsets, ascii=bool(self.meta["ascii"].get(name, False)))
+
+
+def from_buffers(meta: dict[str, Any], buffers: dict[str, np.ndarray]) -> dict[str, Any]:
+    """The Snapshot's fields (corpus included) over the mapped buffers. Raises Damaged on any inconsistency."""
+    try:
+        return _fields(_Reader(meta, buffers))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # metadata of the wrong shape
+        raise Damaged(f"unreadable metadata ({type(exc).__name__})") from None
+
+
+def _fields(read: _Reader) -> dict[str, Any]:
+    meta = read.meta
+    hashes = read.strings("hashes")
+    n = len(hashes)
+    vocab: dict[str, Vocabulary] = {name: MappedVocabulary(read.strings(f"vocab.{name}")) for name in meta["vocab"]}
+    packages = read.strings("packages").tolist()
+    tags = read.strings("tags").tolist()
+    ranges = read.array("package_ranges", 2 * len(packages), n + 1).reshape(-1, 2)
+    if bool((ranges[:, 0] > ranges[:, 1]).any()):
+        raise Damaged("package_ranges run backwards")
+    starts = read.array("doc.start", below=n + 1)
+    stops = read.array("doc.stop", len(starts), n + 1)
+    if bool((starts > stops).any()):
+        raise Damaged("document slices run backwards")
+    documents = DocumentTable({f: read.strings(f"doc.{f}", len(starts)) for f in DOCUMENT_STRINGS}, starts, stops)
+    single = {facet: read.array(f"single.{facet}", n, len(vocab[facet])) for facet in meta["single"]}
+    multi = {}
+    for name in meta["multi"]:
+        flat = read.array(f"multi.{name}.flat", below=len(vocab[name]))
+        owner = read.array(f"multi.{name}.owner", below=n)
+        if len(owner) not in (0, len(flat)):
+            raise Damaged(f"multi.{name}.owner does not match its column")
+        multi[name] = MultiColumn(read.offsets(f"multi.{name}.offsets", n, len(flat)), flat, owner)
+    corpus = Corpus(packages=packages, package_ranges=[(int(a), int(b)) for a, b in ranges.tolist()],
+                    documents=documents, tags=tags, hashes=hashes, vocab=vocab, single=single, multi=multi,
+                    package_of=read.array("package_of", n, len(packages)),
+                    document_of=read.array("document_of", n, len(documents)),
+                    size=read.array("size", n), deps=_dependencies(read, n, vocab),
+                    build_provenance=_build_provenance(read, n, vocab))
+    count = meta["unique_hashes"]
+    if not isinstance(count, int) or not 0 <= count <= n or (n and not count):
+        raise Damaged("unique_hashes out of bounds")
+    corpus.memo[UNIQUE_HASHES] = count
+    candidates = read.strings("candidates").tolist()
+    explicit = read.array("candidates.explicit", len(candidates)).tolist()
+    directories = read.strings("directories").tolist()
+    return {
+        "candidates": list(map(Candidate, candidates, map(bool, explicit))),
+        "directories": dict(zip(directories, _signatures_of(read, "directories", len(directories), 2))),
+        "signatures": dict(zip(candidates, _signatures_of(read, "candidates", len(candidates), 4))),
+        "inputs": {path: {p: _tuple(sig) for p, sig in files.items()} for path, files in meta["inputs"].items()},
+        "corpus": corpus,
+        "walk_problems": _problems_of(meta["walk_problems"]),
+        "file_problems": {path: _problems_of(ps) for path, ps in meta["file_problems"].items()},
+        "retry": set(meta["retry"]),
+        "groups": {key: tuple(map(_tuple, fingerprint)) for key, fingerprint in meta["groups"].items()},
+        "group_problems": {key: _problems_of(ps) for key, ps in meta["group_problems"].items()},
+    }
+
+
+def _dependencies(read: _Reader, n: int, vocab: dict[str, Vocabulary]) -> DependencyColumns:
+    hashes = len(vocab["dep_hash"])
+    column = {name: read.array(f"deps.{name}", below=len(vocab[target])) for name, target in _DEP_IDS.items()}
+    edges, unheld = len(column["hash"]), len(column["unheld_hash"])
+    return DependencyColumns(
+        offsets=read.offsets("deps.offsets", n, edges), hash=column["hash"],
+        types=read.array("deps.types", edges), virtuals=read.array("deps.virtuals", edges),
+        name_of=read.array("deps.name_of", hashes), version_of=read.array("deps.version_of", hashes),
+        unheld_offsets=read.offsets("deps.unheld_offsets", hashes, unheld), unheld_hash=column["unheld_hash"],
+        unheld_types=read.array("deps.unheld_types", unheld),
+        unheld_virtuals=read.array("deps.unheld_virtuals", unheld),
+        external=read.array("deps.external", hashes))
+
+
+def _build_provenance(read: _Reader, n: int, vocab: dict[str, Vocabulary]) -> np.ndarray:
+    """Per spec, an id into its vocabulary (none at all for a corpus built without one)."""
+    ids = read.array(BUILD_PROVENANCE, below=len(vocab[BUILD_PROVENANCE]) if BUILD_PROVENANCE in vocab else 0)
+    if len(ids) not in (0, n):
+        raise Damaged(f"{BUILD_PROVENANCE} holds {len(ids)} entries, not {n}")
+    return ids
+
+
+def _signatures_of(read: _Reader, name: str, count: int, width: int) -> list[Any]:
+    values = read.array(f"{name}.signature", count * width).reshape(-1, width)
+    known = read.array(f"{name}.known", count)
+    if known.all():  # the usual case, at C speed: 50,000 rows of a warm start
+        return list(map(tuple, values.tolist()))
+    return [tuple(row) if ok else None for row, ok in zip(values.tolist(), known.tolist())]
+
+
+def _tuple(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _problems_of(rows: list[list]) -> list[Problem]:
+    return [Problem(path, reason, Severity(severity), line, bool(stale))
+            for path, reason, severity, line, stale in rows]
+

@@ -1,0 +1,133 @@
+"""What cached results depend on: the loading code's source, the cache format, Python, numpy and PyYAML.
+
+Only the modules a load imports count, so a change to query code (resolving, matching, explaining)
+leaves users' caches valid; a change to a parser, the model or its builders does not. Finding those
+modules means parsing ~60 files (0.2 s of every warm start), so the digest is remembered in the
+private cache directory beside the signature (size, mtime, ctime, inode) of every file it read and
+of every file whose absence it relied on: any change to one of them and it is worked out again.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+import cachetui.core
+from cachetui.core.load.cache_file import CACHE_FORMAT
+from cachetui.core.load.private_dir import NotPrivate, open_private, private_directory, write_private
+
+# The modules a load runs: what they import (within the core), at any depth, shapes what is cached.
+LOADING_ROOTS = ("load/pipeline.py",)
+_MEMO = "code-digest.json"
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """The digest of this installation's loading code (remembered in the user's cache directory when private)."""
+    from cachetui.core.load.cache import default_cache_dir  # the cache imports this module
+
+    return remembered_digest(Path(cachetui.core.__file__).parent, default_cache_dir())
+
+
+def _base() -> str:
+    return f"{CACHE_FORMAT}\0{sys.version}\0{np.__version__}\0{yaml.__version__}"
+
+
+def source_digest(core: Path) -> str:
+    return _digest(core, loading_modules(core))
+
+
+def _digest(core: Path, modules: set[Path]) -> str:
+    digest = hashlib.sha256(_base().encode())
+    for source in sorted(modules):
+        digest.update(source.relative_to(core).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _signature(path: Path) -> list[int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
+
+
+def remembered_digest(core: Path, directory: Path) -> str:
+    """`source_digest(core)`, from the memo in `directory` when every file it names is as it was."""
+    key = {"base": _base(), "core": str(core)}
+    try:
+        with private_directory(directory, create=False) as dir_fd:
+            memo = _read(dir_fd) if dir_fd is not None else None
+    except NotPrivate:
+        memo = None
+    if memo is not None and all(memo.get(k) == v for k, v in key.items()) and isinstance(memo.get("files"), dict) \
+            and all(_signature(core / name) == signature for name, signature in memo["files"].items()):
+        return str(memo["digest"])
+    modules, absent = _loading_files(core)
+    signatures = {os.path.relpath(path, core): _signature(path) for path in sorted(modules | absent)}
+    digest = _digest(core, modules)  # after the signatures: a file changed meanwhile is read again next time
+    _write(directory, {**key, "files": signatures, "digest": digest})
+    return digest
+
+
+def _read(dir_fd: int) -> dict | None:
+    try:
+        with open_private(dir_fd, _MEMO) as handle:
+            found = json.load(handle) if handle is not None else None
+    except (NotPrivate, OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _write(directory: Path, memo: dict) -> None:
+    try:
+        with private_directory(directory, create=True) as dir_fd:
+            assert dir_fd is not None
+            write_private(dir_fd, _MEMO, lambda handle: handle.writelines([json.dumps(memo).encode()]))
+    except (NotPrivate, OSError):
+        pass  # not remembered: worked out again next time
+
+
+def loading_modules(core: Path) -> set[Path]:
+    """The core modules a load imports, at any depth, read from their import statements (nothing runs)."""
+    return _loading_files(core)[0]
+
+
+def _loading_files(core: Path) -> tuple[set[Path], set[Path]]:
+    """The modules a load imports, and the files an import could have named that do not exist."""
+    found: set[Path] = set()
+    absent: set[Path] = set()
+    waiting = [core / root for root in LOADING_ROOTS]
+    while waiting:
+        module = waiting.pop()
+        if module in found or module in absent:
+            continue
+        if not module.is_file():
+            absent.add(module)
+            continue
+        found.add(module)
+        for node in ast.walk(ast.parse(module.read_bytes())):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else \
+                [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0:  # `from cachetui.core.x import y`: y may be one
+                names += [f"{node.module}.{alias.name}" for alias in node.names]
+            waiting += [path for name in names for path in _module_paths(core, name)]
+    return found, absent
+
+
+def _module_paths(core: Path, name: str) -> list[Path]:
+    if not name.startswith("cachetui.core"):
+        return []
+    parts = name.split(".")[2:]
+    base = core.joinpath(*parts) if parts else core
+    # Importing a module runs every package above it too.
+    packages = [core.joinpath(*parts[:depth]) / "__init__.py" for depth in range(len(parts))]
+    return [base.with_suffix(".py"), base / "__init__.py", *packages]

@@ -1,0 +1,56 @@
+"""Headless commands never import the browser's or the server's libraries: start-up as a user feels it.
+
+The commands are read from the CLI's own parser, so a command added later is checked without
+touching this file; only `serve` (whose job is the web server) may import them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cachetui.cli.main import _command_parser
+from cachetui.core.load import sample_path
+
+HEAVY = ("textual", "aiohttp", "textual_serve")  # the browser's and the web server's
+NEEDS_THEM = {"serve"}
+# How a command is run here when it needs more than a source (any other command gets the sample).
+ARGUMENTS = {"diff": ["develop-2025-04-20", "develop", str(sample_path())], "config": []}
+
+_RUN = """
+import json, sys
+from cachetui.cli.main import main
+try:
+    main(sys.argv[2:])
+except SystemExit:
+    pass
+heavy = sorted(name for name in sys.modules if name.split(".")[0] in {heavy!r})
+open(sys.argv[1], "w").write(json.dumps(heavy))
+"""
+
+
+def _commands() -> list[str]:
+    (subcommands,) = (a for a in _command_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return sorted(subcommands.choices)
+
+
+def test_the_commands_are_read_from_the_cli() -> None:
+    assert {"check", "query", "diff", "config", "serve"} <= set(_commands())
+
+
+@pytest.mark.parametrize("command", [c for c in _commands() if c not in NEEDS_THEM])
+def test_a_headless_command_imports_neither_textual_nor_aiohttp(command: str, tmp_path: Path,
+                                                                 private_cache_home: Path) -> None:
+    found = tmp_path / "modules.json"
+    argv = [command, *ARGUMENTS.get(command, [str(sample_path())])]
+    env = {**os.environ, "XDG_CACHE_HOME": str(private_cache_home)}
+    done = subprocess.run([sys.executable, "-c", _RUN.format(heavy=set(HEAVY)), str(found), *argv], env=env,
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert json.loads(found.read_text()) == [], f"cachetui {' '.join(argv)} imported them"

@@ -1,0 +1,225 @@
+"""The warm cache is mapped: the same answers as a cold load, a damaged file rebuilt with one warning, shared pages."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cachetui.core.load import LoadOptions, load_corpus, sample_path
+from cachetui.core.load.cache import CACHE_FORMAT, CorpusCache, cache_key
+from cachetui.core.load.cache_file import map_buffers, write_buffers
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.dependencies import DependencyColumns, dependency_tree, used_by
+from cachetui.core.model.fields import REGISTRY
+from cachetui.core.model.tables import StringTable
+from cachetui.core.query.query import Query, all_facet_counts
+from cachetui.core.spack.deptypes import deptype_bits
+from tests.conftest import listing, spec_entry
+from tests.dag_mirror import write_mirror
+
+
+@pytest.fixture
+def inputs(tmp_path: Path) -> list[str]:
+    """The bundled sample (site documents, variants, stacks) and a mirror whose DAG goes through unheld records."""
+    return [str(sample_path()), str(write_mirror(tmp_path / "mirror"))]
+
+
+def _cache_file(cache: CorpusCache) -> Path:
+    (file,) = cache.directory.glob("corpus-*.map")
+    return file
+
+
+def _warnings_about_the_cache(corpus: Corpus) -> list[str]:
+    return [p.described() for p in corpus.report.warnings if "warm cache" in p.reason]
+
+
+def _assert_same_corpus(cold: Corpus, warm: Corpus) -> None:
+    assert list(warm.hashes) == list(cold.hashes) and warm.packages == cold.packages and warm.tags == cold.tags
+    assert warm.package_ranges == cold.package_ranges and list(warm.documents) == list(cold.documents)
+    assert set(warm.vocab) == set(cold.vocab)
+    for name, vocabulary in cold.vocab.items():
+        assert warm.vocab[name].values == vocabulary.values and warm.vocab[name].ids == vocabulary.ids, name
+    assert set(warm.single) == set(cold.single) and set(warm.multi) == set(cold.multi)
+    for facet, column in cold.single.items():
+        assert np.array_equal(warm.single[facet], column), facet
+    for name, multi in cold.multi.items():
+        for part in ("offsets", "flat", "owner"):
+            assert np.array_equal(getattr(warm.multi[name], part), getattr(multi, part)), (name, part)
+    for name in ("package_of", "document_of", "size"):
+        assert np.array_equal(getattr(warm, name), getattr(cold, name)), name
+    for field in fields(DependencyColumns):
+        assert np.array_equal(getattr(warm.deps, field.name), getattr(cold.deps, field.name)), field.name
+
+
+def test_a_mapped_corpus_answers_as_a_cold_load(inputs: list[str]) -> None:
+    cold = load_corpus(inputs)
+    load_corpus(inputs, cache=CorpusCache())
+    warm = load_corpus(inputs, cache=CorpusCache())
+    assert warm.cache_status == "hit"
+    assert isinstance(warm.hashes, StringTable) and not warm.size.flags.writeable  # mapped, not copied
+    _assert_same_corpus(cold, warm)
+    assert cold.n_specs > 100 and cold.has_dependencies
+    assert all_facet_counts(warm, Query()) == all_facet_counts(cold, Query())
+    for facet in REGISTRY.facets():  # every facet's counts under a filter on each facet in turn
+        values = cold.vocab[facet].values
+        if values:
+            query = Query(filters={facet: frozenset({values[-1]})})
+            assert all_facet_counts(warm, query) == all_facet_counts(cold, query), facet
+    assert [warm.spec(i) for i in range(warm.n_specs)] == [cold.spec(i) for i in range(cold.n_specs)]
+    every = deptype_bits(["build", "link", "run", "test"])
+    for i in range(cold.n_specs):
+        assert dependency_tree(warm, i, every) == dependency_tree(cold, i, every)
+        assert warm.dependencies(i) == cold.dependencies(i)
+    for hash_ in cold.vocab["dep_hash"].values:
+        assert used_by(warm, hash_, every) == used_by(cold, hash_, every)
+        assert warm.unheld_dependencies(hash_) == cold.unheld_dependencies(hash_)
+        assert warm.is_external(hash_) == cold.is_external(hash_)
+    assert warm.occurrences(cold.hashes[0]) == cold.occurrences(cold.hashes[0])
+
+
+def test_a_partial_warm_start_rebuilds_from_the_mapped_corpus(tmp_path: Path) -> None:
+    root = tmp_path / "in"
+    for i in range(4):
+        path = root / "_cache" / "develop" / f"pkg{i}" / "specs.md"
+        path.parent.mkdir(parents=True)
+        path.write_text(listing(f"pkg{i}", "develop", [spec_entry(chr(97 + i) * 32, target=f"t{i}")]))
+    load_corpus([root], cache=CorpusCache())
+    mapped = load_corpus([root], cache=CorpusCache())
+    changed = root / "_cache" / "develop" / "pkg0" / "specs.md"
+    changed.write_text(listing("pkg0", "develop", [spec_entry("z" * 32, target="t9")]))
+    partial = load_corpus([root], cache=CorpusCache())
+    assert partial.cache_status == "partial: 1 of 4 files parsed"
+    cold = load_corpus([root])  # reused documents are added first, so ids differ: compare what they mean
+    assert [partial.spec(i) for i in range(partial.n_specs)] == [cold.spec(i) for i in range(cold.n_specs)]
+    assert all_facet_counts(partial, Query()) == all_facet_counts(cold, Query())
+    # The file was replaced by a rename, never written in place: the corpus mapped before still reads whole.
+    assert list(mapped.hashes) == ["a" * 32, "b" * 32, "c" * 32, "d" * 32] and int(mapped.size.sum()) != 0
+
+
+def _rewritten(file: Path, change: str) -> None:
+    """Rewrite a valid cache file with one buffer changed, its header and checksum made right again."""
+    with file.open("rb") as handle:
+        meta, buffers = map_buffers(handle, CACHE_FORMAT, cache_key(file.name))
+    copies = {name: np.array(array) for name, array in buffers.items()}
+    if change == "id past its vocabulary":
+        copies["single.version"][0] = len(meta["vocab"]) + 10**6
+    elif change == "offsets past their column":
+        copies["deps.offsets"][-1] += 1
+    elif change == "string offsets running backwards":
+        copies["hashes.offsets"][1] = copies["hashes.offsets"][2] + 1
+    elif change == "a buffer missing":
+        del copies["deps.external"]
+    temporary = file.with_suffix(".tmp")
+    with temporary.open("wb") as handle:
+        write_buffers(handle, CACHE_FORMAT, cache_key(file.name), copies, meta)
+    temporary.replace(file)
+
+
+def _damage(file: Path, how: str, other: Path) -> None:
+    data = bytearray(file.read_bytes())
+    if how == "truncated":
+        file.write_bytes(data[: len(data) // 2])
+    elif how == "empty":
+        file.write_bytes(b"")
+    elif how == "not a cache file":
+        file.write_bytes(b"\x80\x05not a cache file at all" * 10)
+    elif how == "older format":
+        data[8:12] = (CACHE_FORMAT - 1).to_bytes(4, "little")
+        file.write_bytes(data)
+    elif how == "a flipped bit in its table":
+        data[200] ^= 0x04
+        file.write_bytes(data)
+    elif how == "another tree's file":
+        file.write_bytes(other.read_bytes())
+    else:
+        _rewritten(file, how)
+
+
+DAMAGES = ["truncated", "empty", "not a cache file", "older format", "a flipped bit in its table",
+           "another tree's file", "id past its vocabulary", "offsets past their column",
+           "string offsets running backwards",
+           "a buffer missing"]
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+def test_a_damaged_cache_file_is_rebuilt_with_one_warning(inputs: list[str], tmp_path: Path, how: str) -> None:
+    cache = CorpusCache()
+    load_corpus([inputs[1]], cache=cache)
+    other = _cache_file(cache)
+    moved = tmp_path / "other.map"
+    other.rename(moved)
+    cold = load_corpus(inputs, cache=CorpusCache())
+    file = _cache_file(cache)
+    _damage(file, how, moved)
+    rebuilt = load_corpus(inputs, cache=CorpusCache())
+    assert rebuilt.cache_status == "miss"
+    (warning,) = _warnings_about_the_cache(rebuilt)
+    assert warning.startswith(str(file)) and "rebuilt" in warning
+    _assert_same_corpus(cold, rebuilt)
+    again = load_corpus(inputs, cache=CorpusCache())
+    assert again.cache_status == "hit" and _warnings_about_the_cache(again) == []
+    _assert_same_corpus(cold, again)
+
+
+_LOAD = """
+import sys
+from cachetui.core.load import LoadOptions, load_corpus
+corpus = load_corpus(sys.argv[1:], LoadOptions(use_cache=True))
+mapped = [line for line in open("/proc/self/maps") if line.rstrip().endswith(".map")]
+print(corpus.cache_status, len(mapped) > 0, corpus.n_specs)
+for problem in corpus.report.warnings:
+    print(problem.described())
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/self/maps (Linux)")
+def test_a_second_process_maps_the_file_the_first_wrote(inputs: list[str], private_cache_home: Path) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(private_cache_home)}
+
+    def run() -> list[str]:
+        done = subprocess.run([sys.executable, "-c", _LOAD, *inputs], env=env, capture_output=True, text=True,
+                              check=True)
+        return done.stdout.splitlines()
+
+    first = run()
+    file = _cache_file(CorpusCache(private_cache_home / "cachetui"))
+    written = file.stat()
+    second, third = run(), run()
+    assert first[0].split()[0] == "miss"
+    assert second[0] == third[0] == f"hit True {first[0].split()[2]}"  # mapped from the file, not rebuilt
+    assert not any("warm cache" in line for line in second + third)
+    now = file.stat()
+    assert (now.st_ino, now.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)  # nobody wrote it again
+
+
+def test_the_cli_says_a_rebuilt_cache_once(inputs: list[str], private_cache_home: Path) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(private_cache_home)}
+    check = [sys.executable, "-m", "cachetui", "check", *inputs]
+    subprocess.run(check, env=env, capture_output=True, check=True)
+    file = _cache_file(CorpusCache(private_cache_home / "cachetui"))
+    file.write_bytes(file.read_bytes()[:1000])
+    done = subprocess.run(check, env=env, capture_output=True, text=True)
+    said = [line for line in (done.stdout + done.stderr).splitlines() if "warm cache" in line]
+    assert len(said) == 1 and str(file) in said[0] and "truncated" in said[0], done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    quiet = subprocess.run(check, env=env, capture_output=True, text=True)
+    assert "warm cache" not in quiet.stdout + quiet.stderr
+    # A command whose answer is on stdout says it on stderr, once, whatever the output format.
+    file.write_bytes(b"not a cache file, and longer than a header: " * 4)
+    query = subprocess.run([*check[:3], "query", "--format", "json", *inputs], env=env, capture_output=True,
+                           text=True)
+    assert query.returncode == 0 and json.loads(query.stdout)
+    assert [line for line in query.stderr.splitlines() if "warm cache" in line] == [
+        f"cachetui: warning: {file}: not a cachetui cache file: warm cache not used (rebuilt)"]
+
+
+def test_load_options_ask_for_the_users_cache(inputs: list[str], private_cache_home: Path) -> None:
+    load_corpus(inputs, LoadOptions(use_cache=True))
+    assert load_corpus(inputs, LoadOptions(use_cache=True)).cache_status == "hit"
