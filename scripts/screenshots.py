@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from served_screenshot import served_page  # noqa: E402 - a script beside this one
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.wanted_files import write_changed_environment  # noqa: E402 - the README's coverage example
+from tests.wanted_files import write_changed_environment  # noqa: E402 - docs/coverage.md's example
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "screenshots"
