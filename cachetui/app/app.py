@@ -58,7 +58,7 @@ class CacheTuiApp(App[None]):
         self.browser = BrowserScreen()
         self.wanted = wanted  # what `--want` named: the browser opens on its coverage
         if wanted is not None:
-            self.browser.want(wanted)
+            self.browser.coverage.want(wanted)
         self.trusted_keys: frozenset[str] | None = None  # the keys the user's Spack trusts; None: cannot tell
         self.settings = settings  # the user's config.toml; None: Textual's and cachetui's defaults, nothing saved
         if settings is not None:

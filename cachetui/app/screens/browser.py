@@ -13,16 +13,16 @@ from dataclasses import replace
 from textual import on, work
 from textual.app import ComposeResult
 from textual.reactive import reactive, var
+from textual.screen import Screen
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from cachetui.app.actions import ActionKeys, bindings, keys_shown
 from cachetui.app.answers import Answers
-from cachetui.app.dialogs.copy_menu import copy_choices
 from cachetui.app.dialogs.flows import choose_columns, choose_tag, compare
-from cachetui.app.dialogs.problems import ProblemsScreen
-from cachetui.app.requests import CopyMenuRequested, CopyRequested, ExportRequested
-from cachetui.app.screens.coverage_keys import CoverageKeys
+from cachetui.app.dialogs.help import HelpScreen, help_sections
+from cachetui.app.screens.browser_requests import BrowserRequests
+from cachetui.app.screens.coverage_routes import CoverageRoutes
 from cachetui.app.screens.panes import WIDE_FROM
 from cachetui.app.widgets.browser_body import BrowserBody
 from cachetui.app.widgets.detail_pane import DetailPane
@@ -40,13 +40,13 @@ from cachetui.core.query.query import Query
 from cachetui.core.spack.specquery import looks_like_spec
 from cachetui.core.spack.targets import host
 from cachetui.present import browsing as go
-from cachetui.present.answer import Answer, View, compare_text, file_safe, rows_to_show
-from cachetui.present.browser_actions import ACTIONS, by_action
+from cachetui.present.answer import Answer, View, compare_text, rows_to_show
+from cachetui.present.browser_actions import ACTIONS, KeyContext, by_action
 from cachetui.present.browsing import Browsing, Effects
 from cachetui.present.table_layout import HIDDEN_AT_FIRST
 
 
-class BrowserScreen(CoverageKeys):
+class BrowserScreen(Screen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE_FROM, "-wide")]
     ACTIONS = ACTIONS
     BINDINGS = bindings(ACTIONS)
@@ -60,6 +60,8 @@ class BrowserScreen(CoverageKeys):
         self._answers = Answers(self, lambda *delivered: self._deliver(*delivered))  # looked up at each delivery
         self._keys = ActionKeys(self.ACTIONS)
         self.provenance: Provenance | None = None  # of the corpus: set by the app with it
+        self.coverage = CoverageRoutes(self)  # what `--want` named, in place of the specs
+        self._requests = BrowserRequests(self)  # copying, exporting, the problems screen
 
     @property
     def spec_query(self) -> Query:
@@ -80,19 +82,21 @@ class BrowserScreen(CoverageKeys):
         yield Loading(id="loading")
         yield QueryBar(id="query")
         yield BrowserBody(id="body")
-        yield from self.coverage_view()
+        yield from self.coverage.compose()
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        # Start on the list, not in the search box: a first `q` or `?` must act, `/` searches.
-        self.set_focus(self.query_one(PackageList).options)
-        # A package search follows each key within its frame: a watcher runs as the line changes,
-        # where QueryBar.Typed arrives a frame later.
+        self.set_focus(self.query_one(PackageList).options)  # not the search box: a first `q` or `?` must act
+        # A package search follows each key within its frame (QueryBar.Typed arrives a frame later).
         self.watch(self.query_one(QueryBar).input, "value", self._search_now, init=False)
+        self.coverage.mounted()  # on the wanted tree, when `--want` named one
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide keys that cannot act now, so the footer only offers what works."""
         return self._keys.check(action, self.key_context(), typing=isinstance(self.focused, Input))
+
+    def key_context(self) -> KeyContext:
+        return self.coverage.key_context(self.browsing)
 
     def _refresh_keys(self) -> None:
         """Refresh the footer when what a key can do has changed (it recomposes every key)."""
@@ -145,7 +149,6 @@ class BrowserScreen(CoverageKeys):
         self.open_package(event.package)
 
     def open_package(self, package: str | None) -> None:
-        """Show one package's specs (None: every spec), keeping the active filters."""
         self._go(go.package_opened(self.browsing, package))
 
     @on(DetailPane.Jump)
@@ -175,18 +178,13 @@ class BrowserScreen(CoverageKeys):
         self.query_one(BrowserBody).back()
 
     def action_problems(self) -> None:
-        if self.corpus is not None:
-            self.app.push_screen(ProblemsScreen(self.corpus.report, self.query_one(QueryBar).problem))
+        self._requests.problems(self.corpus)
 
     def action_copy_hash(self) -> None:
-        if (spec := self.query_one(BrowserBody).selected) is not None:
-            what, text = copy_choices(spec, None)[0]
-            self.post_message(CopyRequested(text, what))
+        self._requests.copy_hash()
 
     def action_copy_menu(self) -> None:
-        body = self.query_one(BrowserBody)
-        if (spec := body.selected) is not None and self.corpus is not None:
-            self.post_message(CopyMenuRequested(spec, self.corpus, body.known_signature(spec.index)))
+        self._requests.copy_menu(self.corpus)
 
     def action_clear_filters(self) -> None:
         self._go(go.narrowed(self.browsing, self.spec_query.cleared()))
@@ -195,20 +193,13 @@ class BrowserScreen(CoverageKeys):
         self._go(go.runs_on_toggled(self.browsing, host))
 
     def action_toggle_find_view(self) -> None:
-        """Group the table as `spack find -lv` prints it, or back to columns."""
         self._go(go.viewed(self.browsing, replace(self.browsing.view, find=not self.browsing.view.find)))
 
     def action_export(self) -> None:
-        """The table as shown now: its rows are taken at the key, so a later answer cannot swap them."""
-        data = self.query_one(SpecTable).data
-        if data is None or self.query_one(StatusLine).status.busy:
-            self.notify("The table is being updated; export once it shows the answer.", markup=False)
-            return
-        self.post_message(ExportRequested(f"cachetui-{file_safe(self.spec_query.package or 'all')}.csv", data))
+        self._requests.export(self.spec_query.package)
 
     @work(group="dialog", exclusive=True, exit_on_error=False)
     async def action_compare(self) -> None:
-        """Choose two tags and mark each binary added, removed or kept; again to stop comparing."""
         self._go(go.viewed(self.browsing, await compare(self.app, self.corpus, self.browsing.view,
                                                         self.spec_query.package)))
 
@@ -223,6 +214,18 @@ class BrowserScreen(CoverageKeys):
         if hidden is not None:
             self.hidden_columns = hidden
 
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(help_sections(self, self.coverage.panes())))
+
+    def action_coverage(self) -> None:
+        self.coverage.toggle()
+
+    def action_nearest(self) -> None:
+        self.coverage.nearest()
+
+    def action_coverage_copy(self) -> None:
+        self.coverage.copy_menu()
+
     def show_progress(self, done: int, total: int | None, what: str) -> None:
         self.query_one(Loading).show(done, total, what)
 
@@ -231,7 +234,7 @@ class BrowserScreen(CoverageKeys):
             return
         self.add_class("-loaded")
         self.query_one(BrowserBody).corpus_arrived(corpus)
-        self.query_one(BrowserBody).provenance_arrived_for(self.provenance)
+        self.query_one(BrowserBody).provenance_follower.provenance_arrived_for(self.provenance)
         self._answers.forget()  # what answers over another corpus computed
         self._go(go.corpus_arrived(replace(self.browsing, line=self.query_one(QueryBar).text), corpus))
 

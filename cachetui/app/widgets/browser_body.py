@@ -35,7 +35,7 @@ from cachetui.present.table_cells import SpecRows
 PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details", "#facets": "Facets"}
 
 
-class BrowserBody(ProvenanceFollower, Horizontal):
+class BrowserBody(Horizontal):
     # A package or a spec query is open: the list shows one name, so it can be narrower.
     opened: reactive[bool] = reactive(False, layout=False)
     with_build_deps: reactive[bool] = reactive(False)  # the details list build-only edges too
@@ -50,6 +50,7 @@ class BrowserBody(ProvenanceFollower, Horizontal):
         self.facet_counts: dict[str, dict[str, int]] = {}  # for the current answer; the palette reads them too
         self._chosen: dict[str, frozenset[str]] = {}  # the facet values the question filters by
         self._line = ""  # the query line the package list follows
+        self.provenance_follower = ProvenanceFollower(self)  # the details' provenance section, fetched as it rests
 
     def compose(self) -> ComposeResult:
         yield PackageList(id="packages")
@@ -174,7 +175,7 @@ class BrowserBody(ProvenanceFollower, Horizontal):
             return
         self._detail_shown = shown
         detail = spec_detail(corpus, spec, self.with_build_deps) if corpus is not None and spec is not None else None
-        self.query_one(DetailPane).detail = self.with_provenance(detail)
+        self.query_one(DetailPane).detail = self.provenance_follower.with_provenance(detail)
 
     def watch_with_build_deps(self) -> None:
         self.follow_cursor()

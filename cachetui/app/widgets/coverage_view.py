@@ -2,7 +2,7 @@
 
 One frozen `CoverageBrowsing` (present/coverage_browsing.py) comes down from the comparison; the tree, the facet
 and the details each get their part of it. The tree and details are Line-API lists (a 1,000-node lockfile
-paints a screenful). The screen's keys (`screens/coverage_keys.py`) ask it for the selected node's binary
+paints a screenful). The screen's keys (`screens/coverage_routes.py`) ask it for the selected node's binary
 and its copy menu; what is copied goes up to the app as any copy does (`CopyRequested`).
 """
 

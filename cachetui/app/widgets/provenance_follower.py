@@ -1,6 +1,6 @@
 """The provenance of the binary the cursor rests on: fetched in a worker, shown in the details when it arrives.
 
-The browser's body mixes this in: it owns the details under the cursor. A fetch starts only once
+A plain part the browser's body holds: the body owns the details under the cursor. A fetch starts only once
 the cursor has rested on a mirror's binary for REST_S (a held key moves it every few
 milliseconds: no fetch per row passed over), in an exclusive worker, so keys are never held up.
 What arrives is kept per binary for the run (bounded, never in the warm-start cache; the records
@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from functools import partial
 
-from textual import work
 from textual.timer import Timer
 from textual.widget import Widget
 
@@ -25,19 +24,11 @@ from cachetui.present.provenance_pane import PENDING, PaneProvenance
 REST_S = 0.2  # the cursor has rested: longer than a held key's repeat, shorter than a reader notices
 KEPT = 4096  # binaries whose section is kept for the run (as many as `Provenance` keeps records)
 
-# A mixin of the body, which is the widget: a second Widget base would bring Widget's default styles in
-# again, above the body's own (Horizontal's layout lost).
-if TYPE_CHECKING:
-    _Body = Widget
-else:
-    _Body = object
-
-
-class ProvenanceFollower(_Body):
+class ProvenanceFollower:
     """Fills the details' provenance section for the spec under the cursor (see the module)."""
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+    def __init__(self, body: Widget) -> None:
+        self._body = body  # holds the details; its timers and workers are the follower's
         self.provenance: Provenance | None = None  # of the corpus shown; set with it
         self._known: OrderedDict[int, PaneProvenance] = OrderedDict()  # spec -> what arrived, oldest first
         self._rest: Timer | None = None
@@ -68,26 +59,26 @@ class ProvenanceFollower(_Body):
             return detail
         known = self._known.get(detail.spec.index, PENDING)
         if not known.complete:
-            self._rest = self.set_timer(REST_S, self._rested, name="provenance rest")
+            self._rest = self._body.set_timer(REST_S, self._rested, name="provenance rest")
         return replace(detail, provenance=known)
 
     def _rested(self) -> None:
-        shown = self.query_one(DetailPane).detail
+        shown = self._body.query_one(DetailPane).detail
         if shown is not None and shown.provenance is not None and not shown.provenance.complete \
                 and self.provenance is not None:
-            self._fetch(self.provenance, shown.spec.index)
+            self._body.run_worker(partial(self._fetch, self.provenance, shown.spec.index), thread=True,
+                                  exclusive=True, group="provenance", name="provenance", exit_on_error=False)
 
-    @work(thread=True, exclusive=True, group="provenance", name="provenance", exit_on_error=False)
     def _fetch(self, provenance: Provenance, spec: int) -> None:
         """Its record (fetched, verified), shown at once; then what `spack install` downloads with it."""
         try:
             binary = provenance.binary(spec)
-            self.app.call_from_thread(self._arrived, provenance, spec, PaneProvenance(binary))
+            self._body.app.call_from_thread(self._arrived, provenance, spec, PaneProvenance(binary))
             closure = provenance.closure(spec)  # its own record is kept by now: only the dependencies' are read
         except Exception as exc:  # noqa: BLE001 - whatever failed, the binary is unchecked with the reason, never a crash
-            self.app.call_from_thread(self._arrived, provenance, spec, PaneProvenance(failure=_one_line(exc)))
+            self._body.app.call_from_thread(self._arrived, provenance, spec, PaneProvenance(failure=_one_line(exc)))
             return
-        self.app.call_from_thread(self._arrived, provenance, spec, PaneProvenance(binary, closure))
+        self._body.app.call_from_thread(self._arrived, provenance, spec, PaneProvenance(binary, closure))
 
     def _arrived(self, provenance: Provenance, spec: int, shown: PaneProvenance) -> None:
         if provenance is not self.provenance:  # another corpus since: these indexes mean other specs
@@ -98,7 +89,7 @@ class ProvenanceFollower(_Body):
         self._known.move_to_end(spec)
         while len(self._known) > KEPT:
             self._known.popitem(last=False)
-        pane = self.query_one(DetailPane)
+        pane = self._body.query_one(DetailPane)
         detail = pane.detail
         if detail is not None and detail.spec.index == spec and detail.provenance is not None:
             pane.detail = replace(detail, provenance=shown)  # the cursor is on it: fill in; else kept for later
