@@ -82,7 +82,7 @@ async def test_every_node_shows_the_status_and_differences_coverage_json_prints(
             assert sorted((d.category, d.name, d.wanted, d.cached) for d in shown.differences) == sorted(
                 (d["category"], d["name"], d["wanted"], d["cached"]) for d in differences), shown.spec
             # each difference is a marked line of the details, wanted and cached side by side
-            marked = [r.plain for r in detail.source.rows[1:] if r.plain.startswith(("≠ ", "? "))]
+            marked = [r.plain for r, _ in detail.source.rows[1:] if r.plain.startswith(("≠ ", "? "))]
             assert len(marked) == len(differences)
         assert seen.keys() == expected.keys()  # every wanted node is in the tree once in full
         assert {h: s for h, s in seen.items()} == {h: r["status"] for h, r in expected.items()}
@@ -106,7 +106,7 @@ async def test_the_facet_counts_each_status_and_narrows_the_tree_to_one(capsys, 
         await wait_compared(pilot)
         view = app.screen.query_one(CoverageView)
         facet = view.query_one(CoverageFacet)
-        for status, row in zip(("hit", "reusable", "differs", "absent", "external"), facet.source.rows):
+        for status, row in zip(("hit", "reusable", "differs", "absent", "external"), (r for r, _ in facet.source.rows)):
             assert f"{status} " in row.plain and f" {sum(r['status'] == status for r in rows)} " in row.plain
         facet.focus()
         await pilot.press("home", "j", "j", "enter")  # differs
@@ -193,7 +193,7 @@ async def test_text_from_the_files_is_shown_as_it_is_never_as_markup(capsys, tmp
         # the title as drawn: its markup (Textual's getter) read back is the path, brackets and all
         assert "[b]env[/b]/spack.lock" in Text.from_markup(str(view.query_one(CoverageTree).border_title)).plain
         await _select(pilot, "zlib-ng")
-        rows = [r.plain for r in view.query_one(CoverageDetail).source.rows]
+        rows = [r.plain for r, _ in view.query_one(CoverageDetail).source.rows]
         assert any("2.2.3[red]" in row for row in rows)
         assert not any("\x1b" in row for row in rows)
         tree_rows = [view.query_one(CoverageTree).row_text(i, 100).plain for i in range(len(view.state.shown))]

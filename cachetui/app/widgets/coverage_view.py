@@ -21,6 +21,7 @@ from textual.widgets import Static
 from cachetui.app.actions import keys_shown
 from cachetui.app.dialogs.coverage_copy import CoverageCopyMenu
 from cachetui.app.requests import CopyRequested
+from cachetui.app.widgets.detail_pane import DetailRows
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.wanted import WantedDag
@@ -34,23 +35,6 @@ from cachetui.present.inert import inert
 COLOURS = {HIT: "green", REUSABLE: "cyan", DIFFERS: "yellow", ABSENT: "red", EXTERNAL: "blue"}
 SIDE_BY_SIDE_FROM = 60  # details narrower than this show the binary below the wanted node
 DIFFERS_MARK, UNKNOWN_MARK = "≠", "?"
-
-
-@dataclass
-class Rows:
-    """Plain Text rows for a PickList (the details, the facet)."""
-
-    rows: list[Text]
-    initial_cursor: int | None = 0
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def text(self, row: int, width: int) -> Text:
-        return self.rows[row].copy()
-
-    def selectable(self, row: int) -> bool:
-        return True
 
 
 @dataclass
@@ -96,7 +80,7 @@ class CoverageDetail(PickList):
         super().on_resize()
 
     def _draw(self) -> None:
-        self.source = Rows(detail_rows(self.detail, self.content_width or 80))
+        self.source = DetailRows([(row, None) for row in detail_rows(self.detail, self.content_width or 80)])
 
 
 def detail_rows(detail: NodeDetail | None, width: int) -> list[Text]:
@@ -200,7 +184,7 @@ class CoverageView(Vertical):
     def watch_state(self, state: CoverageBrowsing) -> None:
         self.query_one("#coverage-status", Static).update(self._status_line(state))
         facet = self.query_one(CoverageFacet)
-        facet.source = Rows([facet_row(state, status) for status in STATUSES], facet.cursor)
+        facet.source = DetailRows([(facet_row(state, status), None) for status in STATUSES], facet.cursor)
         tree = self.query_one(CoverageTree)
         tree.source = TreeRows(state, _same_node(tree.source, state, tree.cursor))
         self._follow_cursor()
