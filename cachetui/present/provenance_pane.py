@@ -67,8 +67,11 @@ def provenance_rows(shown: PaneProvenance, hash_: str) -> list[Row]:
     binary = shown.binary
     if binary is None:  # the fetch failed: nothing else is known
         return rows
-    rows.append(Row("tarball", human_size(binary.size) if binary.size is not None else "size not published",
-                    PLAIN if binary.size is not None else QUIET))
+    if binary.size is not None:
+        rows.append(Row("tarball", human_size(binary.size)))
+    else:  # a record that does not verify says nothing worth repeating, its size included
+        rows.append(Row("tarball", "size not read: its record does not verify" if signature.outcome == BAD
+                        else "size not published", QUIET))
     if binary.pushed:
         rows.append(Row("pushed", binary.pushed))
     if shown.closure is None:

@@ -105,7 +105,8 @@ async def test_the_pane_shows_each_binarys_outcome_signer_and_size(signed: Mirro
         assert f"signed verified: Test Cache <cache@example.org> key {fingerprint}" in text
         assert f"tarball {human_size(len(tarball('zlib')))}" in text and "expires" not in text
         assert "signed unsigned tarball" in await _rest_on(pilot, "plain")
-        assert "signed bad: does not verify" in await _rest_on(pilot, "tampered")
+        text = await _rest_on(pilot, "tampered")
+        assert "signed bad: does not verify" in text and "size not read: its record does not verify" in text
         text = await _rest_on(pilot, "foreign")
         named = text.split("unknown-key: signed by key ")[1].split(",")[0]
         assert named in _key_ids(keys.stranger.extract_certificate()) and "which the cache does not publish" in text
