@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache, Snapshot, listing_unchanged
+from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache, Listing, Snapshot, listing_unchanged
 from cachetui.core.load.options import LoadOptions
 from cachetui.core.load.progress import DOCUMENTS, Progress
 from cachetui.core.load.sources import (
@@ -240,7 +240,7 @@ class _Load:
         problems = [*self.report.problems, *(p for ps in snapshot.file_problems.values() for p in ps),
                     *(p for ps in snapshot.group_problems.values() for p in ps), *self.net.problems]
         indexes = sum(1 for located in groups for ref in located.refs if ref is not None)
-        corpus.report = LoadReport(files_seen=len(site.candidates), indexes_read=indexes, problems=problems)
+        corpus.report = LoadReport(files_seen=site.listing.files, indexes_read=indexes, problems=problems)
         corpus.cache_status = "hit"
         corpus.origins, corpus.offline = _origins(groups), _offline(groups)
         corpus.stores = binary_stores(groups)
@@ -308,30 +308,54 @@ class _Site:
         self.report = report
         self.results: dict[str, FileResult] = {}
         self.walked = snapshot is not None
+        self.unchanged = False
         if snapshot is None:
-            self.directories: dict[str, DirSignature | None] = {}
-            self.candidates: list[Candidate] = []  # filled as the walk goes (load_into)
-            self.signatures: dict[str, Signature | None] = {}
-            self.reused: set[str] = set()
+            self.listing = Listing([], {}, {})  # filled as the walk goes (load_into)
+            self._reused: set[str] | None = set()
             self._walk_report = LoadReport()  # the walk's own problems, kept apart for the cache
             self._walk = iter_candidates(roots, self._walk_report, self.directories)
             return
+        if snapshot.unchanged():  # the usual warm start: no Python object per file
+            self.listing, self.unchanged, self._reused = snapshot.listing, True, None  # every file (reused)
+            report.extend(snapshot.walk_problems)
+            self.walk_problems = list(report.problems)
+            return
         if listing_unchanged(snapshot):
-            self.candidates, self.directories = snapshot.candidates, snapshot.directories
+            candidates, directories = snapshot.candidates, snapshot.directories
             report.extend(snapshot.walk_problems)
         else:
-            self.directories = {}
-            self.candidates = find_candidates(roots, report, self.directories) if roots else []
+            directories = {}
+            candidates = find_candidates(roots, report, directories) if roots else []
         self.walk_problems = list(report.problems)
-        self.signatures = {c.path: signature(c.path) for c in self.candidates}  # before reading: never newer
+        signatures = {c.path: signature(c.path) for c in candidates}  # before reading: never newer
+        self.listing = Listing(candidates, directories, signatures)
         # Only which files are unchanged: their documents are rebuilt from the cached corpus if, and only
         # if, something else changed (when nothing did, the cached corpus is used as it is).
-        self.reused = snapshot.reusable_among(self.signatures)
+        self._reused = snapshot.reusable_among(signatures)
+
+    @property
+    def reused(self) -> set[str]:
+        """The files whose cached results still hold (when nothing changed, all: listed only if asked)."""
+        if self._reused is None:
+            self._reused = set(self.signatures)
+        return self._reused
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        return self.listing.candidates
+
+    @property
+    def directories(self) -> dict[str, DirSignature | None]:
+        return self.listing.directories
+
+    @property
+    def signatures(self) -> dict[str, Signature | None]:
+        return self.listing.signatures
 
     def all_reused(self) -> bool:
         snapshot = self.snapshot
-        return (snapshot is not None and self.directories is snapshot.directories
-                and len(self.reused) == len(self.candidates))
+        return self.unchanged or (snapshot is not None and self.directories is snapshot.directories
+                                  and len(self.reused) == len(self.candidates))
 
     def _reused_results(self) -> Iterator[tuple[str, FileResult]]:
         """Each unchanged file's result, one at a time (files are reused only from a snapshot)."""
@@ -372,7 +396,7 @@ class _Site:
     def to_snapshot(self, corpus: Corpus, groups: dict, group_problems: dict[str, list[Problem]]) -> Snapshot:
         results = self.results
         return Snapshot(
-            self.candidates, self.directories, self.signatures,
+            self.listing,
             {path: r.inputs for path, r in results.items() if r.inputs}, corpus, self.walk_problems,
             {path: r.problems for path, r in results.items() if r.problems},
             {path for path, r in results.items() if r.io_error},

@@ -6,7 +6,7 @@ The loader only ever opens files for reading: nothing is written into the input 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import BinaryIO
@@ -26,6 +26,8 @@ _HEAD_BYTES = 8
 _ONE_READ_BYTES = 256 * 1024  # below this a whole read costs no more than a peek
 
 Signature = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode: any write changes one
+_FILE_SIGNATURE = attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")  # a Signature, from a stat
+_DIRECTORY_SIGNATURE = attrgetter("st_mtime_ns", "st_ctime_ns")  # a DirSignature
 
 
 def signature(path: str) -> Signature | None:
@@ -36,7 +38,21 @@ def signature(path: str) -> Signature | None:
 
 
 def stat_signature(info: os.stat_result) -> Signature:
-    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+    return _FILE_SIGNATURE(info)  # type: ignore[no-any-return]
+
+
+def signatures_now(paths: Iterable[str], *, directories: bool = False) -> list[int] | None:
+    """Each path's signature now (a DirSignature when `directories`), one after another in one flat list;
+    None when any cannot be stat'ed. A warm start's 100,000 stats, with no Python object kept per path."""
+    fields = _DIRECTORY_SIGNATURE if directories else _FILE_SIGNATURE
+    flat: list[int] = []
+    extend, stat = flat.extend, os.stat
+    try:
+        for path in paths:
+            extend(fields(stat(path)))
+    except OSError:
+        return None
+    return flat
 
 
 @dataclass(slots=True)
@@ -74,10 +90,9 @@ DirSignature = tuple[int, int]  # mtime_ns, ctime_ns: an entry added, removed or
 
 def directory_signature(path: str) -> DirSignature | None:
     try:
-        info = os.stat(path)
+        return _DIRECTORY_SIGNATURE(os.stat(path))  # type: ignore[no-any-return]
     except OSError:
         return None
-    return (info.st_mtime_ns, info.st_ctime_ns)
 
 
 def find_candidates(
