@@ -38,7 +38,7 @@ def signature(path: str) -> Signature | None:
 
 
 def stat_signature(info: os.stat_result) -> Signature:
-    return _FILE_SIGNATURE(info)  # type: ignore[no-any-return]
+    return _FILE_SIGNATURE(info)
 
 
 def signatures_now(paths: Iterable[str], *, directories: bool = False) -> list[int] | None:
@@ -90,7 +90,7 @@ DirSignature = tuple[int, int]  # mtime_ns, ctime_ns: an entry added, removed or
 
 def directory_signature(path: str) -> DirSignature | None:
     try:
-        return _DIRECTORY_SIGNATURE(os.stat(path))  # type: ignore[no-any-return]
+        return _DIRECTORY_SIGNATURE(os.stat(path))
     except OSError:
         return None
 
