@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache, Listing, Snapshot, listing_unchanged
 from cachetui.core.load.options import LoadOptions
@@ -49,12 +50,13 @@ from cachetui.core.load.sources.site.loader import (
     iter_candidates,
     signature,
 )
-from cachetui.core.load.sources.site.parallel import load_into
 from cachetui.core.load.sources.spack_config import SpackMirrors, configured_groups
-from cachetui.core.model.build import CorpusBuilder
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity, UnusableInput
 from cachetui.core.model.records import BinaryStore, MirrorOrigin
+
+if TYPE_CHECKING:
+    from cachetui.core.model.build import CorpusBuilder
 
 __all__ = ["CACHE_REBUILT", "LoadOptions", "PathNotFound", "load_corpus", "recognisable", "require_inputs"]
 
@@ -164,6 +166,8 @@ class _Load:
         groups = [locate(g, self.net) for g in self._groups()]
         if snapshot is not None and site.all_reused() and _groups_reused(groups, snapshot):
             return self._hit(snapshot, site, groups)
+        from cachetui.core.model.build import CorpusBuilder  # past a warm start's return: it builds nothing
+
         builder = CorpusBuilder()
         site.load_into(builder, self)
         cacheable = self._add_groups(builder, groups, snapshot)
@@ -366,6 +370,8 @@ class _Site:
 
     def load_into(self, builder: CorpusBuilder, load: _Load) -> None:
         """Unchanged files from the cached corpus, the rest parsed (in parts); problems reported in file order."""
+        from cachetui.core.load.sources.site.parallel import load_into  # the parsers: never on a warm start
+
         for path, result in self._reused_results():
             if result.document is not None:
                 builder.add(result.document)
