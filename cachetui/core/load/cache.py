@@ -32,7 +32,7 @@ from cachetui.core.load.cache_file import CACHE_FORMAT, Damaged, map_buffers, wr
 from cachetui.core.load.cache_layout import Listing, from_buffers, to_buffers
 from cachetui.core.load.code_digest import code_digest, loading_modules, source_digest
 from cachetui.core.load.private_dir import NotPrivate, open_private, private_directory, write_private
-from cachetui.core.load.sources.site.loader import Candidate, DirSignature, Signature, directory_signature, signature
+from cachetui.core.load.sources.site.walk import Candidate, DirSignature, Signature, directory_signature, signature
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import Problem
 from cachetui.core.model.records import ParsedDocument

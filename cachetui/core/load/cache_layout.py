@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cachetui.core.load.cache_file import Damaged
-from cachetui.core.load.sources.site.loader import Candidate, DirSignature, Signature, signatures_now
+from cachetui.core.load.sources.site.walk import Candidate, DirSignature, Signature, signatures_now
 from cachetui.core.model.corpus import BUILD_PROVENANCE, UNIQUE_HASHES, Corpus, MultiColumn, Vocabulary
 from cachetui.core.model.dependencies import DependencyColumns
 from cachetui.core.model.mapped import DOCUMENT_STRINGS, DocumentTable, MappedVocabulary

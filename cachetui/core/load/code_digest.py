@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib.util
 import json
 import os
 import sys
@@ -18,7 +19,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 import cachetui.core
 from cachetui.core.load.cache_file import CACHE_FORMAT
@@ -38,7 +38,19 @@ def code_digest() -> str:
 
 
 def _base() -> str:
-    return f"{CACHE_FORMAT}\0{sys.version}\0{np.__version__}\0{yaml.__version__}"
+    return f"{CACHE_FORMAT}\0{sys.version}\0{np.__version__}\0{_yaml_version()}"
+
+
+@lru_cache(maxsize=1)
+def _yaml_version() -> str:
+    """PyYAML's version, as its `__init__.py` states it: read, not imported (a warm start parses no YAML)."""
+    spec = importlib.util.find_spec("yaml")
+    try:
+        source = Path(spec.origin).read_text(encoding="utf-8") if spec is not None and spec.origin else ""
+    except OSError:
+        source = ""
+    found = next((line for line in source.splitlines() if line.startswith("__version__")), None)
+    return found or f"unknown ({spec.origin if spec else None})"
 
 
 def source_digest(core: Path) -> str:

@@ -41,10 +41,9 @@ from cachetui.core.load.sources.indexes import (
 )
 from cachetui.core.load.sources.locator import store_root
 from cachetui.core.load.sources.mirror import Net
-from cachetui.core.load.sources.site.loader import (
+from cachetui.core.load.sources.site.walk import (
     Candidate,
     DirSignature,
-    FileResult,
     Signature,
     find_candidates,
     iter_candidates,
@@ -55,7 +54,8 @@ from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity, UnusableInput
 from cachetui.core.model.records import BinaryStore, MirrorOrigin
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported where a miss uses them: a warm start imports no parser and no builder
+    from cachetui.core.load.sources.site.loader import FileResult
     from cachetui.core.model.build import CorpusBuilder
 
 __all__ = ["CACHE_REBUILT", "LoadOptions", "PathNotFound", "load_corpus", "recognisable", "require_inputs"]
@@ -166,7 +166,7 @@ class _Load:
         groups = [locate(g, self.net) for g in self._groups()]
         if snapshot is not None and site.all_reused() and _groups_reused(groups, snapshot):
             return self._hit(snapshot, site, groups)
-        from cachetui.core.model.build import CorpusBuilder  # past a warm start's return: it builds nothing
+        from cachetui.core.model.build import CorpusBuilder
 
         builder = CorpusBuilder()
         site.load_into(builder, self)
@@ -370,7 +370,7 @@ class _Site:
 
     def load_into(self, builder: CorpusBuilder, load: _Load) -> None:
         """Unchanged files from the cached corpus, the rest parsed (in parts); problems reported in file order."""
-        from cachetui.core.load.sources.site.parallel import load_into  # the parsers: never on a warm start
+        from cachetui.core.load.sources.site.parallel import load_into
 
         for path, result in self._reused_results():
             if result.document is not None:
@@ -412,11 +412,15 @@ class _Site:
 
 def _summary(result: FileResult) -> FileResult:
     """What the cache keeps of a file's result: not its document (that is in the corpus)."""
+    from cachetui.core.load.sources.site.loader import FileResult
+
     return FileResult(None, result.problems, result.inputs, result.io_error, result.signature)
 
 
 def _reused_result(snapshot: Snapshot, path: str) -> FileResult:
     """An unchanged file's result, its document rebuilt from the cached corpus."""
+    from cachetui.core.load.sources.site.loader import FileResult
+
     problems = list(snapshot.file_problems.get(path, []))
     inputs = snapshot.inputs.get(path, {})
     documents = snapshot.documents_from(path)
