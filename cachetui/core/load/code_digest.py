@@ -15,6 +15,7 @@ import importlib.util
 import json
 import os
 import sys
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -126,13 +127,27 @@ def _loading_files(core: Path) -> tuple[set[Path], set[Path]]:
             absent.add(module)
             continue
         found.add(module)
-        for node in ast.walk(ast.parse(module.read_bytes())):
+        for node in _statements(ast.parse(module.read_bytes()).body):
             names = [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else \
                 [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
             if isinstance(node, ast.ImportFrom) and node.level == 0:  # `from cachetui.core.x import y`: y may be one
                 names += [f"{node.module}.{alias.name}" for alias in node.names]
             waiting += [path for name in names for path in _module_paths(core, name)]
     return found, absent
+
+
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")  # where statements nest: functions, classes, if, try…
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every statement, at any depth (an import inside a function counts: it runs on a miss), but no expression:
+    an import is a statement, and expressions are most of a module's nodes."""
+    waiting: list[ast.AST] = list(body)
+    while waiting:
+        node = waiting.pop()
+        yield node
+        for block in _BLOCKS:
+            waiting.extend(getattr(node, block, ()))
 
 
 def _module_paths(core: Path, name: str) -> list[Path]:
