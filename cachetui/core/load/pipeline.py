@@ -43,8 +43,6 @@ from cachetui.core.load.sources.locator import store_root
 from cachetui.core.load.sources.mirror import Net
 from cachetui.core.load.sources.site.walk import (
     Candidate,
-    DirSignature,
-    Signature,
     find_candidates,
     iter_candidates,
     signature,
@@ -293,8 +291,9 @@ def _status(cache: CorpusCache | None, snapshot: Snapshot | None, site: _Site, g
     if snapshot is None:
         return "miss"
     parts = []
-    if site.candidates:
-        parts.append(f"{len(site.candidates) - len(site.reused)} of {len(site.candidates)} files parsed")
+    files = len(site.listing.candidates)
+    if files:
+        parts.append(f"{files - len(site.reused)} of {files} files parsed")
     if groups:
         read = sum(1 for g in groups if not (g.complete and snapshot.groups.get(g.group.key) == g.fingerprint))
         parts.append(f"{read} of {len(groups)} index groups read")
@@ -317,7 +316,7 @@ class _Site:
             self.listing = Listing([], {}, {})  # filled as the walk goes (load_into)
             self._reused: set[str] | None = set()
             self._walk_report = LoadReport()  # the walk's own problems, kept apart for the cache
-            self._walk = iter_candidates(roots, self._walk_report, self.directories)
+            self._walk = iter_candidates(roots, self._walk_report, self.listing.directories)
             return
         if snapshot.unchanged():  # the usual warm start: no Python object per file
             self.listing, self.unchanged, self._reused = snapshot.listing, True, None  # every file (reused)
@@ -341,25 +340,13 @@ class _Site:
     def reused(self) -> set[str]:
         """The files whose cached results still hold (when nothing changed, all: listed only if asked)."""
         if self._reused is None:
-            self._reused = set(self.signatures)
+            self._reused = set(self.listing.signatures)
         return self._reused
-
-    @property
-    def candidates(self) -> list[Candidate]:
-        return self.listing.candidates
-
-    @property
-    def directories(self) -> dict[str, DirSignature | None]:
-        return self.listing.directories
-
-    @property
-    def signatures(self) -> dict[str, Signature | None]:
-        return self.listing.signatures
 
     def all_reused(self) -> bool:
         snapshot = self.snapshot
-        return self.unchanged or (snapshot is not None and self.directories is snapshot.directories
-                                  and len(self.reused) == len(self.candidates))
+        return self.unchanged or (snapshot is not None and self.listing.directories is snapshot.directories
+                                  and len(self.reused) == len(self.listing.candidates))
 
     def _reused_results(self) -> Iterator[tuple[str, FileResult]]:
         """Each unchanged file's result, one at a time (files are reused only from a snapshot)."""
@@ -376,16 +363,17 @@ class _Site:
             if result.document is not None:
                 builder.add(result.document)
             self.results[path] = _summary(result)
-        to_parse = self._walked() if not self.walked else [c for c in self.candidates if c.path not in self.reused]
+        to_parse = self._walked() if not self.walked else \
+            [c for c in self.listing.candidates if c.path not in self.reused]
         done = len(self.reused)
         for chunk, summaries in load_into(builder, to_parse, load.max_bytes, load.workers, self._before_reading):
             self.results.update(zip((c.path for c in chunk), summaries))
             if self.snapshot is None:  # cold: each file's signature as its reader took it
-                self.signatures.update((c.path, r.signature) for c, r in zip(chunk, summaries))
+                self.listing.signatures.update((c.path, r.signature) for c, r in zip(chunk, summaries))
             done += len(chunk)
             if load.progress is not None:
-                load.progress(done, len(self.candidates) if self.walked else None, DOCUMENTS)
-        for candidate in self.candidates:
+                load.progress(done, len(self.listing.candidates) if self.walked else None, DOCUMENTS)
+        for candidate in self.listing.candidates:
             self.report.files_seen += 1
             self.report.extend(self.results[candidate.path].problems)
 
@@ -397,7 +385,7 @@ class _Site:
 
     def _before_reading(self, chunk: list[Candidate]) -> None:
         if self.snapshot is None:
-            self.candidates.extend(chunk)
+            self.listing.candidates.extend(chunk)
 
     def to_snapshot(self, corpus: Corpus, groups: dict, group_problems: dict[str, list[Problem]]) -> Snapshot:
         results = self.results
