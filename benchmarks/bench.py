@@ -175,7 +175,7 @@ def run(scales: list[str], rounds: int, mirror: bool) -> dict[str, dict[str, flo
         print(f"[{scale}] warm load_corpus {row['warm_load_s']:.2f} s (target <= {TARGETS['warm_load_s']:g} s)",
               flush=True)
         print(f"[{scale}] commands as felt (exec to exit) ...", flush=True)
-        row.update(measure_felt(root, rounds))
+        row.update(measure_felt(root, rounds)[0])
         print(felt_line(scale, row), flush=True)
         print(f"[{scale}] peak RSS ...", flush=True)
         row.update(measure_memory(root))

@@ -1,16 +1,22 @@
 """Commands as a user feels them: the whole process, from exec to exit, at the shell.
 
-    python benchmarks/felt.py TREE [--rounds N]
+    python benchmarks/felt.py TREE [--rounds N] [--before REF]
 
 In-process timings leave out Python's start, the imports and writing the cache; a user waits for
 all of them. Each round runs, side by side: the read-and-decode floor as a process of its own
 (`benchmarks/decode_floor.py`'s work: find the documents, read each, json.loads its two JSON
 lines), a cold `cachetui check` (an empty cache directory: it parses and writes the cache), a warm
 `cachetui check` and a warm `cachetui query --package P` (the cache the cold one wrote). Medians.
+
+With `--before REF`, REF is checked out in a temporary git worktree and its commands run too,
+alternating with the working tree's in each round (each its own empty cache directory), so both
+lines come from the same run. The code is compiled to bytecode first (as an installed package is),
+whatever PYTHONDONTWRITEBYTECODE says: otherwise every process would compile what it imports.
 """
 
 from __future__ import annotations
 
+import compileall
 import os
 import statistics
 import subprocess
@@ -32,29 +38,45 @@ FLOOR = ("import sys; from pathlib import Path; sys.path.insert(0, {root!r}); "
 
 def _process_seconds(argv: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
+                   cwd=tempfile.gettempdir())  # not the repo: `import cachetui` comes from PYTHONPATH
     return time.perf_counter() - start
 
 
-def measure_felt(root: Path, rounds: int) -> dict[str, float]:
-    """Medians (s) of the floor, cold and warm check and a warm query, each a whole process, alternating."""
+def _commands(root: Path, code: Path, cache_home: str) -> dict[str, float]:
+    """One round of the code under `code`: the floor, a cold check, a warm check and a warm query (s)."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env.update(XDG_CACHE_HOME=cache_home, PYTHONPATH=str(code))
     cli = [sys.executable, "-m", "cachetui"]
     package = sorted(p.name for p in next((root / "_cache").iterdir()).iterdir())[0]
-    runs: dict[str, list[float]] = {"floor": [], "cold_check": [], "warm_check": [], "warm_query": []}
+    return {
+        "floor": _process_seconds([sys.executable, "-c", FLOOR.format(root=str(HERE.parent)), str(root)], env),
+        "cold_check": _process_seconds([*cli, "check", str(root)], env),
+        "warm_check": _process_seconds([*cli, "check", str(root)], env),
+        "warm_query": _process_seconds([*cli, "query", str(root), "--package", package], env),
+    }
+
+
+def measure_felt(root: Path, rounds: int, codes: tuple[Path, ...] = (HERE.parent,)) -> list[dict[str, float]]:
+    """For each code tree, medians (s) of the floor, cold and warm check and a warm query, each a whole process;
+    the code trees alternate within each round."""
+    for code in codes:
+        compileall.compile_dir(code / "cachetui", quiet=1)
+    runs: list[dict[str, list[float]]] = [{} for _ in codes]
     loads = []
     for _ in range(rounds):
-        with tempfile.TemporaryDirectory() as cache_home:
-            env = dict(os.environ, XDG_CACHE_HOME=cache_home)
-            runs["floor"].append(_process_seconds(
-                [sys.executable, "-c", FLOOR.format(root=str(HERE.parent)), str(root)], env))
-            runs["cold_check"].append(_process_seconds([*cli, "check", str(root)], env))
-            runs["warm_check"].append(_process_seconds([*cli, "check", str(root)], env))
-            runs["warm_query"].append(_process_seconds([*cli, "query", str(root), "--package", package], env))
+        for code, found in zip(codes, runs):
+            with tempfile.TemporaryDirectory() as cache_home:
+                for name, seconds in _commands(root, code, cache_home).items():
+                    found.setdefault(name, []).append(seconds)
         loads.append(os.getloadavg()[0])
-    medians = {f"felt_{name}_s": statistics.median(values) for name, values in runs.items()}
-    medians["felt_cold_ratio"] = medians["felt_cold_check_s"] / medians["felt_floor_s"]
-    medians["felt_load_avg"] = statistics.median(loads)
-    return medians
+    results = []
+    for found in runs:
+        medians = {f"felt_{name}_s": statistics.median(values) for name, values in found.items()}
+        medians["felt_cold_ratio"] = medians["felt_cold_check_s"] / medians["felt_floor_s"]
+        medians["felt_load_avg"] = statistics.median(loads)
+        results.append(medians)
+    return results
 
 
 def felt_line(tree: str, r: dict[str, float]) -> str:
@@ -67,8 +89,21 @@ def felt_line(tree: str, r: dict[str, float]) -> str:
 
 def main() -> None:
     parser = tree_parser(__doc__)
+    parser.add_argument("--before", metavar="REF", help="also run REF's code, alternating, in the same rounds")
     args = parser.parse_args()
-    print(felt_line(args.tree.name, measure_felt(args.tree.resolve(), args.rounds)))
+    if args.before is None:
+        print(felt_line(args.tree.name, measure_felt(args.tree.resolve(), args.rounds)[0]))
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        before = Path(scratch) / "before"
+        subprocess.run(["git", "-C", str(HERE.parent), "worktree", "add", "--detach", str(before), args.before],
+                       check=True, capture_output=True)
+        try:
+            results = measure_felt(args.tree.resolve(), args.rounds, (before, HERE.parent))
+        finally:
+            subprocess.run(["git", "-C", str(HERE.parent), "worktree", "remove", "--force", str(before)], check=True)
+    for label, result in zip((args.before, "working tree"), results):
+        print(f"{label}: {felt_line(args.tree.name, result)}")
 
 
 if __name__ == "__main__":

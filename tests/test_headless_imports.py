@@ -54,3 +54,34 @@ def test_a_headless_command_imports_neither_textual_nor_aiohttp(command: str, tm
                           capture_output=True, text=True, cwd=tmp_path)
     assert "Traceback" not in done.stderr, done.stderr
     assert json.loads(found.read_text()) == [], f"cachetui {' '.join(argv)} imported them"
+
+
+# What only a miss uses: the document and index parsers (and YAML, msgspec), the builder, the workers;
+# and what `check` never uses: provenance (Sequoia) and the readers of wanted files.
+MISS_ONLY = ("yaml", "msgspec", "cachetui.core.load.sources.site.loader", "cachetui.core.load.sources.site.parallel",
+             "cachetui.core.load.sources.spack_db", "cachetui.core.model.build", "cachetui.core.load.provenance",
+             "cachetui.core.load.sources.wanted")
+_IMPORTED = """
+import json, sys
+from cachetui.cli.main import main
+try:
+    main(sys.argv[2:])
+except SystemExit:
+    pass
+json.dump(sorted(sys.modules), open(sys.argv[1], "w"))
+"""
+
+
+def _imported_by(argv: list[str], found: Path, cwd: Path) -> set[str]:
+    done = subprocess.run([sys.executable, "-c", _IMPORTED, str(found), *argv], capture_output=True, text=True,
+                          cwd=cwd)
+    assert "Traceback" not in done.stderr, done.stderr
+    return set(json.loads(found.read_text()))
+
+
+def test_a_warm_check_imports_no_parser_builder_or_provenance(tmp_path: Path, private_cache_home: Path) -> None:
+    source = str(sample_path())
+    cold = _imported_by(["check", source], tmp_path / "cold.json", tmp_path)
+    assert {"yaml", "cachetui.core.model.build"} <= cold  # the cold load parses and builds: the check can fail
+    warm = _imported_by(["check", "--json", source], tmp_path / "warm.json", tmp_path)
+    assert sorted(name for name in warm if name.split(".")[0] in MISS_ONLY or name.startswith(MISS_ONLY)) == []

@@ -284,6 +284,26 @@ def test_a_changed_mirror_is_read_again(mirror_server: MirrorServer) -> None:
     assert corpus.cache_status.startswith("partial") and _records(corpus) == expected_records(index_bytes(DB7))
 
 
+def test_a_changed_mirror_beside_unchanged_site_documents_reads_only_the_mirror(
+        mirror_server: MirrorServer, tmp_path: Path) -> None:
+    from tests.conftest import listing, spec_entry
+
+    site = tmp_path / "site"
+    for i in range(3):
+        path = site / "_cache" / "develop" / f"pkg{i}" / "specs.md"
+        path.parent.mkdir(parents=True)
+        path.write_text(listing(f"pkg{i}", "develop", [spec_entry(chr(97 + i) * 32)]))
+    root = mirror_server.root / "mirror"
+    v3_mirror(root, index_bytes(DB8))
+    inputs = [str(site), mirror_server.at("mirror")]
+    load_corpus(inputs, cache=CorpusCache())
+    v3_mirror(root, index_bytes(DB7))
+    corpus = load_corpus(inputs, cache=CorpusCache())
+    assert corpus.cache_status == "partial: 0 of 3 files parsed, 1 of 1 index groups read"
+    assert {"pkg0", "pkg1", "pkg2"} <= set(corpus.packages)  # the site's documents, from the cached corpus
+    assert _records(load_corpus(inputs)) == _records(corpus)
+
+
 def test_offline_the_stored_index_is_used_with_its_age(tmp_path: Path) -> None:
     from tests.mirrors import serve
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from cachetui.cli.progress_line import ProgressLine
 from cachetui.core.load import (
@@ -21,11 +21,13 @@ from cachetui.core.load import (
 )
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import PathNotFound, UnusableInput
-from cachetui.core.spack.specquery import NotRecorded, SpecQuery, SpecSyntaxError, parse_spec_query
 from cachetui.core.spack.tags import PUBLIC_HOST
 from cachetui.core.spack.words import echo_at
 from cachetui.present.format import problem_line
 from cachetui.present.inert import inert
+
+if TYPE_CHECKING:
+    from cachetui.core.spack.specquery import SpecQuery
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -209,6 +211,8 @@ def spec_option(text: str | None) -> SpecQuery | None:
     """`--spec`, parsed before anything loads: a malformed query is a usage error whatever the corpus."""
     if text is None:
         return None
+    from cachetui.core.spack.specquery import NotRecorded, SpecSyntaxError, parse_spec_query  # only with --spec
+
     try:
         return parse_spec_query(text)
     except NotRecorded as exc:  # valid Spack, but nothing a cache could answer: a usage error, not a malformed one

@@ -2,30 +2,53 @@
 
 What the CLI, the app and `present/` use is exported here (import-linter keeps them out of `sources/`):
 `load_corpus` with its `LoadOptions`, and the few rules about what the user typed that they share.
+
+Each export is imported when first asked for (PEP 562), so a command pays only for what it uses: a
+warm `check` never imports provenance (Sequoia), the readers of wanted files or of Spack's config.
 """
 
-from cachetui.core.load.options import LoadOptions
-from cachetui.core.load.pipeline import CACHE_REBUILT, PathNotFound, load_corpus, recognisable, require_inputs
-from cachetui.core.load.progress import DOCUMENTS, Progress
-from cachetui.core.load.provenance import (
-    BinaryProvenance,
-    ClosureDownload,
-    Provenance,
-    Signature,
-    trusted_fingerprints,
-)
-from cachetui.core.load.sample import sample_path
-from cachetui.core.load.sources import (
-    SPACK_MIRRORS,
-    local_input,
-    local_location,
-    public_sources,
-    source_label,
-    spack_mirror_inputs,
-)
-from cachetui.core.load.sources.redact import redact
-from cachetui.core.load.sources.transport import is_url
-from cachetui.core.load.sources.wanted import STDIN, UnreadableWanted, read_wanted
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cachetui.core.load.options import LoadOptions
+    from cachetui.core.load.pipeline import CACHE_REBUILT, PathNotFound, load_corpus, recognisable, require_inputs
+    from cachetui.core.load.progress import DOCUMENTS, Progress
+    from cachetui.core.load.provenance import (
+        BinaryProvenance,
+        ClosureDownload,
+        Provenance,
+        Signature,
+        trusted_fingerprints,
+    )
+    from cachetui.core.load.sample import sample_path
+    from cachetui.core.load.sources import (
+        SPACK_MIRRORS,
+        local_input,
+        local_location,
+        public_sources,
+        source_label,
+        spack_mirror_inputs,
+    )
+    from cachetui.core.load.sources.redact import redact
+    from cachetui.core.load.sources.transport import is_url
+    from cachetui.core.load.sources.wanted import STDIN, UnreadableWanted, read_wanted
+
+_HOMES = {  # each export -> the module it is defined in
+    "LoadOptions": "options",
+    **dict.fromkeys(["CACHE_REBUILT", "PathNotFound", "load_corpus", "recognisable", "require_inputs"], "pipeline"),
+    **dict.fromkeys(["DOCUMENTS", "Progress"], "progress"),
+    **dict.fromkeys(["BinaryProvenance", "ClosureDownload", "Provenance", "Signature", "trusted_fingerprints"],
+                    "provenance"),
+    "sample_path": "sample",
+    **dict.fromkeys(["SPACK_MIRRORS", "local_input", "local_location", "public_sources", "source_label",
+                     "spack_mirror_inputs"], "sources"),
+    "redact": "sources.redact",
+    "is_url": "sources.transport",
+    **dict.fromkeys(["STDIN", "UnreadableWanted", "read_wanted"], "sources.wanted"),
+}
 
 __all__ = [
     "CACHE_REBUILT",
@@ -54,3 +77,16 @@ __all__ = [
     "spack_mirror_inputs",
     "trusted_fingerprints",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # asked once
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -29,16 +29,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cachetui.core.load.cache_file import CACHE_FORMAT, Damaged, map_buffers, write_buffers
-from cachetui.core.load.cache_layout import from_buffers, to_buffers
+from cachetui.core.load.cache_layout import Listing, from_buffers, to_buffers
 from cachetui.core.load.code_digest import code_digest, loading_modules, source_digest
 from cachetui.core.load.private_dir import NotPrivate, open_private, private_directory, write_private
-from cachetui.core.load.sources.site.loader import Candidate, DirSignature, Signature, directory_signature, signature
+from cachetui.core.load.sources.site.walk import Candidate, DirSignature, Signature, directory_signature, signature
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import Problem
 from cachetui.core.model.records import ParsedDocument
 
-__all__ = ["CACHE_FORMAT", "CACHE_REBUILT", "CorpusCache", "Snapshot", "cache_key", "code_digest", "default_cache_dir",
-           "loading_modules", "source_digest"]
+__all__ = ["CACHE_FORMAT", "CACHE_REBUILT", "CorpusCache", "Listing", "Snapshot", "cache_key", "code_digest",
+           "default_cache_dir", "loading_modules", "source_digest"]
 
 
 
@@ -54,9 +54,7 @@ def default_cache_dir() -> Path:
 class Snapshot:
     """What one load saw, stored with the corpus it built."""
 
-    candidates: list[Candidate]
-    directories: dict[str, DirSignature | None]  # None: could not be listed, walk again
-    signatures: dict[str, Signature | None]  # every candidate
+    listing: Listing  # the files and directories walked, with their signatures
     inputs: dict[str, dict[str, Signature | None]]  # candidate -> other files its result was built from
     corpus: Corpus
     walk_problems: list[Problem] = field(default_factory=list)  # symlink loops, unreadable directories
@@ -65,6 +63,23 @@ class Snapshot:
     groups: dict[str, tuple] = field(default_factory=dict)  # index group key -> checksums it was read in full at
     group_problems: dict[str, list[Problem]] = field(default_factory=dict)  # each group's own problems
     code: str = field(default_factory=code_digest)
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        return self.listing.candidates
+
+    @property
+    def directories(self) -> dict[str, DirSignature | None]:
+        return self.listing.directories
+
+    @property
+    def signatures(self) -> dict[str, Signature | None]:
+        return self.listing.signatures
+
+    def unchanged(self) -> bool:
+        """Every file and directory as it was, and no result shaped by an I/O failure or read from other files:
+        the usual warm start, its stats compared in bulk."""
+        return not self.retry and not self.inputs and self.listing.unchanged()
 
     def documents_from(self, origin: str, tag: str | None = None) -> list[ParsedDocument]:
         """The cached corpus's documents from one file, or one index group (origin and tag), as records again."""

@@ -10,13 +10,14 @@ column) raises Damaged before any of it is used: checked once, in numpy.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from cachetui.core.load.cache_file import Damaged
-from cachetui.core.load.sources.site.loader import Candidate
+from cachetui.core.load.sources.site.walk import Candidate, DirSignature, Signature, signatures_now
 from cachetui.core.model.corpus import BUILD_PROVENANCE, UNIQUE_HASHES, Corpus, MultiColumn, Vocabulary
 from cachetui.core.model.dependencies import DependencyColumns
 from cachetui.core.model.mapped import DOCUMENT_STRINGS, DocumentTable, MappedVocabulary
@@ -29,6 +30,66 @@ if TYPE_CHECKING:  # the cache module imports this one: its Snapshot is only nam
 # Which vocabulary each dependency column's ids point into (None: not ids; an offsets column is CSR).
 _DEP_IDS = {"hash": "dep_hash", "virtuals": "dep_virtuals", "name_of": "dep_name", "version_of": "dep_version",
             "unheld_hash": "dep_hash", "unheld_virtuals": "dep_virtuals"}
+
+
+@dataclass
+class Listing:
+    """The files and directories one load walked, with the signature of each as it was read (None: unknown)."""
+
+    candidates: list[Candidate]
+    directories: dict[str, DirSignature | None]  # None: could not be listed, walk again
+    signatures: dict[str, Signature | None]  # every candidate
+
+    @property
+    def files(self) -> int:
+        return len(self.candidates)
+
+    def unchanged(self) -> bool:
+        """Whether every directory and file is known to have its signature still, compared in bulk; False says
+        only that the caller compares file by file (a listing built by a load is not compared in bulk)."""
+        return False
+
+
+class MappedListing(Listing):
+    """A Listing over the cache file's buffers: Python objects (a Candidate, a tuple per file) only when asked,
+    so a warm start that finds nothing changed compares 100,000 signatures without building one."""
+
+    def __init__(self, read: _Reader) -> None:  # every buffer checked now, decoded on first use
+        self._paths = read.strings("candidates")
+        self._explicit = read.array("candidates.explicit", len(self._paths))
+        self._signed, self._known = _signature_buffers(read, "candidates", len(self._paths), 4)
+        self._directory_table = read.strings("directories")
+        self._directory_signed, self._directory_known = _signature_buffers(
+            read, "directories", len(self._directory_table), 2)
+
+    @property
+    def files(self) -> int:
+        return len(self._paths)
+
+    @cached_property
+    def _directory_paths(self) -> list[str]:
+        return self._directory_table.tolist()
+
+    @cached_property
+    def _file_paths(self) -> list[str]:
+        return self._paths.tolist()
+
+    @cached_property
+    def candidates(self) -> list[Candidate]:  # type: ignore[override]
+        return list(map(Candidate, self._file_paths, map(bool, self._explicit.tolist())))
+
+    @cached_property
+    def directories(self) -> dict[str, DirSignature | None]:  # type: ignore[override]
+        return dict(zip(self._directory_paths, _signatures_of(self._directory_signed, self._directory_known, 2)))
+
+    @cached_property
+    def signatures(self) -> dict[str, Signature | None]:  # type: ignore[override]
+        return dict(zip(self._file_paths, _signatures_of(self._signed, self._known, 4)))
+
+    def unchanged(self) -> bool:
+        return (bool(self._directory_known.all()) and bool(self._known.all())
+                and signatures_now(self._directory_paths, directories=True) == self._directory_signed.tolist()
+                and signatures_now(self._file_paths) == self._signed.tolist())
 
 
 def _string_buffers(name: str, strings: Any) -> tuple[dict[str, np.ndarray], bool]:
@@ -162,13 +223,8 @@ def _fields(read: _Reader) -> dict[str, Any]:
     if not isinstance(count, int) or not 0 <= count <= n or (n and not count):
         raise Damaged("unique_hashes out of bounds")
     corpus.memo[UNIQUE_HASHES] = count
-    candidates = read.strings("candidates").tolist()
-    explicit = read.array("candidates.explicit", len(candidates)).tolist()
-    directories = read.strings("directories").tolist()
     return {
-        "candidates": list(map(Candidate, candidates, map(bool, explicit))),
-        "directories": dict(zip(directories, _signatures_of(read, "directories", len(directories), 2))),
-        "signatures": dict(zip(candidates, _signatures_of(read, "candidates", len(candidates), 4))),
+        "listing": MappedListing(read),
         "inputs": {path: {p: _tuple(sig) for p, sig in files.items()} for path, files in meta["inputs"].items()},
         "corpus": corpus,
         "walk_problems": _problems_of(meta["walk_problems"]),
@@ -201,10 +257,14 @@ def _build_provenance(read: _Reader, n: int, vocab: dict[str, Vocabulary]) -> np
     return ids
 
 
-def _signatures_of(read: _Reader, name: str, count: int, width: int) -> list[Any]:
-    values = read.array(f"{name}.signature", count * width).reshape(-1, width)
-    known = read.array(f"{name}.known", count)
-    if known.all():  # the usual case, at C speed: 50,000 rows of a warm start
+def _signature_buffers(read: _Reader, name: str, count: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """The flat signatures of `count` paths, `width` numbers each, and whether each is known."""
+    return read.array(f"{name}.signature", count * width), read.array(f"{name}.known", count)
+
+
+def _signatures_of(flat: np.ndarray, known: np.ndarray, width: int) -> list[Any]:
+    values = flat.reshape(-1, width)
+    if known.all():  # the usual case, at C speed: 50,000 rows
         return list(map(tuple, values.tolist()))
     return [tuple(row) if ok else None for row, ok in zip(values.tolist(), known.tolist())]
 

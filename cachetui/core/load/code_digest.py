@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib.util
 import json
 import os
 import sys
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 import cachetui.core
 from cachetui.core.load.cache_file import CACHE_FORMAT
@@ -38,7 +39,19 @@ def code_digest() -> str:
 
 
 def _base() -> str:
-    return f"{CACHE_FORMAT}\0{sys.version}\0{np.__version__}\0{yaml.__version__}"
+    return f"{CACHE_FORMAT}\0{sys.version}\0{np.__version__}\0{_yaml_version()}"
+
+
+@lru_cache(maxsize=1)
+def _yaml_version() -> str:
+    """PyYAML's version, as its `__init__.py` states it: read, not imported (a warm start parses no YAML)."""
+    spec = importlib.util.find_spec("yaml")
+    try:
+        source = Path(spec.origin).read_text(encoding="utf-8") if spec is not None and spec.origin else ""
+    except OSError:
+        source = ""
+    found = next((line for line in source.splitlines() if line.startswith("__version__")), None)
+    return found or f"unknown ({spec.origin if spec else None})"
 
 
 def source_digest(core: Path) -> str:
@@ -114,13 +127,27 @@ def _loading_files(core: Path) -> tuple[set[Path], set[Path]]:
             absent.add(module)
             continue
         found.add(module)
-        for node in ast.walk(ast.parse(module.read_bytes())):
+        for node in _statements(ast.parse(module.read_bytes()).body):
             names = [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else \
                 [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
             if isinstance(node, ast.ImportFrom) and node.level == 0:  # `from cachetui.core.x import y`: y may be one
                 names += [f"{node.module}.{alias.name}" for alias in node.names]
             waiting += [path for name in names for path in _module_paths(core, name)]
     return found, absent
+
+
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")  # where statements nest: functions, classes, if, try…
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every statement, at any depth (an import inside a function counts: it runs on a miss), but no expression:
+    an import is a statement, and expressions are most of a module's nodes."""
+    waiting: list[ast.AST] = list(body)
+    while waiting:
+        node = waiting.pop()
+        yield node
+        for block in _BLOCKS:
+            waiting.extend(getattr(node, block, ()))
 
 
 def _module_paths(core: Path, name: str) -> list[Path]:

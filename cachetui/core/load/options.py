@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cachetui.core.load.sources.site.loader import MAX_FILE_BYTES
+from cachetui.core.load.sources.site.walk import MAX_FILE_BYTES
 from cachetui.core.load.sources.transport import DEFAULT_TIMEOUT_S
 
 

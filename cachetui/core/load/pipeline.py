@@ -13,8 +13,9 @@ import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache, Snapshot, listing_unchanged
+from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache, Listing, Snapshot, listing_unchanged
 from cachetui.core.load.options import LoadOptions
 from cachetui.core.load.progress import DOCUMENTS, Progress
 from cachetui.core.load.sources import (
@@ -40,21 +41,20 @@ from cachetui.core.load.sources.indexes import (
 )
 from cachetui.core.load.sources.locator import store_root
 from cachetui.core.load.sources.mirror import Net
-from cachetui.core.load.sources.site.loader import (
+from cachetui.core.load.sources.site.walk import (
     Candidate,
-    DirSignature,
-    FileResult,
-    Signature,
     find_candidates,
     iter_candidates,
     signature,
 )
-from cachetui.core.load.sources.site.parallel import load_into
 from cachetui.core.load.sources.spack_config import SpackMirrors, configured_groups
-from cachetui.core.model.build import CorpusBuilder
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity, UnusableInput
 from cachetui.core.model.records import BinaryStore, MirrorOrigin
+
+if TYPE_CHECKING:  # imported where a miss uses them: a warm start imports no parser and no builder
+    from cachetui.core.load.sources.site.loader import FileResult
+    from cachetui.core.model.build import CorpusBuilder
 
 __all__ = ["CACHE_REBUILT", "LoadOptions", "PathNotFound", "load_corpus", "recognisable", "require_inputs"]
 
@@ -164,6 +164,8 @@ class _Load:
         groups = [locate(g, self.net) for g in self._groups()]
         if snapshot is not None and site.all_reused() and _groups_reused(groups, snapshot):
             return self._hit(snapshot, site, groups)
+        from cachetui.core.model.build import CorpusBuilder
+
         builder = CorpusBuilder()
         site.load_into(builder, self)
         cacheable = self._add_groups(builder, groups, snapshot)
@@ -240,7 +242,7 @@ class _Load:
         problems = [*self.report.problems, *(p for ps in snapshot.file_problems.values() for p in ps),
                     *(p for ps in snapshot.group_problems.values() for p in ps), *self.net.problems]
         indexes = sum(1 for located in groups for ref in located.refs if ref is not None)
-        corpus.report = LoadReport(files_seen=len(site.candidates), indexes_read=indexes, problems=problems)
+        corpus.report = LoadReport(files_seen=site.listing.files, indexes_read=indexes, problems=problems)
         corpus.cache_status = "hit"
         corpus.origins, corpus.offline = _origins(groups), _offline(groups)
         corpus.stores = binary_stores(groups)
@@ -289,8 +291,9 @@ def _status(cache: CorpusCache | None, snapshot: Snapshot | None, site: _Site, g
     if snapshot is None:
         return "miss"
     parts = []
-    if site.candidates:
-        parts.append(f"{len(site.candidates) - len(site.reused)} of {len(site.candidates)} files parsed")
+    files = len(site.listing.candidates)
+    if files:
+        parts.append(f"{files - len(site.reused)} of {files} files parsed")
     if groups:
         read = sum(1 for g in groups if not (g.complete and snapshot.groups.get(g.group.key) == g.fingerprint))
         parts.append(f"{read} of {len(groups)} index groups read")
@@ -308,30 +311,42 @@ class _Site:
         self.report = report
         self.results: dict[str, FileResult] = {}
         self.walked = snapshot is not None
+        self.unchanged = False
         if snapshot is None:
-            self.directories: dict[str, DirSignature | None] = {}
-            self.candidates: list[Candidate] = []  # filled as the walk goes (load_into)
-            self.signatures: dict[str, Signature | None] = {}
-            self.reused: set[str] = set()
+            self.listing = Listing([], {}, {})  # filled as the walk goes (load_into)
+            self._reused: set[str] | None = set()
             self._walk_report = LoadReport()  # the walk's own problems, kept apart for the cache
-            self._walk = iter_candidates(roots, self._walk_report, self.directories)
+            self._walk = iter_candidates(roots, self._walk_report, self.listing.directories)
+            return
+        if snapshot.unchanged():  # the usual warm start: no Python object per file
+            self.listing, self.unchanged, self._reused = snapshot.listing, True, None  # every file (reused)
+            report.extend(snapshot.walk_problems)
+            self.walk_problems = list(report.problems)
             return
         if listing_unchanged(snapshot):
-            self.candidates, self.directories = snapshot.candidates, snapshot.directories
+            candidates, directories = snapshot.candidates, snapshot.directories
             report.extend(snapshot.walk_problems)
         else:
-            self.directories = {}
-            self.candidates = find_candidates(roots, report, self.directories) if roots else []
+            directories = {}
+            candidates = find_candidates(roots, report, directories) if roots else []
         self.walk_problems = list(report.problems)
-        self.signatures = {c.path: signature(c.path) for c in self.candidates}  # before reading: never newer
+        signatures = {c.path: signature(c.path) for c in candidates}  # before reading: never newer
+        self.listing = Listing(candidates, directories, signatures)
         # Only which files are unchanged: their documents are rebuilt from the cached corpus if, and only
         # if, something else changed (when nothing did, the cached corpus is used as it is).
-        self.reused = snapshot.reusable_among(self.signatures)
+        self._reused = snapshot.reusable_among(signatures)
+
+    @property
+    def reused(self) -> set[str]:
+        """The files whose cached results still hold (when nothing changed, all: listed only if asked)."""
+        if self._reused is None:
+            self._reused = set(self.listing.signatures)
+        return self._reused
 
     def all_reused(self) -> bool:
         snapshot = self.snapshot
-        return (snapshot is not None and self.directories is snapshot.directories
-                and len(self.reused) == len(self.candidates))
+        return self.unchanged or (snapshot is not None and self.listing.directories is snapshot.directories
+                                  and len(self.reused) == len(self.listing.candidates))
 
     def _reused_results(self) -> Iterator[tuple[str, FileResult]]:
         """Each unchanged file's result, one at a time (files are reused only from a snapshot)."""
@@ -342,20 +357,23 @@ class _Site:
 
     def load_into(self, builder: CorpusBuilder, load: _Load) -> None:
         """Unchanged files from the cached corpus, the rest parsed (in parts); problems reported in file order."""
+        from cachetui.core.load.sources.site.parallel import load_into
+
         for path, result in self._reused_results():
             if result.document is not None:
                 builder.add(result.document)
             self.results[path] = _summary(result)
-        to_parse = self._walked() if not self.walked else [c for c in self.candidates if c.path not in self.reused]
+        to_parse = self._walked() if not self.walked else \
+            [c for c in self.listing.candidates if c.path not in self.reused]
         done = len(self.reused)
         for chunk, summaries in load_into(builder, to_parse, load.max_bytes, load.workers, self._before_reading):
             self.results.update(zip((c.path for c in chunk), summaries))
             if self.snapshot is None:  # cold: each file's signature as its reader took it
-                self.signatures.update((c.path, r.signature) for c, r in zip(chunk, summaries))
+                self.listing.signatures.update((c.path, r.signature) for c, r in zip(chunk, summaries))
             done += len(chunk)
             if load.progress is not None:
-                load.progress(done, len(self.candidates) if self.walked else None, DOCUMENTS)
-        for candidate in self.candidates:
+                load.progress(done, len(self.listing.candidates) if self.walked else None, DOCUMENTS)
+        for candidate in self.listing.candidates:
             self.report.files_seen += 1
             self.report.extend(self.results[candidate.path].problems)
 
@@ -367,12 +385,12 @@ class _Site:
 
     def _before_reading(self, chunk: list[Candidate]) -> None:
         if self.snapshot is None:
-            self.candidates.extend(chunk)
+            self.listing.candidates.extend(chunk)
 
     def to_snapshot(self, corpus: Corpus, groups: dict, group_problems: dict[str, list[Problem]]) -> Snapshot:
         results = self.results
         return Snapshot(
-            self.candidates, self.directories, self.signatures,
+            self.listing,
             {path: r.inputs for path, r in results.items() if r.inputs}, corpus, self.walk_problems,
             {path: r.problems for path, r in results.items() if r.problems},
             {path for path, r in results.items() if r.io_error},
@@ -382,11 +400,15 @@ class _Site:
 
 def _summary(result: FileResult) -> FileResult:
     """What the cache keeps of a file's result: not its document (that is in the corpus)."""
+    from cachetui.core.load.sources.site.loader import FileResult
+
     return FileResult(None, result.problems, result.inputs, result.io_error, result.signature)
 
 
 def _reused_result(snapshot: Snapshot, path: str) -> FileResult:
     """An unchanged file's result, its document rebuilt from the cached corpus."""
+    from cachetui.core.load.sources.site.loader import FileResult
+
     problems = list(snapshot.file_problems.get(path, []))
     inputs = snapshot.inputs.get(path, {})
     documents = snapshot.documents_from(path)

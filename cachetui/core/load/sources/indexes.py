@@ -29,7 +29,6 @@ from cachetui.core.load.sources.mirror import (
     read_index,
 )
 from cachetui.core.load.sources.redact import redact, remember
-from cachetui.core.load.sources.spack_db import IndexFormatError, read_database, read_membership
 from cachetui.core.load.sources.transport import MAX_DOWNLOAD_BYTES as MAX_BLOB_BYTES
 from cachetui.core.load.sources.transport import FetchError, exists, is_url, join, local_path, public_url
 from cachetui.core.model.problems import Problem, Severity
@@ -180,6 +179,8 @@ class _Reading:
         if self.net.progress is not None:
             self.net.progress(0, None, reading(_index_name(self.group, member)))
         origin = labelled(self.group.origin, ref)
+        from cachetui.core.load.sources.spack_db import IndexFormatError, read_database  # on a miss only: a warm
+        # start never decodes an index, so it never imports the reader (and msgspec)
         try:
             content = read_database(data, origin, self.group.tag, "mirror index")
         except IndexFormatError as exc:
@@ -196,6 +197,7 @@ class _Reading:
         return content.documents
 
     def membership(self, member: Member, data: bytes) -> set[str]:
+        from cachetui.core.load.sources.spack_db import IndexFormatError, read_membership  # as in parse
         try:
             return read_membership(data)
         except IndexFormatError as exc:

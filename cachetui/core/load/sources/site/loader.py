@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import BinaryIO
 
 from cachetui.core.load.progress import DOCUMENTS, Progress
@@ -17,27 +16,18 @@ from cachetui.core.load.sources.site.document import UnsupportedDocument, interp
 from cachetui.core.load.sources.site.fast import fast_document
 from cachetui.core.load.sources.site.frontmatter import FrontMatterError, has_front_matter, split_front_matter
 from cachetui.core.load.sources.site.parse import parse_front_matter
-from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity
+from cachetui.core.load.sources.site.walk import (
+    MAX_FILE_BYTES,
+    Candidate,
+    Signature,
+    find_candidates,
+    stat_signature,
+)
+from cachetui.core.model.problems import LoadReport, Problem, Severity
 from cachetui.core.model.records import ParsedDocument
 
-MAX_FILE_BYTES = 64 * 1024 * 1024  # one site document, or it is skipped; the largest real one is well under 1 MB
-LISTING_NAMES = frozenset({"specs.md", "index.md"})
 _HEAD_BYTES = 8
 _ONE_READ_BYTES = 256 * 1024  # below this a whole read costs no more than a peek
-
-Signature = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode: any write changes one
-
-
-def signature(path: str) -> Signature | None:
-    try:
-        return stat_signature(os.stat(path))
-    except OSError:
-        return None
-
-
-def stat_signature(info: os.stat_result) -> Signature:
-    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
-
 
 @dataclass(slots=True)
 class FileResult:
@@ -57,110 +47,6 @@ class FileResult:
     def __reduce__(self) -> tuple[type, tuple]:
         # By position: 50,000 of these come back from the workers; the dataclass way pickles field by name.
         return FileResult, (self.document, self.problems, self.inputs, self.io_error, self.signature)
-
-
-@dataclass(slots=True)
-class Candidate:
-    path: str
-    explicit: bool  # named on the command line, or a site listing name: must be a document
-
-    def __reduce__(self) -> tuple[type, tuple]:
-        # By position, as FileResult: 50,000 of these are in a warm start's cache and go to the workers.
-        return Candidate, (self.path, self.explicit)
-
-
-DirSignature = tuple[int, int]  # mtime_ns, ctime_ns: an entry added, removed or renamed changes them
-
-
-def directory_signature(path: str) -> DirSignature | None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return (info.st_mtime_ns, info.st_ctime_ns)
-
-
-def find_candidates(
-    paths: Sequence[str | os.PathLike[str]],
-    report: LoadReport,
-    directories: dict[str, DirSignature | None] | None = None,
-) -> list[Candidate]:
-    """Expand files and directories (recursively, symlink loops detected) into candidate files.
-
-    `directories`, when given, receives each directory walked and its signature (for the
-    warm-start cache); None for one that could not be listed, so the next load walks again.
-    """
-    require_paths(paths)
-    return list(iter_candidates(paths, report, directories))
-
-
-def iter_candidates(
-    paths: Sequence[str | os.PathLike[str]],
-    report: LoadReport,
-    directories: dict[str, DirSignature | None] | None = None,
-) -> Iterator[Candidate]:
-    """find_candidates as the walk goes (the paths are known to exist)."""
-    for raw in paths:
-        path = str(raw)
-        if os.path.isdir(path):
-            yield from _walk(path, report, set(), {} if directories is None else directories)
-        else:
-            yield Candidate(path, explicit=True)
-
-
-def require_paths(paths: Sequence[str | os.PathLike[str]]) -> None:
-    """Raise PathNotFound for the first path that does not exist."""
-    for raw in paths:
-        if not os.path.lexists(raw):
-            raise PathNotFound(str(raw))
-
-
-def _walk(
-    top: str, report: LoadReport, visited: set[tuple[int, int]], directories: dict[str, DirSignature | None]
-) -> Iterator[Candidate]:
-    """Depth first, entries in name order; one stat per directory (loops, and its signature for the cache)."""
-    stack = [iter(_entries(top, report, visited, directories))]
-    while stack:
-        for entry in stack[-1]:
-            name = entry.name
-            if name[:1] == ".":
-                continue  # .git, editor droppings: never site content
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                is_dir = False
-            if is_dir:
-                stack.append(iter(_entries(entry.path, report, visited, directories)))
-                break
-            yield Candidate(entry.path, name in LISTING_NAMES)
-        else:
-            stack.pop()
-
-
-_NAME = attrgetter("name")
-
-
-def _entries(directory: str, report: LoadReport, visited: set[tuple[int, int]],
-             directories: dict[str, DirSignature | None]) -> list[os.DirEntry[str]]:
-    try:
-        info = os.stat(directory)
-    except OSError as exc:
-        directories[directory] = None
-        report.add(Problem(directory, f"cannot read directory: {exc.strerror or exc}"))
-        return []
-    key = (info.st_dev, info.st_ino)
-    if key in visited:
-        report.add(Problem(directory, "symlink loop: directory already visited; not followed", Severity.WARNING))
-        return []
-    visited.add(key)
-    directories[directory] = (info.st_mtime_ns, info.st_ctime_ns)
-    try:
-        with os.scandir(directory) as found:
-            return sorted(found, key=_NAME)
-    except OSError as exc:
-        directories[directory] = None
-        report.add(Problem(directory, f"cannot read directory: {exc.strerror or exc}"))
-        return []
 
 
 def load_file(candidate: Candidate, max_bytes: int = MAX_FILE_BYTES) -> FileResult:

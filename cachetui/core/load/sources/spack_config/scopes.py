@@ -28,8 +28,6 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-import yaml
-
 from cachetui.core.model.problems import Problem, Severity
 
 CONFIG = "Spack configuration"  # where a problem of the merged configuration is said to be
@@ -244,12 +242,15 @@ class ScopeReader:
             self.problem(path, f"cannot be read, or larger than {MAX_CONFIG_BYTES >> 20} MB")
             return None
         self.files.append(path)
+        import yaml  # here: a load that names no Spack mirrors never imports it
+
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         try:
             text = data.decode("utf-8")
-            if "*" in text and any(isinstance(e, yaml.AliasEvent) for e in yaml.parse(text, Loader=_Loader)):
+            if "*" in text and any(isinstance(e, yaml.AliasEvent) for e in yaml.parse(text, Loader=loader)):
                 self.problem(path, "YAML aliases are not allowed (refused, not expanded)")
                 return None
-            loaded = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is CSafeLoader or SafeLoader
+            loaded = yaml.load(text, Loader=loader)  # noqa: S506 - loader is CSafeLoader or SafeLoader
         except UnicodeDecodeError:
             self.problem(path, "not UTF-8 text")
             return None
@@ -269,8 +270,6 @@ class ScopeReader:
 
 
 
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 # -- merging, as Spack's merge_yaml does ---------------------------------------------------------------------
