@@ -143,8 +143,16 @@ def to_buffers(snapshot: Snapshot) -> tuple[dict[str, np.ndarray], dict[str, Any
 
 def _signatures(signatures: Sequence[tuple[int, ...] | None], width: int) -> tuple[np.ndarray, np.ndarray]:
     known = np.fromiter((s is not None for s in signatures), dtype=np.uint8, count=len(signatures))
-    values = np.array([s or (0,) * width for s in signatures], dtype=np.int64).reshape(-1)
+    rows = [s or (0,) * width for s in signatures]
+    try:
+        values = np.array(rows, dtype=np.int64).reshape(-1)
+    except OverflowError:  # an inode of 2**63 or more (some network file systems) does not fit an int64:
+        # kept wrapped, it never equals the stat again, so its file is read afresh each time, never served stale
+        values = np.array([v & _U64 for row in rows for v in row], dtype=np.uint64).view(np.int64)
     return values, known
+
+
+_U64 = (1 << 64) - 1
 
 
 def _problems(problems: list[Problem]) -> list[list]:
