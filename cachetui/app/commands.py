@@ -41,11 +41,18 @@ def _browser(provider: Provider) -> BrowserScreen | None:
     return screens[0] if screens else None
 
 
+def _showing_specs(provider: Provider) -> BrowserScreen | None:
+    """The browser, when it shows the specs: packages, facet values and sorts act on the spec table, which
+    the coverage view hides (the palette offers only what acts where the user is, as the footer does)."""
+    browser = _browser(provider)
+    return browser if browser is not None and browser.corpus is not None and not browser.coverage.shown else None
+
+
 class PackageCommands(Provider):
     """Open a package by (fuzzy) name."""
 
     async def search(self, query: str) -> Hits:
-        browser = _browser(self)
+        browser = _showing_specs(self)
         if browser is None or browser.corpus is None:
             return
         for match in search_packages(query, browser.corpus.packages, limit=MAX_PACKAGE_HITS):
@@ -61,8 +68,8 @@ class FacetCommands(Provider):
     """Filter by any facet value in view: type `gcc@13`, `aarch64`, `+mpi`..."""
 
     async def search(self, query: str) -> Hits:
-        browser = _browser(self)
-        if browser is None or browser.corpus is None:
+        browser = _showing_specs(self)
+        if browser is None:
             return
         chosen = browser.spec_query.filters
         for facet, counts in browser.facet_counts.items():  # computed with the results, not per keystroke
@@ -83,15 +90,16 @@ class FacetCommands(Provider):
 def _actions(browser: BrowserScreen) -> list[tuple[str, str, Callable[[], object]]]:
     """The rows of the browser's action table with a palette title that can act now (as the footer offers
     them), each with the keys bound to it now."""
+    specs = not browser.coverage.shown  # the table's own commands, only where the table shows
     actions: list[tuple[str, str, Callable[[], object]]] = [
         ("Show all packages", "every spec of the corpus in the table", partial(browser.open_package, None)),
-    ]
+    ] if specs else []
     context = browser.key_context()  # the coverage view's while it shows
     for row in browser.ACTIONS:
         if row.palette is not None and row.acts(context):
             keys = keys_shown(browser.app, row.id, row.keys, joiner=", ")
             actions.append((row.palette, f"{row.palette_help} ({keys})", partial(browser.run_action, row.action)))
-    for column in (c for c in COLUMNS if c.key in SORT_COLUMNS):  # "change" marks rows; it is not sortable
+    for column in (c for c in COLUMNS if c.key in SORT_COLUMNS and specs):  # "change" marks rows: not sortable
         sort = partial(browser.sort_by, column.key)
         actions.append((f"Sort by {column.title}", "sort the spec table; again to reverse", sort))
     return actions

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.pilot import Pilot
 
 from cachetui.app.app import CacheTuiApp
+from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
 from cachetui.app.dialogs.coverage_copy import CoverageCopyMenu
 from cachetui.app.widgets.coverage_view import CoverageDetail, CoverageFacet, CoverageTree, CoverageView, detail_rows
 from cachetui.app.widgets.spec_table import SpecTable
@@ -229,10 +230,27 @@ async def test_narrowing_the_tree_keeps_the_cursor_on_the_node_it_was_on(changed
         assert view.query_one(CoverageDetail).detail.node.package == "ncurses"
 
 
+async def _palette_offers(app: CacheTuiApp, typed: str) -> set[str]:
+    screen = app.screen
+    found: set[str] = set()
+    for provider in (ActionCommands(screen), PackageCommands(screen), FacetCommands(screen)):
+        found |= {str(hit.text or hit.match_display) async for hit in provider.search(typed)}
+    return found
+
+
 async def test_the_palette_offers_the_coverage_views_keys_while_it_shows(changed) -> None:  # noqa: ANN001
     app = _app(*changed)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_compared(pilot)
+        # the spec table's own commands act on a table the coverage view hides: not offered there
+        assert not {"Show all packages", "Sort by version", "curl"} & await _palette_offers(app, "curl")
+        assert not await _palette_offers(app, "Sort by version") & {"Sort by version"}
+        await pilot.press("w")  # the specs: the table's commands are back
+        await wait_loaded(pilot)
+        assert "curl" in await _palette_offers(app, "curl")
+        assert "Sort by version" in await _palette_offers(app, "Sort by version")
+        await pilot.press("w")
+        await pilot.pause()
         await _select(pilot, "curl")
         await run_palette(pilot, "nearest binary", "Show the nearest binary")
         await wait_loaded(pilot)
