@@ -19,11 +19,10 @@ from cachetui.cli.options import (
     load_options,
     names_a_source,
 )
-from cachetui.core.load import STDIN, UnreadableWanted, read_wanted
-from cachetui.core.model.wanted import MixedHashes, WantedDag, merged
 
 if TYPE_CHECKING:
     from cachetui.app.app import CacheTuiApp
+    from cachetui.core.model.wanted import WantedDag
 
 # The headless commands, in the order `cachetui --help` names them: each is the module `cachetui.cli.NAME`, whose
 # `add_parser` declares its help and options and the function that runs it. A new command is a module and its name here.
@@ -91,6 +90,10 @@ def browser_app(args: argparse.Namespace) -> CacheTuiApp:
 
 def wanted_of(args: argparse.Namespace) -> WantedDag | None:
     """What `--want` names, read before the window opens: unreadable is one line, exit 2, as `coverage` says it."""
+    # Imported here: the readers of wanted files (and YAML, msgspec) are for `--want` alone, not every command.
+    from cachetui.core.load import STDIN, UnreadableWanted, read_wanted
+    from cachetui.core.model.wanted import MixedHashes, merged
+
     if STDIN in args.want:
         fail_usage(f"--want {STDIN}: the browser needs the terminal's standard input; "
                    f"pipe into `cachetui coverage {STDIN} SOURCE...` instead")
