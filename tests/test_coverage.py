@@ -20,6 +20,7 @@ import yaml
 from cachetui.cli.main import main
 from cachetui.core.load import LoadOptions, UnreadableWanted, load_corpus, read_wanted
 from cachetui.core.load.cache import CorpusCache
+from cachetui.core.load.sample import sample_path
 from cachetui.core.query.coverage import coverage
 from tests.cli_answers import strict_json
 from tests.dag_mirror import hash_of
@@ -425,3 +426,18 @@ def test_what_is_not_a_spack_file_is_unreadable(tmp_path):
         read_wanted(str(write(tmp_path / "x.json", {"hello": 1})), MB)
     with pytest.raises(UnreadableWanted, match="no such file or directory"):
         read_wanted(str(tmp_path / "missing.lock"), MB)
+
+
+def test_a_yaml_specfile_with_aliases_is_refused_unexpanded(capsys, tmp_path):
+    """A few hundred bytes of nested aliases would expand to 10**9 nodes for whoever walks them: refused at
+    the first alias, one line, exit 2 (Spack writes no aliases)."""
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    lines += ["spec:", "  - zlib:", "      version: '1.3'", "      parameters: {bomb: *a8}"]
+    bomb = tmp_path / "bomb.spec.yaml"
+    bomb.write_text("\n".join(lines) + "\n")
+    assert main(["coverage", str(bomb), str(sample_path()), "--no-cache", "--format", "json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "[]\n"
+    assert err.strip().splitlines() == [f"cachetui: {bomb}: a YAML alias at line 2: refused, not expanded "
+                                        "(Spack writes none)"]

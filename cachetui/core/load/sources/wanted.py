@@ -21,6 +21,7 @@ import yaml
 
 from cachetui.core.load.sources.regular_file import NotRegular, open_regular
 from cachetui.core.load.sources.spack_node import Node, Renderer, edge_meaning, is_set, mended_node, unwrapped
+from cachetui.core.load.sources.yaml_aliases import SafeLoader, first_alias_line
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.wanted import WantedDag, WantedEdge, WantedNode
 from cachetui.core.spack.compilers import NOT_A_COMPILER, node_compiler
@@ -101,7 +102,13 @@ def _documents(text: str, label: str) -> Iterator[Any]:
     """Each JSON document of a stream (`spack spec --json` prints one per root, back to back); else YAML."""
     if not text.lstrip().startswith(("{", "[")):
         try:
-            yield from (d for d in yaml.safe_load_all(text) if d is not None)
+            alias = first_alias_line(text)
+            if alias is not None:
+                raise UnreadableWanted(f"{label}: a YAML alias at line {alias + 1}: refused, not expanded "
+                                       "(Spack writes none)")
+            yield from (d for d in yaml.load_all(text, Loader=SafeLoader) if d is not None)
+        except RecursionError:
+            raise UnreadableWanted(f"{label}: YAML nested too deep to be a Spack file") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" at line {mark.line + 1}" if mark is not None else ""

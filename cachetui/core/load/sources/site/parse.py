@@ -15,8 +15,7 @@ from typing import Any
 import yaml
 
 from cachetui.core.load.sources.site.frontmatter import FrontMatterError
-
-SafeLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from cachetui.core.load.sources.yaml_aliases import SafeLoader, first_alias_line
 
 JSON_KEYS = frozenset({"meta", "spec_details"})  # the site writes these as JSON
 _KEY_LINE = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+|$)")
@@ -92,8 +91,7 @@ def _is_single_line(lines: list[str], i: int) -> bool:
 def _load_yaml(text: str, json_failures: dict[int, tuple[str, str]]) -> dict[str, Any]:
     if not text.strip():
         return {}
-    if "*" in text:
-        _refuse_aliases(text)
+    _refuse_aliases(text)
     try:
         data = yaml.load(text, Loader=SafeLoader)  # noqa: S506 - SafeLoader/CSafeLoader only
     except yaml.MarkedYAMLError as exc:
@@ -110,10 +108,9 @@ def _load_yaml(text: str, json_failures: dict[int, tuple[str, str]]) -> dict[str
 def _refuse_aliases(text: str) -> None:
     """Refuse YAML aliases outright: nothing on the site needs them, and they make expansion bombs."""
     try:
-        for event in yaml.parse(text, Loader=SafeLoader):
-            if isinstance(event, yaml.AliasEvent):
-                line = event.start_mark.line + _FIRST_LINE if event.start_mark else None
-                raise FrontMatterError("YAML aliases are not allowed (refused, not expanded)", line)
+        line = first_alias_line(text)
+        if line is not None:
+            raise FrontMatterError("YAML aliases are not allowed (refused, not expanded)", line + _FIRST_LINE)
     except yaml.MarkedYAMLError as exc:
         raise _yaml_error(exc, {}, text.count("\n") + 1) from None
     except yaml.YAMLError as exc:
