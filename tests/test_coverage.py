@@ -289,11 +289,13 @@ def test_a_spack_spec_json_stream_of_two_roots_piped_on_stdin(tmp_path):
     assert done.returncode == 0, done.stderr
 
 
-def test_a_clearsigned_specfile_reads_as_its_signed_text(tmp_path):
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])  # as gpg writes it on Unix, and on Windows
+def test_a_clearsigned_specfile_reads_as_its_signed_text(tmp_path, newline):
     text = json.dumps(_specfile("zlib-ng"), indent=0)
     signed = tmp_path / "zlib.spec.json.sig"
-    signed.write_text("-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512\n\n" + text.replace("\n-", "\n- -")
-                      + "\n-----BEGIN PGP SIGNATURE-----\n\niQEz\n-----END PGP SIGNATURE-----\n")
+    signed.write_bytes(("-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512\n\n" + text.replace("\n-", "\n- -")
+                        + "\n-----BEGIN PGP SIGNATURE-----\n\niQEz\n-----END PGP SIGNATURE-----\n")
+                       .replace("\n", newline).encode())
     dag = read_wanted(str(signed), MB)
     assert dag.nodes[dag.roots[0]].name == "zlib-ng"
 

@@ -90,6 +90,8 @@ def browser_app(args: argparse.Namespace) -> CacheTuiApp:
 
 def wanted_of(args: argparse.Namespace) -> WantedDag | None:
     """What `--want` names, read before the window opens: unreadable is one line, exit 2, as `coverage` says it."""
+    if not args.want:
+        return None
     # Imported here: the readers of wanted files (and YAML, msgspec) are for `--want` alone, not every command.
     from cachetui.core.load import STDIN, UnreadableWanted, read_wanted
     from cachetui.core.model.wanted import MixedHashes, merged
@@ -98,6 +100,6 @@ def wanted_of(args: argparse.Namespace) -> WantedDag | None:
         fail_usage(f"--want {STDIN}: the browser needs the terminal's standard input; "
                    f"pipe into `cachetui coverage {STDIN} SOURCE...` instead")
     try:
-        return merged([read_wanted(w, load_options(args).max_file_bytes) for w in args.want]) if args.want else None
+        return merged([read_wanted(w, load_options(args).max_file_bytes) for w in args.want])
     except (UnreadableWanted, MixedHashes) as exc:
         fail_usage(str(exc))

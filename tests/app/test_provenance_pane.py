@@ -151,7 +151,9 @@ async def test_a_held_manifest_fills_in_only_under_its_own_binary(signed: Mirror
         await wait_for(pilot, lambda: _settled(app))
         zlib = _pane(app)
         signed.release.set()  # `tool`'s answer arrives while the cursor is on zlib
-        await wait_for(pilot, lambda: (known := body.provenance_follower.known_provenance(tool)) is not None and known.complete)
+        # its record is kept (its closure is walked only once the cursor rests on it again)
+        await wait_for(pilot, lambda: (known := body.provenance_follower.known_provenance(tool)) is not None
+                       and known.binary is not None)
         await pilot.pause()
         assert _shown_hash(app) == hash_of("zlib") and _pane(app) == zlib
         requests = len(signed.requests)

@@ -16,6 +16,7 @@ from functools import partial
 
 from textual.timer import Timer
 from textual.widget import Widget
+from textual.worker import get_current_worker
 
 from cachetui.app.widgets.detail_pane import DetailPane, SpecDetail
 from cachetui.core.load import Provenance, Signature
@@ -74,6 +75,8 @@ class ProvenanceFollower:
         try:
             binary = provenance.binary(spec)
             self._body.app.call_from_thread(self._arrived, provenance, spec, PaneProvenance(binary))
+            if get_current_worker().is_cancelled:  # the cursor rests elsewhere now: no closure walk for this one
+                return
             closure = provenance.closure(spec)  # its own record is kept by now: only the dependencies' are read
         except Exception as exc:  # noqa: BLE001 - whatever failed, the binary is unchecked with the reason, never a crash
             self._body.app.call_from_thread(self._arrived, provenance, spec, PaneProvenance(failure=_one_line(exc)))

@@ -22,10 +22,9 @@ from cachetui.core.load.provenance.signature import (
     Keyring,
     KeyUnreadable,
     PublishedKey,
-    cleartext,
-    is_clearsigned,
     read_keys,
 )
+from cachetui.core.load.sources.clearsigned import cleartext, is_clearsigned
 from cachetui.core.load.sources.transport import FetchError, fetch, join
 
 MAX_KEY_BYTES = 1 << 20  # a key, a key index or a key manifest: an armoured 4096-bit key is ~3 KB

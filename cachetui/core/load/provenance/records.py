@@ -30,11 +30,10 @@ from cachetui.core.load.provenance.signature import (
     UNSIGNED,
     Keyring,
     Signature,
-    cleartext,
-    is_clearsigned,
     iso,
     verify,
 )
+from cachetui.core.load.sources.clearsigned import cleartext, is_clearsigned
 from cachetui.core.load.sources.mirror import MirrorError, Net
 from cachetui.core.load.sources.oci import registry_for
 from cachetui.core.load.sources.transport import FetchError, content_length, fetch, join

@@ -15,11 +15,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from cachetui.core.load.sources.clearsigned import SIGNATURE_START
+
 VERIFIED, UNSIGNED, BAD, UNKNOWN_KEY, UNCHECKED = "verified", "unsigned", "bad", "unknown-key", "unchecked"
 OUTCOMES = (VERIFIED, UNSIGNED, BAD, UNKNOWN_KEY, UNCHECKED)
 
-CLEARSIGNED = b"-----BEGIN PGP SIGNED MESSAGE-----"
-_SIGNATURE_START = b"-----BEGIN PGP SIGNATURE-----"
 _SIGNATURE_END = b"-----END PGP SIGNATURE-----"
 _HEX_ID = re.compile(r"[0-9a-fA-F]{16}|[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 
@@ -112,20 +112,6 @@ def _published(cert: Any) -> PublishedKey:
     return PublishedKey(fingerprint, user_ids[0] if user_ids else None, cert, expiries)
 
 
-def is_clearsigned(record: bytes) -> bool:
-    return record.lstrip().startswith(CLEARSIGNED)
-
-
-def cleartext(record: bytes) -> bytes:
-    """The text a clearsigned record carries (dash-escaping undone), unverified: to read what it says."""
-    head, _, rest = record.lstrip().partition(b"\n\n")
-    if not rest and b"\r\n\r\n" in record:
-        head, _, rest = record.lstrip().partition(b"\r\n\r\n")
-    body = rest.split(_SIGNATURE_START, 1)[0]
-    lines = [line[2:] if line.startswith(b"- ") else line for line in body.splitlines()]
-    return b"\n".join(lines)
-
-
 def verify(record: bytes, keyring: Keyring, now: dt.datetime | None = None) -> tuple[Signature, bytes | None]:
     """A clearsigned record's outcome against `keyring`, and the text the signature covers when it verified."""
     import pysequoia
@@ -158,7 +144,7 @@ def _issuer(record: bytes) -> str | None:
     """The fingerprint (else the key ID) the record's signature names; None when its armour does not parse."""
     import pysequoia
 
-    start = record.find(_SIGNATURE_START)
+    start = record.find(SIGNATURE_START)
     end = record.find(_SIGNATURE_END, start)
     if start < 0 or end < 0:
         return None

@@ -19,6 +19,7 @@ from typing import Any, BinaryIO
 
 import yaml
 
+from cachetui.core.load.sources.clearsigned import cleartext, is_clearsigned
 from cachetui.core.load.sources.regular_file import NotRegular, open_regular
 from cachetui.core.load.sources.spack_node import Node, Renderer, edge_meaning, is_set, mended_node, unwrapped
 from cachetui.core.load.sources.yaml_aliases import SafeLoader, first_alias_line
@@ -28,8 +29,6 @@ from cachetui.core.spack.compilers import NOT_A_COMPILER, node_compiler
 from cachetui.core.spack.words import counted
 
 STDIN = "-"
-CLEARSIGNED = "-----BEGIN PGP SIGNED MESSAGE-----"
-_SIGNATURE = "-----BEGIN PGP SIGNATURE-----"
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # a package name at the start of a root's spec string
 
 
@@ -41,11 +40,13 @@ def read_wanted(location: str, max_bytes: int, stdin: BinaryIO | None = None) ->
     """The wanted DAG of a lockfile, specfiles or an install database (see the module); UnreadableWanted if none."""
     label = "standard input" if location == STDIN else location
     data = _bytes(location, label, max_bytes, stdin)
+    if is_clearsigned(data):  # a `.spec.json.sig`: what it says; the signature is not checked (the file is the user's)
+        data = cleartext(data)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UnreadableWanted(f"{label}: not UTF-8 text (byte {exc.start})") from None
-    documents = list(_documents(_cleartext(text), label))
+    documents = list(_documents(text, label))
     if not documents:
         raise UnreadableWanted(f"{label}: empty: no lockfile, specfile or install database")
     return _Reader(label).dag(documents)
@@ -85,17 +86,6 @@ def _capped(data: bytes, label: str, max_bytes: int) -> bytes:
     if len(data) > max_bytes:
         raise UnreadableWanted(f"{label}: larger than {max_bytes // 2**20} MB (--max-file-size)")
     return data
-
-
-def _cleartext(text: str) -> str:
-    """The signed text of a clearsigned document (a `.spec.json.sig`), dash-escaping undone; other text as it is.
-
-    The signature is not checked here: what the user wants is theirs, not a cache's claim."""
-    if not text.lstrip().startswith(CLEARSIGNED):
-        return text
-    _, _, rest = text.lstrip().partition("\n\n")
-    body, _, _ = rest.partition(_SIGNATURE)
-    return "\n".join(line[2:] if line.startswith("- ") else line for line in body.split("\n"))
 
 
 def _documents(text: str, label: str) -> Iterator[Any]:
