@@ -227,6 +227,17 @@ def test_a_remembered_code_digest_is_worked_out_again_when_a_file_it_read_change
     assert remembered_digest(core, memo) == source_digest(core) != first
 
 
+def test_a_remembered_code_digest_without_its_digest_is_worked_out_again(tmp_path: Path) -> None:
+    """A memo that matches every file but lost its digest (damaged, edited) is a miss, never a failed load."""
+    core, memo = tmp_path / "core", tmp_path / "memo"
+    shutil.copytree(Path(cachetui.core.__file__).parent, core, ignore=shutil.ignore_patterns("__pycache__"))
+    first = remembered_digest(core, memo)
+    written = json.loads((memo / "code-digest.json").read_text())
+    del written["digest"]
+    (memo / "code-digest.json").write_text(json.dumps(written))
+    assert remembered_digest(core, memo) == first
+
+
 def test_results_from_other_parser_code_are_not_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _tree(tmp_path / "in")
     load_corpus([tmp_path / "in"], cache=CorpusCache())

@@ -62,7 +62,6 @@ class Snapshot:
     retry: set[str] = field(default_factory=set)  # candidates whose result came from an I/O failure
     groups: dict[str, tuple] = field(default_factory=dict)  # index group key -> checksums it was read in full at
     group_problems: dict[str, list[Problem]] = field(default_factory=dict)  # each group's own problems
-    code: str = field(default_factory=code_digest)
 
     @property
     def candidates(self) -> list[Candidate]:

@@ -82,6 +82,7 @@ def remembered_digest(core: Path, directory: Path) -> str:
     except NotPrivate:
         memo = None
     if memo is not None and all(memo.get(k) == v for k, v in key.items()) and isinstance(memo.get("files"), dict) \
+            and isinstance(memo.get("digest"), str) \
             and all(_signature(core / name) == signature for name, signature in memo["files"].items()):
         return str(memo["digest"])
     modules, absent = _loading_files(core)
