@@ -18,7 +18,7 @@ from cachetui.present.writers import write_csv, write_json, write_lines
 FORMATS = ("table", "json", "csv")
 CSV_HEADER = ("hash", "package", "version", "root", "status", "tags", "nearest_hash", "nearest_tag",
               "category", "name", "wanted", "cached", "cached_known")
-UNKNOWN = "?"
+UNKNOWN = "?"  # what the source cannot tell (never shown as equal): the CLI's table and the browser's details
 
 
 def node_record(node: NodeCoverage) -> dict[str, Any]:

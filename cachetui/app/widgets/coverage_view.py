@@ -25,16 +25,26 @@ from cachetui.app.widgets.detail_pane import DetailRows
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.wanted import WantedDag
-from cachetui.core.query.coverage import ABSENT, DIFFERS, EXTERNAL, HIT, NOT_A_PREDICTION, REUSABLE, STATUSES, coverage
+from cachetui.core.query.coverage import (
+    ABSENT,
+    DIFFERS,
+    EXTERNAL,
+    HIT,
+    NOT_A_PREDICTION,
+    REUSABLE,
+    STATUSES,
+    Difference,
+    coverage,
+)
 from cachetui.present.browser_actions import KeyContext
 from cachetui.present.coverage_browsing import FACET_TITLE, MARKS, MEANINGS, CoverageBrowsing, compared, status_toggled
-from cachetui.present.coverage_detail import NodeDetail, copy_choices, node_detail
+from cachetui.present.coverage_detail import UNKNOWN, NodeDetail, copy_choices, node_detail
 from cachetui.present.format import counted
 from cachetui.present.inert import inert
 
 COLOURS = {HIT: "green", REUSABLE: "cyan", DIFFERS: "yellow", ABSENT: "red", EXTERNAL: "blue"}
 SIDE_BY_SIDE_FROM = 60  # details narrower than this show the binary below the wanted node
-DIFFERS_MARK, UNKNOWN_MARK = "≠", "?"
+DIFFERS_MARK = "≠"
 
 
 @dataclass
@@ -108,7 +118,7 @@ def detail_rows(detail: NodeDetail | None, width: int) -> list[Text]:
         rows.append(Text.assemble(("  " + "".ljust(label) + "wanted".ljust(half), "bold underline"),
                                   ("nearest", "bold underline")))
         for line in detail.lines:
-            mark, style = _mark(line.difference is not None, line.cached)
+            mark, style = _mark(line.difference)
             cut = line.wanted if len(line.wanted) < half else line.wanted[: half - 2] + "…"
             rows.append(Text.assemble((mark + " ", style), (line.label.ljust(label), "bold"),
                                       (cut.ljust(half), style), (line.cached, style)))
@@ -116,7 +126,7 @@ def detail_rows(detail: NodeDetail | None, width: int) -> list[Text]:
     for title, side in (("wanted", "wanted"), ("nearest", "cached")):
         rows.append(Text(title, style="bold underline"))
         for line in detail.lines:
-            mark, style = _mark(line.difference is not None, line.cached)
+            mark, style = _mark(line.difference)
             rows.append(Text.assemble((mark + " ", style), (line.label.ljust(label), "bold"),
                                       (getattr(line, side), style)))
     return rows
@@ -138,10 +148,12 @@ def facet_row(state: CoverageBrowsing, status: str) -> Text:
                          f" {status:<9}", (f"{state.counts[status]:>5}", "bold"), (f"  {MEANINGS[status]}", "dim"))
 
 
-def _mark(differs: bool, cached: str) -> tuple[str, str]:
-    if not differs:
+def _mark(difference: Difference | None) -> tuple[str, str]:
+    """A differing line's mark: unknown (the source cannot tell) or different, decided by coverage, not by its text."""
+    if difference is None:
         return " ", ""
-    return (UNKNOWN_MARK, "bold magenta on grey15") if cached == "?" else (DIFFERS_MARK, "bold yellow on grey15")
+    unknown = difference.cached is None
+    return (UNKNOWN, "bold magenta on grey15") if unknown else (DIFFERS_MARK, "bold yellow on grey15")
 
 
 class CoverageView(Vertical):
