@@ -7,7 +7,6 @@ import sys
 from typing import Any
 
 from cachetui.cli.options import (
-    EXIT_OK,
     EXIT_PROBLEMS,
     add_inputs,
     answered,
@@ -77,7 +76,7 @@ def _answer(args: argparse.Namespace) -> int:
         return EXIT_PROBLEMS
     if any(b.signature.outcome != VERIFIED for b in binaries):
         return EXIT_PROBLEMS
-    return loaded if loaded != EXIT_OK else EXIT_OK
+    return loaded
 
 
 def _with_closure(corpus: Corpus, provenance: Provenance, matched: list[int]) -> list[int]:

@@ -156,8 +156,7 @@ class ServedDocuments(ReadOnDemand[Document]):
     def _shown(self, document: Document) -> Document:
         path = self._labels.path(document.path)
         self.server_paths[path] = document.path
-        return Document(path, document.package, document.tag, document.title, document.generation, document.start,
-                        document.stop)
+        return replace(document, path=path)
 
 
 class ServedOrigins(Mapping[Document, "MirrorOrigin | None"]):

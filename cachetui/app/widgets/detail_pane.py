@@ -24,7 +24,7 @@ from cachetui.core.spack.tags import named_stacks
 from cachetui.core.spack.variants import parse_variants
 from cachetui.present.format import counted, describe_variant, display_path, human_size
 from cachetui.present.inert import inert
-from cachetui.present.provenance_pane import PaneProvenance, provenance_rows
+from cachetui.present.provenance_pane import FAIL, GOOD, QUIET, WARN, PaneProvenance, provenance_rows
 
 LABEL_WIDTH = 9
 INDENT = 2
@@ -103,7 +103,7 @@ def _installable(detail: SpecDetail) -> list[Line]:
     return lines
 
 
-_TONE_STYLES = {"good": "green", "warn": "yellow", "fail": "bold red", "quiet": "dim"}
+_TONE_STYLES = {GOOD: "green", WARN: "yellow", FAIL: "bold red", QUIET: "dim"}
 
 
 class _Hanging(Text):

@@ -20,10 +20,11 @@ from textual.worker import get_current_worker
 
 from cachetui.app.widgets.detail_pane import DetailPane, SpecDetail
 from cachetui.core.load import Provenance, Signature
+from cachetui.core.load.provenance import KEPT
+from cachetui.core.spack.words import one_line
 from cachetui.present.provenance_pane import PENDING, PaneProvenance
 
 REST_S = 0.2  # the cursor has rested: longer than a held key's repeat, shorter than a reader notices
-KEPT = 4096  # binaries whose section is kept for the run (as many as `Provenance` keeps records)
 
 class ProvenanceFollower:
     """Fills the details' provenance section for the spec under the cursor (see the module)."""
@@ -79,7 +80,8 @@ class ProvenanceFollower:
                 return
             closure = provenance.closure(spec)  # its own record is kept by now: only the dependencies' are read
         except Exception as exc:  # noqa: BLE001 - whatever failed, the binary is unchecked with the reason, never a crash
-            self._body.app.call_from_thread(self._arrived, provenance, spec, PaneProvenance(failure=_one_line(exc)))
+            failure = PaneProvenance(failure=one_line(str(exc)) or type(exc).__name__)
+            self._body.app.call_from_thread(self._arrived, provenance, spec, failure)
             return
         self._body.app.call_from_thread(self._arrived, provenance, spec, PaneProvenance(binary, closure))
 
@@ -97,6 +99,3 @@ class ProvenanceFollower:
         if detail is not None and detail.spec.index == spec and detail.provenance is not None:
             pane.detail = replace(detail, provenance=shown)  # the cursor is on it: fill in; else kept for later
 
-
-def _one_line(exc: Exception) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__

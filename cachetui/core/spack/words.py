@@ -39,3 +39,8 @@ def echo_at(text: str, position: int) -> tuple[str, int]:
     before = "…" if start else ""
     after = "…" if stop < len(text) else ""
     return f"{before}{text[start:stop]}{after} ({counted(len(text), 'character')})", position - start + len(before)
+
+
+def one_line(text: str) -> str:
+    """A message on one line: any run of whitespace (newlines too) as one space."""
+    return " ".join(text.split())

@@ -4,7 +4,7 @@ Read lazily, per binary, from the mirror it was loaded from (see `book.Provenanc
 anything, and needs no `gpg` or `gpgv` (Sequoia verifies, see `signature`).
 """
 
-from cachetui.core.load.provenance.book import FETCH_AT_ONCE, BinaryProvenance, ClosureDownload, Provenance
+from cachetui.core.load.provenance.book import FETCH_AT_ONCE, KEPT, BinaryProvenance, ClosureDownload, Provenance
 from cachetui.core.load.provenance.keys import MAX_KEY_BYTES, MAX_KEYS
 from cachetui.core.load.provenance.records import MAX_RECORD_BYTES
 from cachetui.core.load.provenance.signature import (
@@ -21,6 +21,7 @@ from cachetui.core.load.provenance.trusted import spack_gnupg_home, trusted_fing
 __all__ = [
     "BAD",
     "FETCH_AT_ONCE",
+    "KEPT",
     "MAX_KEYS",
     "MAX_KEY_BYTES",
     "MAX_RECORD_BYTES",

@@ -16,6 +16,7 @@ import yaml
 
 from cachetui.core.load.sources.site.frontmatter import FrontMatterError
 from cachetui.core.load.sources.yaml_aliases import SafeLoader, first_alias_line
+from cachetui.core.spack.words import one_line
 
 JSON_KEYS = frozenset({"meta", "spec_details"})  # the site writes these as JSON
 _KEY_LINE = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+|$)")
@@ -133,4 +134,4 @@ def _yaml_error(
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())[:200]
+    return one_line(text)[:200]

@@ -63,7 +63,3 @@ def _json_type(value: Any) -> str:
     if isinstance(value, int | float):
         return "a number"
     return "a string" if isinstance(value, str) else "an array" if isinstance(value, list) else "a value"
-
-
-def one_line(text: str) -> str:
-    return " ".join(text.split())

@@ -16,12 +16,12 @@ from cachetui.core.load.sources.spack_db.faults import (
     WRONG_TYPES,
     Faults,
     IndexFormatError,
-    one_line,
     version_problems,
 )
 from cachetui.core.load.sources.spack_db.shape import fits_typed_shape, mended_record
 from cachetui.core.load.sources.spack_db.typed import DatabaseContent, documents, typed_rows
 from cachetui.core.model.problems import Severity
+from cachetui.core.spack.words import one_line
 
 
 def read_tolerantly(data: bytes, origin: str, tag: str, generation: str) -> DatabaseContent:

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from cachetui.core.load.sources.spack_db.faults import NO_SPEC, NOT_UTF8, WRONG_TYPES, Faults, one_line
+from cachetui.core.load.sources.spack_db.faults import NO_SPEC, NOT_UTF8, WRONG_TYPES, Faults
 from cachetui.core.load.sources.spack_db.shape import DECODE_FAULTS, RECORD_DECODER, Record, is_wrapped, mended_record
 from cachetui.core.load.sources.spack_node import Edge, Node, NodeFields, Renderer, edge_meaning, is_set
 from cachetui.core.model.problems import Problem, Severity
@@ -26,6 +26,7 @@ from cachetui.core.model.records import (
     UnheldRecords,
 )
 from cachetui.core.spack.compilers import NOT_A_COMPILER, node_compiler
+from cachetui.core.spack.words import one_line
 
 
 @dataclass
