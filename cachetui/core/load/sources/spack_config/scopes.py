@@ -244,13 +244,14 @@ class ScopeReader:
         self.files.append(path)
         import yaml  # here: a load that names no Spack mirrors never imports it
 
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        from cachetui.core.load.sources.yaml_aliases import SafeLoader, first_alias_line
+
         try:
             text = data.decode("utf-8")
-            if "*" in text and any(isinstance(e, yaml.AliasEvent) for e in yaml.parse(text, Loader=loader)):
-                self.problem(path, "YAML aliases are not allowed (refused, not expanded)")
+            if (alias := first_alias_line(text)) is not None:
+                self.problem(path, f"YAML aliases are not allowed (refused, not expanded; line {alias + 1})")
                 return None
-            loaded = yaml.load(text, Loader=loader)  # noqa: S506 - loader is CSafeLoader or SafeLoader
+            loaded = yaml.load(text, Loader=SafeLoader)  # noqa: S506 - SafeLoader/CSafeLoader only
         except UnicodeDecodeError:
             self.problem(path, "not UTF-8 text")
             return None
