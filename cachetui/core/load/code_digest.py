@@ -24,6 +24,7 @@ import numpy as np
 import cachetui.core
 from cachetui.core.load.cache_file import CACHE_FORMAT
 from cachetui.core.load.private_dir import NotPrivate, open_private, private_directory, write_private
+from cachetui.core.load.sources.site.walk import signature
 
 # The modules a load runs: what they import (within the core), at any depth, shapes what is cached.
 LOADING_ROOTS = ("load/pipeline.py",)
@@ -66,11 +67,9 @@ def _digest(core: Path, modules: set[Path]) -> str:
 
 
 def _signature(path: Path) -> list[int] | None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
+    """A file's signature as the warm cache takes it (`walk.signature`), as the memo's JSON holds it."""
+    found = signature(str(path))
+    return None if found is None else list(found)
 
 
 def remembered_digest(core: Path, directory: Path) -> str:
