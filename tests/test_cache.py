@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -13,7 +14,7 @@ import pytest
 import cachetui.core
 from cachetui.cli.main import main
 from cachetui.core.load.cache import CorpusCache, code_digest, default_cache_dir, source_digest
-from cachetui.core.load.code_digest import remembered_digest
+from cachetui.core.load.code_digest import imported_names, remembered_digest
 from cachetui.core.load.pipeline import load_corpus
 from cachetui.core.load.sources.regular_file import open_regular
 from cachetui.core.query.query import Query, facet_counts
@@ -204,6 +205,30 @@ def test_the_cache_key_follows_the_parsing_code(tmp_path: Path) -> None:
         assert source_digest(changed) != code_digest(), shaping
 
 
+def _imports_by_ast(source: bytes) -> set[str]:
+    """What Python itself says a module's import statements name (the oracle for the scan)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+        elif isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+    return names
+
+
+def test_the_import_scan_finds_every_import_python_sees_in_the_code() -> None:
+    for module in Path(cachetui.__file__).parent.rglob("*.py"):
+        source = module.read_bytes()
+        assert _imports_by_ast(source) <= set(imported_names(source)), module
+
+
+def test_the_import_scan_reads_statements_written_every_way() -> None:
+    source = (b"import a.b as c, d\nfrom e.f import (g,\n    h as i)\nif x: import j\nk = 1; from l import m\n"
+              b"def f():\n    from n import o, \\\n        p\n")
+    assert _imports_by_ast(source) <= set(imported_names(source))
+    assert {"a.b", "d", "e.f.g", "e.f.h", "j", "l.m", "n.o", "n.p"} <= set(imported_names(source))
+
+
 def test_the_cache_key_ignores_code_that_only_reads_a_finished_corpus(tmp_path: Path) -> None:
     core = tmp_path / "core"
     shutil.copytree(Path(cachetui.core.__file__).parent, core, ignore=shutil.ignore_patterns("__pycache__"))
@@ -221,7 +246,7 @@ def test_a_remembered_code_digest_is_worked_out_again_when_a_file_it_read_change
     first = remembered_digest(core, memo)
     assert first == source_digest(core) and (memo / "code-digest.json").is_file()
     with monkeypatch.context() as patched:  # the second time nothing is parsed: the files are as they were
-        patched.setattr("cachetui.core.load.code_digest.ast.parse", lambda source: pytest.fail("parsed again"))
+        patched.setattr("cachetui.core.load.code_digest.imported_names", lambda source: pytest.fail("read again"))
         assert remembered_digest(core, memo) == first
     (core / "model" / "build.py").write_text((core / "model" / "build.py").read_text() + "\n# a fixed builder\n")
     assert remembered_digest(core, memo) == source_digest(core) != first
