@@ -9,10 +9,11 @@ import sys  # noqa: E402
 
 from cachetui.app.app import CacheTuiApp  # noqa: E402
 from cachetui.app.widgets.spec_table import SpecTable  # noqa: E402
+from cachetui.core.load import LoadOptions  # noqa: E402
 
 
 async def main(path: str) -> None:
-    app = CacheTuiApp([path], system_clipboard=False)
+    app = CacheTuiApp([path], LoadOptions(use_cache=True), system_clipboard=False)  # as the CLI opens it
     async with app.run_test(size=(120, 40)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()

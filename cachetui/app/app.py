@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App
@@ -13,24 +14,23 @@ from textual.worker import Worker, WorkerState
 
 from cachetui.app.clipboard import copy_to_local_clipboard
 from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
-from cachetui.app.dialogs.copy_menu import CopyMenu
-from cachetui.app.export_flow import export_flow
 from cachetui.app.requests import CopyMenuRequested, CopyRequested, ExportRequested
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.styles import stylesheet
 from cachetui.app.worker_failure import report_failure
-from cachetui.core.load import LoadOptions, Provenance, load_corpus, local_input, trusted_fingerprints
-from cachetui.core.model.build import build_corpus
+from cachetui.core.load import LoadOptions, load_corpus, local_input
 from cachetui.core.model.corpus import Corpus, Document, SpecView
 from cachetui.core.model.problems import LoadReport, Problem
 from cachetui.core.model.records import MirrorOrigin
-from cachetui.core.model.wanted import WantedDag
 from cachetui.core.query.spack_commands import mirror_of
 from cachetui.present.inert import inert
-from cachetui.present.provenance_pane import signer_trusted
 from cachetui.present.settings import UserSettings
 from cachetui.present.settings_file import ThemeNotSaved, save_theme
 from cachetui.present.table_cells import SpecRows
+
+if TYPE_CHECKING:  # what the first frame does not use is imported when first needed (start-up as felt)
+    from cachetui.core.load import Provenance
+    from cachetui.core.model.wanted import WantedDag
 
 
 class CacheTuiApp(App[None]):
@@ -60,6 +60,7 @@ class CacheTuiApp(App[None]):
         if wanted is not None:
             self.browser.coverage.want(wanted)
         self.trusted_keys: frozenset[str] | None = None  # the keys the user's Spack trusts; None: cannot tell
+        self._keys_asked = False
         self.settings = settings  # the user's config.toml; None: Textual's and cachetui's defaults, nothing saved
         if settings is not None:
             self.set_keymap(dict(settings.settings.keymap))
@@ -71,8 +72,6 @@ class CacheTuiApp(App[None]):
         self.watch(self, "theme", self._save_theme, init=False)  # only what is chosen from now on is saved
         mounted = self.push_screen(self.browser)
         self.load_documents()
-        if not self.served:  # a visitor's Spack is not the server's: theirs cannot be told
-            self._read_trusted_keys()
         if settings is not None:
             await mounted  # the table the columns go to is there
             self.browser.hidden_columns = settings.settings.hidden_columns
@@ -106,10 +105,15 @@ class CacheTuiApp(App[None]):
     def _show_corpus(self, corpus: Corpus) -> None:
         self.browser.provenance = self.provenance_of(corpus)  # first: the details fetch through it
         self.browser.corpus = corpus
+        if not self.served and not self._keys_asked:  # a visitor's Spack is not the server's: not told
+            self._keys_asked = True  # after the first frame: gpg's run competes with nothing on screen
+            self._read_trusted_keys()
 
     @work(thread=True, exclusive=True, group="trusted-keys", name="trusted keys", exit_on_error=False)
     def _read_trusted_keys(self) -> None:
         """Once per run (it runs gpg, on a private copy of Spack's GnuPG home): the copy menu asks it."""
+        from cachetui.core.load import trusted_fingerprints
+
         trusted = trusted_fingerprints()
         self.call_from_thread(setattr, self, "trusted_keys", trusted)
 
@@ -120,6 +124,8 @@ class CacheTuiApp(App[None]):
         message = report_failure(self, event.worker)
         if event.worker.group == "load" and self.browser.corpus is None:
             # Never leave "Loading…" up forever: an empty corpus whose report says what went wrong.
+            from cachetui.core.model.build import build_corpus
+
             report = LoadReport(problems=[Problem("(loading)", message)])
             self._show_corpus(self.presented(self._with_settings_problems(build_corpus([], report))))
 
@@ -142,10 +148,14 @@ class CacheTuiApp(App[None]):
 
     @on(CopyMenuRequested)
     def _copy_menu_requested(self, event: CopyMenuRequested) -> None:
+        from cachetui.present.provenance_pane import signer_trusted
+
         self._copy_menu(event.spec, event.corpus, signer_trusted(event.signature, self.trusted_keys))
 
     @work(group="copy-menu", exclusive=True, exit_on_error=False)
     async def _copy_menu(self, spec: SpecView, corpus: Corpus, keys_trusted: bool) -> None:
+        from cachetui.app.dialogs.copy_menu import CopyMenu
+
         document = corpus.documents[corpus.document_of[spec.index]]
         choice = await self.push_screen_wait(CopyMenu(spec, self.mirror_origin(document, corpus), keys_trusted))
         if choice is not None:
@@ -166,6 +176,8 @@ class CacheTuiApp(App[None]):
 
     def provenance_of(self, corpus: Corpus) -> Provenance:
         """Where the details read who signed each binary of `corpus`."""
+        from cachetui.core.load import Provenance
+
         return Provenance(corpus)
 
     def mirror_origin(self, document: Document, corpus: Corpus) -> MirrorOrigin | None:
@@ -178,6 +190,8 @@ class CacheTuiApp(App[None]):
 
     @work(group="export-dialog", exclusive=True, exit_on_error=False)
     async def _export(self, suggested: str, rows: SpecRows) -> None:
+        from cachetui.app.export_flow import export_flow
+
         roots = [root for root in (local_input(os.fspath(path)) for path in self.paths) if root is not None]
         await export_flow(self, suggested, rows, roots)
 

@@ -219,7 +219,7 @@ async def test_the_key_trust_line_is_left_out_only_when_spacks_keys_hold_the_sig
         signed: MirrorServer, keys: Keys, monkeypatch: pytest.MonkeyPatch) -> None:
     published = keys.cert.fingerprint.upper()
     for trusted, left_out in ((frozenset({published}), {"app"}), (frozenset({"0" * 40}), set()), (None, set())):
-        monkeypatch.setattr("cachetui.app.app.trusted_fingerprints", lambda trusted=trusted: trusted)
+        monkeypatch.setattr("cachetui.core.load.trusted_fingerprints", lambda trusted=trusted: trusted)
         app = CacheTuiApp([signed.at("v3")], system_clipboard=False)
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_loaded(pilot)

@@ -47,7 +47,7 @@ async def test_a_served_session_shows_the_signer_and_cannot_tell_which_keys_the_
         mirror: Path, keys: Keys, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(provenance_follower, "REST_S", 0.001)
     asked: list[bool] = []
-    monkeypatch.setattr("cachetui.app.app.trusted_fingerprints",
+    monkeypatch.setattr("cachetui.core.load.trusted_fingerprints",
                         lambda: asked.append(True) or frozenset({keys.cert.fingerprint.upper()}))
     app = ServedApp(ServeConfig([str(mirror)]))
     async with app.run_test(size=(120, 40)) as pilot:

@@ -1,14 +1,18 @@
-"""The browser's dialog flows: what each key's dialogs ask, awaited in the screen's workers."""
+"""The browser's dialog flows: what each key's dialogs ask, awaited in the screen's workers.
+
+Each dialog's module is imported when its key is first pressed: the first frame shows none of them.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from textual.app import App
+from textual.screen import Screen
+from textual.widget import Widget
 
-from cachetui.app.dialogs.columns_dialog import ColumnsDialog
-from cachetui.app.dialogs.tag_picker import ALL_TAGS, TagPicker
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.query import Query, facet_counts
 from cachetui.present.answer import View
@@ -25,6 +29,8 @@ async def compare(app: App[Any], corpus: Corpus | None, view: View, package: str
     if view.compare is not None or corpus is None:
         return replace(view, compare=None)
     tags, counts = corpus.tags, tag_counts(corpus, package)
+    from cachetui.app.dialogs.tag_picker import TagPicker
+
     if len(tags) < 2:
         app.notify("Comparing needs two tags; this corpus has one.", severity="warning", markup=False)
         return view
@@ -41,6 +47,8 @@ async def choose_tag(app: App[Any], corpus: Corpus | None, query: Query) -> Quer
     """`t`: `query` with the tag chosen (or every tag), or None when cancelled."""
     if corpus is None:
         return None
+    from cachetui.app.dialogs.tag_picker import ALL_TAGS, TagPicker
+
     chosen = query.filters.get("tag", frozenset())
     current = next(iter(chosen)) if len(chosen) == 1 else None
     tag = await app.push_screen_wait(TagPicker(corpus.tags, tag_counts(corpus, query.package), current))
@@ -51,4 +59,13 @@ async def choose_tag(app: App[Any], corpus: Corpus | None, query: Query) -> Quer
 
 async def choose_columns(app: App[Any], hidden: frozenset[str], squeezed: frozenset[str]) -> frozenset[str] | None:
     """`v`: the columns to hide, or None when cancelled."""
+    from cachetui.app.dialogs.columns_dialog import ColumnsDialog
+
     return await app.push_screen_wait(ColumnsDialog(hidden, squeezed))
+
+
+def show_help(screen: Screen[Any], panes: Sequence[Widget]) -> None:
+    """`?`: every key acting now, and where the user is."""
+    from cachetui.app.dialogs.help import HelpScreen, help_sections
+
+    screen.app.push_screen(HelpScreen(help_sections(screen, panes)))

@@ -19,8 +19,7 @@ from textual.worker import Worker, WorkerState
 
 from cachetui.app.actions import ActionKeys, bindings, keys_shown
 from cachetui.app.answers import Answers
-from cachetui.app.dialogs.flows import choose_columns, choose_tag, compare
-from cachetui.app.dialogs.help import HelpScreen, help_sections
+from cachetui.app.dialogs.flows import choose_columns, choose_tag, compare, show_help
 from cachetui.app.screens.browser_requests import BrowserRequests
 from cachetui.app.screens.coverage_routes import CoverageRoutes
 from cachetui.app.screens.panes import WIDE_FROM
@@ -215,7 +214,7 @@ class BrowserScreen(Screen[None]):
             self.hidden_columns = hidden
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(help_sections(self, self.coverage.panes())))
+        show_help(self, self.coverage.panes())
 
     def action_coverage(self) -> None:
         self.coverage.toggle()

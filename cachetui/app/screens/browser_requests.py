@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from textual.screen import Screen
 
-from cachetui.app.dialogs.copy_menu import copy_choices
-from cachetui.app.dialogs.problems import ProblemsScreen
 from cachetui.app.requests import CopyMenuRequested, CopyRequested, ExportRequested
 from cachetui.app.widgets.browser_body import BrowserBody
 from cachetui.app.widgets.query_bar import QueryBar
@@ -25,6 +23,8 @@ class BrowserRequests:
         self._screen = screen
 
     def copy_hash(self) -> None:
+        from cachetui.app.dialogs.copy_menu import copy_choices  # the dialogs load when first asked for
+
         if (spec := self._screen.query_one(BrowserBody).selected) is not None:
             what, text = copy_choices(spec, None)[0]
             self._screen.post_message(CopyRequested(text, what))
@@ -44,5 +44,7 @@ class BrowserRequests:
         self._screen.post_message(ExportRequested(f"cachetui-{file_safe(package or 'all')}.csv", data))
 
     def problems(self, corpus: Corpus | None) -> None:
+        from cachetui.app.dialogs.problems import ProblemsScreen
+
         if corpus is not None:
             self._screen.app.push_screen(ProblemsScreen(corpus.report, self._screen.query_one(QueryBar).problem))

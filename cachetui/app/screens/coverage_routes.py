@@ -11,19 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widget import Widget
 
 from cachetui.app.widgets.browser_body import BrowserBody
-from cachetui.app.widgets.coverage_view import CoverageView
 from cachetui.app.widgets.detail_pane import DetailPane
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.core.model.corpus import Corpus
-from cachetui.core.model.wanted import WantedDag
 from cachetui.present.browser_actions import KeyContext
 from cachetui.present.browsing import Browsing
+
+if TYPE_CHECKING:  # the view, and coverage itself, load only when `--want` names something
+    from cachetui.app.widgets.coverage_view import CoverageView
+    from cachetui.core.model.wanted import WantedDag
 
 SHOWN = "-coverage"  # the screen's class while the coverage view shows in place of the specs
 
@@ -44,6 +47,8 @@ class CoverageRoutes:
 
     def compose(self) -> ComposeResult:
         if self.wanted is not None:
+            from cachetui.app.widgets.coverage_view import CoverageView
+
             yield CoverageView(self.wanted, id="coverage")
 
     def mounted(self) -> None:
@@ -57,6 +62,8 @@ class CoverageRoutes:
         return self._view().tree_list if self.shown else None
 
     def _view(self) -> CoverageView:
+        from cachetui.app.widgets.coverage_view import CoverageView  # imported by compose: a lookup
+
         return self._screen.query_one(CoverageView)
 
     def _corpus_arrived(self, corpus: Corpus | None) -> None:

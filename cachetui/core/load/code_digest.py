@@ -144,8 +144,8 @@ def imported_names(source: bytes) -> Iterator[str]:
     """Every module an import statement in `source` may load: `from M import y` names M and M.y (y may be a
     module). Relative imports name nothing (the core imports absolutely)."""
     for match in _IMPORT.finditer(source.replace(b"\\\n", b" ")):
-        module, imported, plain = (None if g is None else g.decode("utf-8", "replace") for g in match.groups())
-        if module is not None:
+        module, imported, plain = (g.decode("utf-8", "replace") if g is not None else "" for g in match.groups())
+        if module:
             yield module
             yield from (f"{module}.{word}" for word in _first_words(imported.strip("()")))
         else:
