@@ -58,6 +58,22 @@ def test_a_changed_file_is_parsed_alone_and_never_stale(tmp_path: Path) -> None:
     assert _same(corpus, load_corpus([tmp_path / "in"]))
 
 
+def test_a_partial_warm_start_stats_each_unchanged_file_and_directory_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = _tree(tmp_path / "in")
+    load_corpus([tmp_path / "in"], cache=CorpusCache())
+    paths[2].write_text(listing("pkg2", "develop", [spec_entry("z" * 32, target="changed")]))  # in place
+    stat, stated = os.stat, []
+    monkeypatch.setattr(os, "stat", lambda path, *args, **kwargs: stated.append(str(path)) or stat(path, *args,
+                                                                                                      **kwargs))
+    corpus = load_corpus([tmp_path / "in"], cache=CorpusCache())
+    assert corpus.cache_status == "partial: 1 of 5 files parsed"
+    unchanged = [str(p) for p in paths if p != paths[2]] + [str(p.parent) for p in paths]
+    assert {path: stated.count(path) for path in unchanged} == dict.fromkeys(unchanged, 1)
+    assert "z" * 32 in corpus.hashes and "c" * 32 not in corpus.hashes
+
+
 def test_added_and_removed_files_are_noticed(tmp_path: Path) -> None:
     paths = _tree(tmp_path / "in")
     load_corpus([tmp_path / "in"], cache=CorpusCache())

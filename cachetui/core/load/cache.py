@@ -32,7 +32,7 @@ from cachetui.core.load.cache_file import CACHE_FORMAT, Damaged, map_buffers, wr
 from cachetui.core.load.cache_layout import Listing, from_buffers, to_buffers
 from cachetui.core.load.code_digest import code_digest, loading_modules, source_digest
 from cachetui.core.load.private_dir import NotPrivate, open_private, private_directory, write_private
-from cachetui.core.load.sources.site.walk import Candidate, DirSignature, Signature, directory_signature, signature
+from cachetui.core.load.sources.site.walk import Candidate, DirSignature, Signature, signature
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import Problem
 from cachetui.core.model.records import ParsedDocument
@@ -181,4 +181,4 @@ def _forget_pickle(dir_fd: int, name: str) -> None:
 
 def listing_unchanged(snapshot: Snapshot) -> bool:
     """True when every directory the last walk listed is still there with the same (mtime, ctime)."""
-    return all(sig is not None and directory_signature(d) == sig for d, sig in snapshot.directories.items())
+    return snapshot.listing.directories_as_they_were()

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cachetui.core.load.cache_file import Damaged
-from cachetui.core.load.sources.site.walk import Candidate, DirSignature, Signature, signatures_now
+from cachetui.core.load.sources.site.walk import (
+    Candidate,
+    DirSignature,
+    Signature,
+    directory_signature,
+    signature,
+    signatures_now,
+)
 from cachetui.core.model.corpus import BUILD_PROVENANCE, UNIQUE_HASHES, Corpus, MultiColumn, Vocabulary
 from cachetui.core.model.dependencies import DependencyColumns
 from cachetui.core.model.mapped import DOCUMENT_STRINGS, DocumentTable, MappedVocabulary
@@ -49,12 +56,24 @@ class Listing:
         only that the caller compares file by file (a listing built by a load is not compared in bulk)."""
         return False
 
+    def directories_as_they_were(self) -> bool:
+        """Every directory walked is still there with the same signature: the walk would find the same files."""
+        return all(sig is not None and directory_signature(d) == sig for d, sig in self.directories.items())
+
+    def signatures_now(self) -> dict[str, Signature | None]:
+        """Each file's signature now (taken before any is read, so never newer than what is read)."""
+        return {c.path: signature(c.path) for c in self.candidates}
+
 
 class MappedListing(Listing):
     """A Listing over the cache file's buffers: Python objects (a Candidate, a tuple per file) only when asked,
     so a warm start that finds nothing changed compares 100,000 signatures without building one."""
 
     def __init__(self, read: _Reader) -> None:  # every buffer checked now, decoded on first use
+        # What the bulk comparison stat'ed (flat, as signatures_now gives them): when it finds a file changed, the
+        # partial warm start that follows uses these rather than stat'ing 100,000 paths a second time.
+        self._directories_now: list[int] | None = None
+        self._files_now: list[int] | None = None
         self._paths = read.strings("candidates")
         self._explicit = read.array("candidates.explicit", len(self._paths))
         self._signed, self._known = _signature_buffers(read, "candidates", len(self._paths), 4)
@@ -87,9 +106,24 @@ class MappedListing(Listing):
         return dict(zip(self._file_paths, _signatures_of(self._signed, self._known, 4)))
 
     def unchanged(self) -> bool:
-        return (bool(self._directory_known.all()) and bool(self._known.all())
-                and signatures_now(self._directory_paths, directories=True) == self._directory_signed.tolist()
-                and signatures_now(self._file_paths) == self._signed.tolist())
+        if not (self._directory_known.all() and self._known.all()):
+            return False
+        self._directories_now = signatures_now(self._directory_paths, directories=True)
+        if self._directories_now != self._directory_signed.tolist():
+            return False
+        self._files_now = signatures_now(self._file_paths)
+        return self._files_now == self._signed.tolist()
+
+    def directories_as_they_were(self) -> bool:
+        if self._directories_now is not None:
+            return self._directories_now == self._directory_signed.tolist()
+        return super().directories_as_they_were()
+
+    def signatures_now(self) -> dict[str, Signature | None]:
+        if self._files_now is not None:
+            by_four = iter(self._files_now)
+            return dict(zip(self._file_paths, zip(by_four, by_four, by_four, by_four)))
+        return super().signatures_now()
 
 
 def _string_buffers(name: str, strings: Any) -> tuple[dict[str, np.ndarray], bool]:

@@ -326,11 +326,12 @@ class _Site:
         if listing_unchanged(snapshot):
             candidates, directories = snapshot.candidates, snapshot.directories
             report.extend(snapshot.walk_problems)
+            signatures = snapshot.listing.signatures_now()  # before reading: never newer
         else:
             directories = {}
             candidates = find_candidates(roots, report, directories) if roots else []
+            signatures = {c.path: signature(c.path) for c in candidates}
         self.walk_problems = list(report.problems)
-        signatures = {c.path: signature(c.path) for c in candidates}  # before reading: never newer
         self.listing = Listing(candidates, directories, signatures)
         # Only which files are unchanged: their documents are rebuilt from the cached corpus if, and only
         # if, something else changed (when nothing did, the cached corpus is used as it is).
