@@ -1,7 +1,7 @@
 """One call from what the user typed to a ready Corpus; what the app, the CLI and the benchmarks use.
 
 Inputs are recognised by `cachetui.core.load.sources`: site documents are walked and parsed file
-by file; mirrors and indexes of indexes become index groups (one per tag), located with a
+by file (`site_pass`); mirrors and indexes of indexes become index groups (one per tag), located with a
 small request each and read in full only when their checksums changed. With a cache, the
 last corpus is reused wherever its inputs are unchanged (see cachetui.core.load.cache).
 """
@@ -15,9 +15,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache, Listing, Snapshot, listing_unchanged
+from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache, Snapshot
 from cachetui.core.load.options import LoadOptions
-from cachetui.core.load.progress import DOCUMENTS, Progress
+from cachetui.core.load.progress import Progress
+from cachetui.core.load.site_pass import SitePass
 from cachetui.core.load.sources import (
     IndexOfIndexes,
     MaybeIndexOfIndexes,
@@ -41,19 +42,12 @@ from cachetui.core.load.sources.indexes import (
 )
 from cachetui.core.load.sources.locator import store_root
 from cachetui.core.load.sources.mirror import Net
-from cachetui.core.load.sources.site.walk import (
-    Candidate,
-    find_candidates,
-    iter_candidates,
-    signature,
-)
 from cachetui.core.load.sources.spack_config import SpackMirrors, configured_groups
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity, UnusableInput
 from cachetui.core.model.records import BinaryStore, MirrorOrigin
 
 if TYPE_CHECKING:  # imported where a miss uses them: a warm start imports no parser and no builder
-    from cachetui.core.load.sources.site.loader import FileResult
     from cachetui.core.model.build import CorpusBuilder
 
 __all__ = ["CACHE_REBUILT", "LoadOptions", "PathNotFound", "load_corpus", "recognisable", "require_inputs"]
@@ -160,14 +154,14 @@ class _Load:
             snapshot = cache.read(name)
             if cache.damaged is not None:  # said once: the file is rebuilt by this load
                 self.report.add(Problem(cache.damaged, CACHE_REBUILT, Severity.WARNING))
-        site = _Site([s.path for s in self.sources if isinstance(s, SiteDocuments)], snapshot, self.report)
+        site = SitePass([s.path for s in self.sources if isinstance(s, SiteDocuments)], snapshot, self.report)
         groups = [locate(g, self.net) for g in self._groups()]
         if snapshot is not None and site.all_reused() and _groups_reused(groups, snapshot):
             return self._hit(snapshot, site, groups)
         from cachetui.core.model.build import CorpusBuilder
 
         builder = CorpusBuilder()
-        site.load_into(builder, self)
+        site.load_into(builder, self.max_bytes, self.workers, self.progress)
         cacheable = self._add_groups(builder, groups, snapshot)
         self.report.extend(self.net.problems)
         corpus = builder.finish(self.report)
@@ -235,7 +229,7 @@ class _Load:
                 cacheable[key] = (located.fingerprint, problems)
         return cacheable
 
-    def _hit(self, snapshot: Snapshot, site: _Site, groups: list[Located]) -> Corpus:
+    def _hit(self, snapshot: Snapshot, site: SitePass, groups: list[Located]) -> Corpus:
         """Everything unchanged: the cached corpus, with this load's own walk, network and index-of-indexes
         problems (never old ones), and the problems of the files and indexes it was built from."""
         corpus = snapshot.corpus
@@ -283,7 +277,7 @@ def _groups_reused(groups: list[Located], snapshot: Snapshot) -> bool:
     return all(g.complete for g in groups) and current == snapshot.groups
 
 
-def _status(cache: CorpusCache | None, snapshot: Snapshot | None, site: _Site, groups: list[Located]) -> str:
+def _status(cache: CorpusCache | None, snapshot: Snapshot | None, site: SitePass, groups: list[Located]) -> str:
     if cache is None:
         return "off"
     if cache.refused is not None:
@@ -298,123 +292,3 @@ def _status(cache: CorpusCache | None, snapshot: Snapshot | None, site: _Site, g
         read = sum(1 for g in groups if not (g.complete and snapshot.groups.get(g.group.key) == g.fingerprint))
         parts.append(f"{read} of {len(groups)} index groups read")
     return "partial: " + ", ".join(parts) if parts else "miss"
-
-
-class _Site:
-    """The site documents of one load: walked (or the cached listing reused), parsed unless unchanged.
-
-    A cold load (nothing cached) does not walk first: the walk feeds the parsers as it goes.
-    """
-
-    def __init__(self, roots: list[str], snapshot: Snapshot | None, report: LoadReport) -> None:
-        self.snapshot = snapshot
-        self.report = report
-        self.results: dict[str, FileResult] = {}
-        self.walked = snapshot is not None
-        self.unchanged = False
-        if snapshot is None:
-            self.listing = Listing([], {}, {})  # filled as the walk goes (load_into)
-            self._reused: set[str] | None = set()
-            self._walk_report = LoadReport()  # the walk's own problems, kept apart for the cache
-            self._walk = iter_candidates(roots, self._walk_report, self.listing.directories)
-            return
-        if snapshot.unchanged():  # the usual warm start: no Python object per file
-            self.listing, self.unchanged, self._reused = snapshot.listing, True, None  # every file (reused)
-            report.extend(snapshot.walk_problems)
-            self.walk_problems = list(report.problems)
-            return
-        if listing_unchanged(snapshot):
-            candidates, directories = snapshot.candidates, snapshot.directories
-            report.extend(snapshot.walk_problems)
-            signatures = snapshot.listing.signatures_now()  # before reading: never newer
-        else:
-            directories = {}
-            candidates = find_candidates(roots, report, directories) if roots else []
-            signatures = {c.path: signature(c.path) for c in candidates}
-        self.walk_problems = list(report.problems)
-        self.listing = Listing(candidates, directories, signatures)
-        # Only which files are unchanged: their documents are rebuilt from the cached corpus if, and only
-        # if, something else changed (when nothing did, the cached corpus is used as it is).
-        self._reused = snapshot.reusable_among(signatures)
-
-    @property
-    def reused(self) -> set[str]:
-        """The files whose cached results still hold (when nothing changed, all: listed only if asked)."""
-        if self._reused is None:
-            self._reused = set(self.listing.signatures)
-        return self._reused
-
-    def all_reused(self) -> bool:
-        snapshot = self.snapshot
-        return self.unchanged or (snapshot is not None and self.listing.directories is snapshot.directories
-                                  and len(self.reused) == len(self.listing.candidates))
-
-    def _reused_results(self) -> Iterator[tuple[str, FileResult]]:
-        """Each unchanged file's result, one at a time (files are reused only from a snapshot)."""
-        snapshot = self.snapshot
-        if snapshot is not None:
-            for path in self.reused:
-                yield path, _reused_result(snapshot, path)
-
-    def load_into(self, builder: CorpusBuilder, load: _Load) -> None:
-        """Unchanged files from the cached corpus, the rest parsed (in parts); problems reported in file order."""
-        from cachetui.core.load.sources.site.parallel import load_into
-
-        for path, result in self._reused_results():
-            if result.document is not None:
-                builder.add(result.document)
-            self.results[path] = _summary(result)
-        to_parse = self._walked() if not self.walked else \
-            [c for c in self.listing.candidates if c.path not in self.reused]
-        done = len(self.reused)
-        for chunk, summaries in load_into(builder, to_parse, load.max_bytes, load.workers, self._before_reading):
-            self.results.update(zip((c.path for c in chunk), summaries))
-            if self.snapshot is None:  # cold: each file's signature as its reader took it
-                self.listing.signatures.update((c.path, r.signature) for c, r in zip(chunk, summaries))
-            done += len(chunk)
-            if load.progress is not None:
-                load.progress(done, len(self.listing.candidates) if self.walked else None, DOCUMENTS)
-        for candidate in self.listing.candidates:
-            self.report.files_seen += 1
-            self.report.extend(self.results[candidate.path].problems)
-
-    def _walked(self) -> Iterator[Candidate]:
-        yield from self._walk
-        self.walk_problems = list(self._walk_report.problems)
-        self.report.extend(self.walk_problems)
-        self.walked = True
-
-    def _before_reading(self, chunk: list[Candidate]) -> None:
-        if self.snapshot is None:
-            self.listing.candidates.extend(chunk)
-
-    def to_snapshot(self, corpus: Corpus, groups: dict, group_problems: dict[str, list[Problem]]) -> Snapshot:
-        results = self.results
-        return Snapshot(
-            self.listing,
-            {path: r.inputs for path, r in results.items() if r.inputs}, corpus, self.walk_problems,
-            {path: r.problems for path, r in results.items() if r.problems},
-            {path for path, r in results.items() if r.io_error},
-            groups=groups, group_problems=group_problems,
-        )
-
-
-def _summary(result: FileResult) -> FileResult:
-    """What the cache keeps of a file's result: not its document (that is in the corpus)."""
-    from cachetui.core.load.sources.site.loader import FileResult
-
-    return FileResult(None, result.problems, result.inputs, result.io_error, result.signature)
-
-
-def _reused_result(snapshot: Snapshot, path: str) -> FileResult:
-    """An unchanged file's result, its document rebuilt from the cached corpus."""
-    from cachetui.core.load.sources.site.loader import FileResult
-
-    problems = list(snapshot.file_problems.get(path, []))
-    inputs = snapshot.inputs.get(path, {})
-    documents = snapshot.documents_from(path)
-    if not documents:
-        return FileResult(problems=problems, inputs=inputs)
-    (document,) = documents
-    document.problems = problems
-    return FileResult(document=document, problems=problems, inputs=inputs)
