@@ -9,7 +9,7 @@ and then decoded the same way, so every reader renders a node by the same rules:
 - the node's own compiler: `name@version` of its `compiler` object (specfiles before Spack 1.x);
 - variants from `parameters` (see `core.spack.variants.parameters_variants`);
 - external: set when Spack would use it where it is (its `external` is truthy);
-- build provenance (`build_provenance_of`): the package hash, the namespace and the compiler flags.
+- build provenance (`Renderer.fields`): the package hash, the namespace and the compiler flags.
 
 A node of specfile v1 (`{name: node}`, dependencies `{name: {hash, type}}`) is unwrapped to the later
 shape first (`unwrapped`), wherever it is read.
@@ -86,19 +86,19 @@ class NodeFields(NamedTuple):
     variants: tuple[str, ...]
     own_compiler: str  # the node's compiler object (specfiles before Spack 1.x); "" when it has none
     annotated_compiler: str  # `annotations.compiler` (nodes converted from older specfiles); ""
-    build_provenance: str  # package hash, namespace and flags (`build_provenance_of`)
+    build_provenance: str  # package hash, namespace and flags (`records.build_provenance_text`)
 
 
 class Renderer:
     """Renders the nodes of one reading; what few distinct `parameters` texts render to is worked out once."""
 
     def __init__(self) -> None:
-        self._variants: dict[bytes, tuple[str, ...]] = {}
-        self._flags: dict[bytes, tuple[str, ...]] = {}
+        self._parameters: dict[bytes, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # text -> (variants, flags)
 
     def fields(self, node: Node) -> NodeFields:
-        return NodeFields(node.name, node.version, *arch_of(node), variants_of(node.parameters, self._variants),
-                          own_compiler(node), annotated_compiler(node), build_provenance_of(node, self._flags))
+        variants, flags = parameters_of(node.parameters, self._parameters)
+        return NodeFields(node.name, node.version, *arch_of(node), variants, own_compiler(node),
+                          annotated_compiler(node), build_provenance_text(node.package_hash, node.namespace, flags))
 
 
 def arch_of(node: Node) -> tuple[str, str, str]:
@@ -142,25 +142,17 @@ def is_set(raw: msgspec.Raw) -> bool:
     return bool(text) and text not in (b"null", b"false") and bool(msgspec.json.decode(text))
 
 
-def variants_of(parameters: msgspec.Raw, cache: dict[bytes, tuple[str, ...]]) -> tuple[str, ...]:
-    """A node's variants, worked out once per distinct `parameters` text (the cache is one reading's)."""
+def parameters_of(parameters: msgspec.Raw, cache: dict[bytes, tuple[tuple[str, ...], tuple[str, ...]]]
+                  ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A node's variants and compiler flags, its `parameters` decoded once per distinct text (the cache is one
+    reading's: a mirror's 100,000 nodes have a few thousand)."""
     key = bytes(parameters)
     found = cache.get(key)
     if found is None:
         decoded = msgspec.json.decode(key) if key else {}
-        found = cache[key] = parameters_variants(decoded if isinstance(decoded, dict) else {})
+        found = cache[key] = (parameters_variants(decoded), parameters_flags(decoded)) if isinstance(decoded, dict) \
+            else ((), ())
     return found
-
-
-def build_provenance_of(node: Node, flags: dict[bytes, tuple[str, ...]]) -> str:
-    """The node's build provenance as one text (`records.provenance_text`); its flags worked out once per
-    distinct `parameters` text (the cache is one reading's)."""
-    key = bytes(node.parameters)
-    found = flags.get(key)
-    if found is None:
-        decoded = msgspec.json.decode(key) if key else {}
-        found = flags[key] = parameters_flags(decoded) if isinstance(decoded, dict) else ()
-    return build_provenance_text(node.package_hash, node.namespace, found)
 
 
 def unwrapped(spec: Any) -> dict[str, Any] | None:
