@@ -11,7 +11,7 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding
 
-from cachetui.present.browser_actions import BrowserAction, KeyContext, by_action, can_act
+from cachetui.present.browser_actions import BrowserAction, KeyContext, by_action, can_act, declared_keys
 
 
 def bindings(actions: tuple[BrowserAction, ...]) -> list[Binding | tuple[str, str] | tuple[str, str, str]]:
@@ -20,11 +20,12 @@ def bindings(actions: tuple[BrowserAction, ...]) -> list[Binding | tuple[str, st
             for row in actions]
 
 
-def keys_shown(app: App[Any], binding_id: str, default: str, joiner: str = " or ") -> str:
-    """The keys bound to `binding_id` now, as the footer shows them (`?`, `^y`)."""
+def keys_shown(app: App[Any], binding_id: str, default: str | None = None, joiner: str = " or ") -> str:
+    """The keys bound to `binding_id` now, as the footer shows them (`?`, `^y`); `default`: the keys its binding
+    declares, when it is not a row of the browser's action table (which is where they are looked up)."""
     # Textual has no public getter for the keymap `set_keymap` stored; it applies `_keymap` to a
     # copy of the bindings at every key press, so this is what the keys really are.
-    bound = app._keymap.get(binding_id, default)
+    bound = app._keymap.get(binding_id) or (declared_keys(binding_id) if default is None else default)
     return joiner.join(app.get_key_display(Binding(key.strip(), "")) for key in bound.split(","))
 
 

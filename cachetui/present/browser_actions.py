@@ -104,6 +104,11 @@ ACTIONS: tuple[BrowserAction, ...] = (
 )
 
 
+def declared_keys(binding_id: str, actions: tuple[BrowserAction, ...] = ACTIONS) -> str:
+    """The keys the row with this binding id is declared with (before any keymap)."""
+    return next(row.keys for row in actions if row.id == binding_id)
+
+
 def by_action(actions: tuple[BrowserAction, ...] = ACTIONS) -> dict[str, BrowserAction]:
     """Action name (as `check_action` is asked about it) -> its row."""
     return {row.action: row for row in actions}

@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
-from cachetui.app.dialogs.coverage_copy import CoverageCopyMenu
+from cachetui.app.dialogs.copy_menu import CopyMenu
 from cachetui.app.widgets.coverage_view import CoverageDetail, CoverageFacet, CoverageTree, CoverageView, detail_rows
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.cli.main import browse_parser, main, wanted_of
@@ -146,7 +146,7 @@ async def test_the_copy_menu_offers_the_nearest_install_line_and_its_spec(capsys
         await pilot.press("c")
         await pilot.pause()
         menu = app.screen
-        assert isinstance(menu, CoverageCopyMenu)
+        assert isinstance(menu, CopyMenu)
         nearest = rows["zlib-ng"]["nearest"]["hash"]
         assert menu.values[0] == ("wanted hash", rows["zlib-ng"]["hash"])
         assert menu.values[1] == ("install the nearest binary", f"spack install /{nearest}")

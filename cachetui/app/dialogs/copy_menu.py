@@ -29,14 +29,13 @@ def copy_choices(spec: SpecView, origin: MirrorOrigin | None = None,
 
 
 class CopyMenu(ChoiceDialog[tuple[str, str]]):
+    """(what, text) choices, inert already (`copy_choices`, or the coverage view's), each picked by its number."""
+
     BINDINGS = [Binding(str(n), f"pick({n - 1})", show=False, id=f"copy.{n}") for n in range(1, 6)]
 
-    def __init__(self, spec: SpecView, origin: MirrorOrigin | None = None, keys_trusted: bool = False) -> None:
-        choices = copy_choices(spec, origin, keys_trusted)
-        prompts = [
-            (Text.assemble((f"{n}  {what}\n", "bold"), ("   " + inert(text), "cyan")), (what, text))
-            for n, (what, text) in enumerate(choices, 1)
-        ]
+    def __init__(self, choices: list[tuple[str, str]]) -> None:
+        prompts = [(Text.assemble((f"{n}  {what}\n", "bold"), ("   " + text, "cyan")), (what, text))
+                   for n, (what, text) in enumerate(choices, 1)]
         super().__init__("Copy to clipboard", prompts)
 
     def action_pick(self, index: int) -> None:

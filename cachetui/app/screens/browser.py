@@ -40,7 +40,7 @@ from cachetui.core.spack.specquery import looks_like_spec
 from cachetui.core.spack.targets import host
 from cachetui.present import browsing as go
 from cachetui.present.answer import Answer, View, compare_text, rows_to_show
-from cachetui.present.browser_actions import ACTIONS, KeyContext, by_action
+from cachetui.present.browser_actions import ACTIONS, KeyContext
 from cachetui.present.browsing import Browsing, Effects
 from cachetui.present.table_layout import HIDDEN_AT_FIRST
 
@@ -267,7 +267,7 @@ class BrowserScreen(Screen[None]):
         """The status line and the facets say what the table shows: the specs answering `query`."""
         rows = self.query_one(SpecTable).data
         shown = 0 if rows is None else len(rows.indices)
-        problems_key = keys_shown(self.app, "browser.problems", by_action(self.ACTIONS)["problems"].keys)
+        problems_key = keys_shown(self.app, "browser.problems")
         compare = compare_text(corpus, self.browsing.view.compare)
         self.query_one(StatusLine).status = status_of(corpus, query, shown, compare, problems_key)
         self._push_facets()
@@ -279,6 +279,9 @@ class BrowserScreen(Screen[None]):
     @on(SpecTable.Highlighted)
     def _spec_highlighted(self) -> None:
         self.query_one(BrowserBody).follow_cursor()  # where the cursor is now: keys held down queue older messages
+        self._refresh_keys()
+
+    def on_coverage_view_detail_shown(self) -> None:  # by name: the coverage view is imported only when used
         self._refresh_keys()
 
     @on(SpecTable.SortRequested)

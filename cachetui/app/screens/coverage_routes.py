@@ -84,7 +84,7 @@ class CoverageRoutes:
         """`w`: the coverage of what `--want` named, or back to the specs."""
         self._screen.toggle_class(SHOWN)
         self._screen.set_focus(self.focus_target() or self._screen.query_one(SpecTable))
-        self._screen.refresh_bindings()
+        self._screen.refresh_bindings()  # every key: the view that shows changed, not only what one can do
 
     def nearest(self) -> None:
         """`n`: the wanted node's binary (held, or the nearest) in the spec table."""

@@ -14,12 +14,13 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
 from cachetui.app.actions import keys_shown
-from cachetui.app.dialogs.coverage_copy import CoverageCopyMenu
+from cachetui.app.dialogs.copy_menu import CopyMenu
 from cachetui.app.requests import CopyRequested
 from cachetui.app.widgets.detail_pane import DetailRows
 from cachetui.app.widgets.pick_list import PickList
@@ -161,11 +162,13 @@ class CoverageView(Vertical):
 
     state: reactive[CoverageBrowsing] = reactive(CoverageBrowsing, always_update=True)
 
+    class DetailShown(Message):
+        """Another node (or none) is under the cursor: what `c` and `n` can do may have changed."""
+
     def __init__(self, wanted: WantedDag, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.wanted = wanted
         self.corpus: Corpus | None = None
-        self._keys = (False, False)  # whether a node is selected, and has a binary, as the footer last knew
         self.set_reactive(CoverageView.state, CoverageBrowsing(wanted.label))
 
     def compose(self) -> ComposeResult:
@@ -209,7 +212,7 @@ class CoverageView(Vertical):
                              no_wrap=True, overflow="ellipsis")
         problems = len(self.corpus.report.problems) if self.corpus is not None else 0
         if problems:
-            key = inert(keys_shown(self.app, "browser.problems", "p"))
+            key = inert(keys_shown(self.app, "browser.problems"))
             text.append(f"  │  ⚠ {counted(problems, 'problem')} ({key})", "yellow")
         text.append(f"  │  {inert(state.label)}", "dim")
         return text
@@ -225,11 +228,8 @@ class CoverageView(Vertical):
         self.screen.set_focus(self.query_one(CoverageDetail))
 
     def _follow_cursor(self) -> None:
-        detail = self.query_one(CoverageDetail).detail = self.detail
-        keys = (detail is not None, detail is not None and detail.binary is not None)  # what `c` and `n` need
-        if keys != self._keys:
-            self._keys = keys
-            self.screen.refresh_bindings()  # the footer offers `c` and `n` as they come and go
+        self.query_one(CoverageDetail).detail = self.detail
+        self.post_message(self.DetailShown())  # the screen's footer offers `c` and `n` as they come and go
 
     @property
     def detail(self) -> NodeDetail | None:
@@ -263,6 +263,6 @@ class CoverageView(Vertical):
         detail = self.query_one(CoverageDetail).detail
         if detail is None or self.corpus is None:
             return
-        choice = await self.app.push_screen_wait(CoverageCopyMenu(copy_choices(self.corpus, detail)))
+        choice = await self.app.push_screen_wait(CopyMenu(copy_choices(self.corpus, detail)))
         if choice is not None:
             self.post_message(CopyRequested(choice[1], choice[0]))
