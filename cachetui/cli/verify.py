@@ -21,7 +21,6 @@ from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.query import Filters, Query, select
 from cachetui.core.query.resolve import QueryProblem
 from cachetui.present.provenance import FORMATS, write_provenance
-from cachetui.present.writers import write_json
 
 DESCRIPTION = f"""\
 Read each binary's signed record from the mirror it was loaded from and verify it against the keys
@@ -53,8 +52,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _no_answer(format: str) -> None:
-    if format == "json":
-        write_json(sys.stdout, [])
+    """No binary at all, as the answer's own writer says it (`[]` in JSON, nothing in a table)."""
+    write_provenance(sys.stdout, [], format)
 
 
 def _answer(args: argparse.Namespace) -> int:

@@ -133,16 +133,14 @@ def served_corpus(corpus: Corpus, labels: Labels,
     # Each document's mirror, under the path the visitor sees: signatures are checked as in a terminal.
     stores = {labels.path(path): store for path, store in corpus.stores.items()}
     shown_corpus = replace(corpus, documents=documents, report=report, origins={}, stores=stores, memo={})
-    return shown_corpus, ServedOrigins(documents, corpus.origins, labels, mirror_urls)
+    return shown_corpus, ServedOrigins(corpus, documents, labels, mirror_urls)
 
 
 class ServedDocuments(ReadOnDemand[Document]):
-    """A corpus's documents with their paths as labels, each made when read; it remembers the server's
-    path of each it made, to find the mirror it came from."""
+    """A corpus's documents with their paths as labels, each made when read."""
 
     def __init__(self, documents: Sequence[Document], labels: Labels) -> None:
         self._documents, self._labels = documents, labels
-        self.server_paths: dict[str, str] = {}  # shown path -> the server's
 
     def __len__(self) -> int:
         return len(self._documents)
@@ -154,30 +152,34 @@ class ServedDocuments(ReadOnDemand[Document]):
         return map(self._shown, self._documents)
 
     def _shown(self, document: Document) -> Document:
-        path = self._labels.path(document.path)
-        self.server_paths[path] = document.path
-        return replace(document, path=path)
+        return replace(document, path=self._labels.path(document.path))
 
 
 class ServedOrigins(Mapping[Document, "MirrorOrigin | None"]):
-    """Shown document -> the mirror its copy menu names for a visitor, worked out when asked."""
+    """Shown document -> the mirror its copy menu names for a visitor, worked out when asked.
 
-    def __init__(self, documents: ServedDocuments, origins: dict[str, MirrorOrigin], labels: Labels,
-                 mirror_urls: Mapping[str, str]) -> None:
-        self._documents, self._origins, self._labels, self._urls = documents, origins, labels, mirror_urls
+    The server's document is found by the specs' slice, which the shown one keeps (a label cannot be
+    turned back into a path): only a document with specs has a copy menu.
+    """
+
+    def __init__(self, corpus: Corpus, shown: ServedDocuments, labels: Labels, mirror_urls: Mapping[str, str]
+                 ) -> None:
+        self._corpus, self._shown, self._labels, self._urls = corpus, shown, labels, mirror_urls
 
     def __getitem__(self, shown: Document) -> MirrorOrigin | None:
-        server_path = self._documents.server_paths.get(shown.path)
-        if server_path is None:
+        corpus = self._corpus
+        if not 0 <= shown.start < shown.stop <= corpus.n_specs:
             raise KeyError(shown)
-        document = replace(shown, path=server_path)
-        return _visitor_origin(mirror_of(document, self._origins), self._labels, self._urls, shown)
+        document = corpus.documents[int(corpus.document_of[shown.start])]
+        if (document.start, document.stop) != (shown.start, shown.stop):
+            raise KeyError(shown)
+        return _visitor_origin(mirror_of(document, corpus.origins), self._labels, self._urls, shown)
 
     def __iter__(self) -> Iterator[Document]:
-        return iter(self._documents)
+        return iter(self._shown)
 
     def __len__(self) -> int:
-        return len(self._documents)
+        return len(self._shown)
 
 
 class ServedProvenance(Provenance):
