@@ -139,15 +139,20 @@ def to_buffers(snapshot: Snapshot) -> tuple[dict[str, np.ndarray], dict[str, Any
                                "directories": list(snapshot.directories)}
     strings.update((f"vocab.{name}", vocabulary.values) for name, vocabulary in corpus.vocab.items())
     documents = corpus.documents
-    strings.update((f"doc.{field}", [getattr(d, field) for d in documents]) for field in DOCUMENT_STRINGS)
+    table = documents if isinstance(documents, DocumentTable) else None  # a built corpus's: its columns as they are
+    for field in DOCUMENT_STRINGS:
+        strings[f"doc.{field}"] = table.strings[field] if table is not None else [getattr(d, field) for d in documents]
     buffers: dict[str, np.ndarray] = {}
     ascii: dict[str, bool] = {}
     for name, values in strings.items():
         found, ascii[name] = _string_buffers(name, values)
         buffers.update(found)
     buffers["package_ranges"] = np.asarray(corpus.package_ranges, dtype=np.int64).reshape(-1)
-    buffers["doc.start"] = np.fromiter((d.start for d in documents), dtype=np.int64, count=len(documents))
-    buffers["doc.stop"] = np.fromiter((d.stop for d in documents), dtype=np.int64, count=len(documents))
+    if table is not None:
+        buffers["doc.start"], buffers["doc.stop"] = table.start, table.stop
+    else:
+        buffers["doc.start"] = np.fromiter((d.start for d in documents), dtype=np.int64, count=len(documents))
+        buffers["doc.stop"] = np.fromiter((d.stop for d in documents), dtype=np.int64, count=len(documents))
     buffers.update((f"single.{facet}", column) for facet, column in corpus.single.items())
     for name, multi in corpus.multi.items():
         buffers.update({f"multi.{name}.offsets": multi.offsets, f"multi.{name}.flat": multi.flat,

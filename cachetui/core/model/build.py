@@ -17,10 +17,11 @@ from operator import attrgetter, itemgetter
 import numpy as np
 
 from cachetui.core.model.arrays import IdArray, IndexArray, expand_ranges, joined, offsets_of, owners
-from cachetui.core.model.corpus import BUILD_PROVENANCE, RAW_VARIANTS, Corpus, Document, MultiColumn, Vocabulary
+from cachetui.core.model.corpus import BUILD_PROVENANCE, RAW_VARIANTS, Corpus, MultiColumn, Vocabulary
 from cachetui.core.model.dependencies import VOCABS as DEPENDENCY_VOCABS
 from cachetui.core.model.dependencies import DependencyBuilder
 from cachetui.core.model.fields import REGISTRY
+from cachetui.core.model.mapped import DOCUMENT_STRINGS, DocumentTable
 from cachetui.core.model.problems import LoadReport, Problem, Severity
 from cachetui.core.model.records import ParsedDocument
 from cachetui.core.spack.compilers import compiler_name
@@ -191,7 +192,7 @@ class CorpusBuilder:
         spans = _spans(ordered)
         doc_lengths = spans[1] - spans[0]
         perm = expand_ranges(spans[0], doc_lengths)  # new position -> old spec index
-        documents, packages, ranges = _lay_out(ordered, report)
+        documents, packages, ranges = _lay_out(ordered, doc_lengths, report)
         corpus = Corpus(
             packages=packages,
             package_ranges=ranges,
@@ -298,27 +299,27 @@ def _permuted_multi(old_offsets: IndexArray, flat: IdArray, perm: IndexArray,
     return MultiColumn(offsets=offsets_of(lengths), flat=new_flat, owner=owner)
 
 
-def _lay_out(ordered: list[DocRow], report: LoadReport) -> tuple[list[Document], list[str], list[tuple[int, int]]]:
-    """Documents (in their final order) with their new spec slices, and packages with theirs.
+def _lay_out(ordered: list[DocRow], lengths: IndexArray, report: LoadReport
+             ) -> tuple[DocumentTable, list[str], list[tuple[int, int]]]:
+    """Documents (in their final order, `lengths` specs each) with their new spec slices, and packages with theirs.
 
+    Columns, not 50,000 Document objects: a Document is made when one is read, as from the warm cache.
     The same package in the same tag from two files is said once per later file: sorted by package,
     tag and path, such documents are neighbours, so one pass finds them.
     """
-    documents: list[Document] = []
-    packages: list[str] = []
-    ranges: list[tuple[int, int]] = []
-    position = 0
-    first = ("", "", "")  # package, tag and path of the first document of the current (package, tag)
-    for path, package, tag, title, generation, start, stop in ordered:
-        n = stop - start
-        if not packages or packages[-1] != package:
-            packages.append(package)
-            ranges.append((position, position))
-        if package == first[0] and tag == first[1] and documents:
-            report.add(Problem(path, f"{package} in tag {tag} also comes from {first[2]}", Severity.WARNING))
+    columns = [list(column) for column in zip(*ordered)] if ordered else [[] for _ in DOCUMENT_STRINGS]
+    paths, package_of, tag_of = columns[0], columns[1], columns[2]
+    stops = np.cumsum(lengths, dtype=np.int64)
+    starts = stops - lengths
+    first: tuple[object, str] = (None, "")  # (package, tag) of the current run, and its first document's path
+    for path, key in zip(paths, zip(package_of, tag_of)):
+        if key == first[0]:
+            report.add(Problem(path, f"{key[0]} in tag {key[1]} also comes from {first[1]}", Severity.WARNING))
         else:
-            first = (package, tag, path)
-        documents.append(Document(path, package, tag, title, generation, position, position + n))
-        position += n
-        ranges[-1] = (ranges[-1][0], position)
-    return documents, packages, ranges
+            first = (key, path)
+    firsts = [i for i, (package, before) in enumerate(zip(package_of, [None, *package_of])) if package != before]
+    ends = [*firsts[1:], len(package_of)]
+    bounds = [0, *stops.tolist()]
+    ranges = [(bounds[a], bounds[b]) for a, b in zip(firsts, ends)]
+    documents = DocumentTable(dict(zip(DOCUMENT_STRINGS, columns[:5])), starts, stops)
+    return documents, [package_of[i] for i in firsts], ranges

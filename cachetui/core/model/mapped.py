@@ -6,7 +6,7 @@ that never asks for a vocabulary's ids (a dict), or for document 40,000, never b
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -61,12 +61,15 @@ def _vocabulary(values: list[str]) -> Vocabulary:
 
 
 class DocumentTable(ReadOnDemand[Document]):
-    """The corpus's documents as columns (strings, spec slices); a Document is made when one is read."""
+    """The corpus's documents as columns (strings, spec slices); a Document is made when one is read.
+
+    Mapped from the warm cache (StringTables) or laid out by the builder (lists of strings).
+    """
 
     __slots__ = ("strings", "start", "stop")
 
-    def __init__(self, strings: dict[str, StringTable], start: np.ndarray, stop: np.ndarray) -> None:
-        self.strings = strings  # one StringTable per DOCUMENT_STRINGS
+    def __init__(self, strings: dict[str, Sequence[str]], start: np.ndarray, stop: np.ndarray) -> None:
+        self.strings = strings  # one column per DOCUMENT_STRINGS
         self.start, self.stop = start, stop
 
     def __len__(self) -> int:
@@ -84,5 +87,5 @@ class DocumentTable(ReadOnDemand[Document]):
     __hash__ = None  # type: ignore[assignment]  # equal to a list, so unhashable like one
 
     def __iter__(self) -> Iterator[Document]:
-        columns = [self.strings[name].tolist() for name in DOCUMENT_STRINGS]
+        columns = [list(self.strings[name]) for name in DOCUMENT_STRINGS]
         return map(Document, *columns, self.start.tolist(), self.stop.tolist())
