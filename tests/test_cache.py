@@ -16,7 +16,7 @@ from cachetui.cli.main import main
 from cachetui.core.load.cache import CorpusCache, code_digest, default_cache_dir, source_digest
 from cachetui.core.load.code_digest import imported_names, remembered_digest
 from cachetui.core.load.pipeline import load_corpus
-from cachetui.core.load.sources.regular_file import open_regular
+from cachetui.core.load.sources.regular_file import open_regular_fd
 from cachetui.core.query.query import Query, facet_counts
 from tests.conftest import listing, spec_entry
 
@@ -167,10 +167,10 @@ def test_a_file_that_failed_to_read_is_read_again_next_time(tmp_path: Path, monk
     def failing_open(path, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202 - a transient EIO on one file
         if str(path) == flaky:
             raise OSError(5, "Input/output error")
-        return open_regular(path, *args, **kwargs)
+        return open_regular_fd(path, *args, **kwargs)
 
     with monkeypatch.context() as patched:
-        patched.setattr("cachetui.core.load.sources.site.loader.open_regular", failing_open)
+        patched.setattr("cachetui.core.load.sources.site.loader.open_regular_fd", failing_open)
         first = load_corpus([tmp_path / "in"], cache=CorpusCache())
     assert "pkg3" not in first.packages and len(first.report.errors) == 1
     second = load_corpus([tmp_path / "in"], cache=CorpusCache())

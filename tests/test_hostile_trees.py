@@ -87,6 +87,21 @@ def test_a_socket_and_device_nodes_are_reported(tmp_path: Path) -> None:
         assert _problems(corpus, tree / name / "specs.md") == ["not a regular file (a character device); not opened"]
 
 
+def test_a_file_its_listing_shows_regular_is_opened_without_a_stat_and_a_link_is_stat_ed_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tree = tmp_path / "_cache" / "develop"
+    _document(tree / "zlib" / "specs.md")
+    (tree / "linked").mkdir()
+    (tree / "linked" / "specs.md").symlink_to(tree / "zlib" / "specs.md")
+    real_stat, stated = os.stat, []
+    monkeypatch.setattr(os, "stat", lambda path, *args, **kwargs: stated.append(str(path)) or real_stat(path, *args,
+                                                                                                         **kwargs))
+    corpus = load_corpus([tmp_path], LoadOptions(workers=1))
+    assert corpus.n_specs == 2
+    assert str(tree / "zlib" / "specs.md") not in stated  # the directory's listing said: a regular file
+    assert str(tree / "linked" / "specs.md") in stated  # a link: what it leads to is stat'ed before it is opened
+
+
 def test_a_symlink_loop_between_files_is_reported(tmp_path: Path) -> None:
     tree = tmp_path / "t"
     _document(tree / "zlib" / "specs.md")
@@ -125,35 +140,17 @@ def test_a_file_that_grows_while_read_is_reported(tmp_path: Path, monkeypatch: p
     _document(tree / "zlib" / "specs.md")
     growing = tree / "grows" / "specs.md"
     _document(growing)
-    real_open = loader.open_regular
+    real_open = loader.open_regular_fd
 
-    class Appending:
-        """The file as read, with another writer appending to it at the first read."""
+    def opening(path: str, **kwargs: bool) -> tuple[int, os.stat_result]:
+        """The file as opened, then another writer appending to it before it is read."""
+        fd, info = real_open(path, **kwargs)
+        if path == str(growing):
+            with open(growing, "ab") as writer:
+                writer.write(b"x" * 4096)
+        return fd, info
 
-        def __init__(self, handle) -> None:  # noqa: ANN001
-            self.handle, self.grown = handle, False
-
-        def read(self, size: int = -1) -> bytes:
-            if not self.grown:
-                with open(growing, "ab") as writer:
-                    writer.write(b"x" * 4096)
-                self.grown = True
-            return self.handle.read(size)
-
-        def __getattr__(self, name: str):  # noqa: ANN204
-            return getattr(self.handle, name)
-
-        def __enter__(self) -> Appending:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            self.handle.close()
-
-    def opening(path: str, **kwargs: bool):  # noqa: ANN202
-        handle, info = real_open(path, **kwargs)
-        return (Appending(handle), info) if path == str(growing) else (handle, info)
-
-    monkeypatch.setattr(loader, "open_regular", opening)
+    monkeypatch.setattr(loader, "open_regular_fd", opening)
     corpus = load_corpus([tree], LoadOptions(workers=1))
     assert corpus.n_specs == 1
     (reason,) = _problems(corpus, growing)

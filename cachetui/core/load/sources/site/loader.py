@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import BinaryIO
 
 from cachetui.core.load.progress import DOCUMENTS, Progress
-from cachetui.core.load.sources.regular_file import NotRegular, open_regular
+from cachetui.core.load.sources.regular_file import NotRegular, open_regular_fd, read_regular
 from cachetui.core.load.sources.site.document import UnsupportedDocument, interpret
 from cachetui.core.load.sources.site.fast import fast_document
 from cachetui.core.load.sources.site.frontmatter import FrontMatterError, has_front_matter, split_front_matter
@@ -53,7 +53,8 @@ def load_file(candidate: Candidate, max_bytes: int = MAX_FILE_BYTES) -> FileResu
     """Load one file; never raises for anything the file contains."""
     path = candidate.path
     try:
-        data, read_signature = _read_document(path, max_bytes, must_be_document=candidate.explicit)
+        data, read_signature = _read_document(path, max_bytes, must_be_document=candidate.explicit,
+                                              listed_regular=candidate.listed_regular)
     except _Unreadable as exc:
         return FileResult(problems=[Problem(path, exc.reason)], io_error=exc.io_error)
     if data is None:
@@ -101,10 +102,15 @@ def _megabytes(size: int) -> str:
     return f"{size / 2**20:.2f} MB"
 
 
-def _read_document(path: str, max_bytes: int, *, must_be_document: bool) -> tuple[bytes | None, Signature]:
-    """The file's bytes (None for a file that is quietly not a document) and its signature when read."""
+def _read_document(path: str, max_bytes: int, *, must_be_document: bool, listed_regular: bool = False
+                   ) -> tuple[bytes | None, Signature]:
+    """The file's bytes (None for a file that is quietly not a document) and its signature when read.
+
+    On the descriptor itself, not a file object: a whole site's reads are then the open, a status,
+    the read and a status after it (to see a file written to while read), and nothing else.
+    """
     try:
-        handle, info = open_regular(path, buffered=False)
+        fd, info = open_regular_fd(path, listed_regular=listed_regular)
     except NotRegular as exc:
         raise _Unreadable(f"not a regular file ({exc.kind}); not opened", io_error=False) from None
     except PermissionError:
@@ -112,20 +118,20 @@ def _read_document(path: str, max_bytes: int, *, must_be_document: bool) -> tupl
     except OSError as exc:
         raise _Unreadable(f"cannot read: {exc.strerror or exc}") from None
     try:
-        with handle:
+        with _closing(fd):
             # One syscall for the usual small document; a peek at the head otherwise.
             asked = _ONE_READ_BYTES + 1 if info.st_size <= _ONE_READ_BYTES else _HEAD_BYTES
-            data = _read(handle, asked, info.st_size)
+            data = _read(fd, asked, info.st_size)
             if not must_be_document and not has_front_matter(data[:_HEAD_BYTES]):
                 return None, stat_signature(info)
             if info.st_size > max_bytes:
                 cap = f"over the {_megabytes(max_bytes)} cap (--max-file-size)"
                 raise _Unreadable(f"file is {_megabytes(info.st_size)}, {cap}; skipped", io_error=False)
             if len(data) == asked:
-                data += _read(handle, max_bytes + 1 - len(data), info.st_size - len(data))
+                data += _read(fd, max_bytes + 1 - len(data), info.st_size - len(data))
             if len(data) > max_bytes:
                 raise _Unreadable(f"file grew past the {_megabytes(max_bytes)} cap while read; skipped")
-            after = os.fstat(handle.fileno())
+            after = os.fstat(fd)
             if len(data) != info.st_size or stat_signature(after) != stat_signature(info):
                 # written to while read: what was read may be half of one version and half of another
                 raise _Unreadable(f"changed while it was read ({info.st_size} bytes, then {after.st_size}); "
@@ -137,16 +143,24 @@ def _read_document(path: str, max_bytes: int, *, must_be_document: bool) -> tupl
         raise _Unreadable(f"cannot read: {exc.strerror or exc}") from None
 
 
-def _read(handle: BinaryIO, limit: int, size: int) -> bytes:
-    """Up to `limit` bytes of a raw file expected to hold `size` more: one call when it gives them all.
+@contextmanager
+def _closing(fd: int) -> Iterator[int]:
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _read(fd: int, limit: int, size: int) -> bytes:
+    """Up to `limit` bytes of a file expected to hold `size` more: one call when it gives them all.
 
     Reading on after a read that reached the size would only find the end; a read that stops short
     of it (which some file systems allow) is followed by more, so that only a real change of the
     file, not a short read, fails the size check after.
     """
-    data = handle.read(limit)
+    data = read_regular(fd, limit)
     while len(data) < min(limit, size):
-        more = handle.read(limit - len(data))
+        more = read_regular(fd, limit - len(data))
         if not more:
             break
         data += more

@@ -50,10 +50,11 @@ def signatures_now(paths: Iterable[str], *, directories: bool = False) -> list[i
 class Candidate:
     path: str
     explicit: bool  # named on the command line, or a site listing name: must be a document
+    listed_regular: bool = False  # its directory's listing said: a regular file, not a link (no stat to tell)
 
     def __reduce__(self) -> tuple[type, tuple]:
         # By position, as FileResult: 50,000 of these are in a warm start's cache and go to the workers.
-        return Candidate, (self.path, self.explicit)
+        return Candidate, (self.path, self.explicit, self.listed_regular)
 
 
 DirSignature = tuple[int, int]  # mtime_ns, ctime_ns: an entry added, removed or renamed changes them
@@ -118,7 +119,11 @@ def _walk(
             if is_dir:
                 stack.append(iter(_entries(entry.path, report, visited, directories)))
                 break
-            yield Candidate(entry.path, name in LISTING_NAMES)
+            try:
+                regular = entry.is_file(follow_symlinks=False)  # the listing's file type: no system call
+            except OSError:
+                regular = False
+            yield Candidate(entry.path, name in LISTING_NAMES, regular)
         else:
             stack.pop()
 
