@@ -7,6 +7,8 @@ all of them. Each round runs, side by side: the read-and-decode floor as a proce
 (`benchmarks/decode_floor.py`'s work: find the documents, read each, json.loads its two JSON
 lines), a cold `cachetui check` (an empty cache directory: it parses and writes the cache), a warm
 `cachetui check` and a warm `cachetui query --package P` (the cache the cold one wrote). Medians.
+The cold check's CPU seconds (user and system, its worker process included) are counted too: over
+its wall time on two cores, they say how much of the time both cores were busy.
 
 With `--before REF`, REF is checked out in a temporary git worktree and its commands run too,
 alternating with the working tree's in each round (each its own empty cache directory), so both
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import compileall
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -37,10 +40,18 @@ FLOOR = ("import sys; from pathlib import Path; sys.path.insert(0, {root!r}); "
 
 
 def _process_seconds(argv: list[str], env: dict[str, str]) -> float:
+    return _process(argv, env)[0]
+
+
+def _process(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """The wall seconds of a whole process, and its CPU seconds (user and system, its children included)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
                    cwd=tempfile.gettempdir())  # not the repo: `import cachetui` comes from PYTHONPATH
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # a child's own children count once it reaped them
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def _commands(root: Path, code: Path, cache_home: str) -> dict[str, float]:
@@ -49,9 +60,10 @@ def _commands(root: Path, code: Path, cache_home: str) -> dict[str, float]:
     env.update(XDG_CACHE_HOME=cache_home, PYTHONPATH=str(code))
     cli = [sys.executable, "-m", "cachetui"]
     package = sorted(p.name for p in next((root / "_cache").iterdir()).iterdir())[0]
+    floor = _process_seconds([sys.executable, "-c", FLOOR.format(root=str(HERE.parent)), str(root)], env)
+    cold, cold_cpu = _process([*cli, "check", str(root)], env)
     return {
-        "floor": _process_seconds([sys.executable, "-c", FLOOR.format(root=str(HERE.parent)), str(root)], env),
-        "cold_check": _process_seconds([*cli, "check", str(root)], env),
+        "floor": floor, "cold_check": cold, "cold_check_cpu": cold_cpu,
         "warm_check": _process_seconds([*cli, "check", str(root)], env),
         "warm_query": _process_seconds([*cli, "query", str(root), "--package", package], env),
     }
@@ -79,11 +91,17 @@ def measure_felt(root: Path, rounds: int, codes: tuple[Path, ...] = (HERE.parent
     return results
 
 
+def _both_busy(r: dict[str, float]) -> float:
+    """How busy the two cores were, on average, during the cold check (its CPU seconds over twice its wall)."""
+    return r["felt_cold_check_cpu_s"] / (2 * r["felt_cold_check_s"])
+
+
 def felt_line(tree: str, r: dict[str, float]) -> str:
     return (f"[{tree}] as felt (exec to exit): warm check {r['felt_warm_check_s']:.2f} s (target <= "
             f"{WARM_CHECK_TARGET_S:g} s), warm query {r['felt_warm_query_s']:.2f} s, cold check "
             f"{r['felt_cold_check_s']:.2f} s against a floor process of {r['felt_floor_s']:.2f} s: "
-            f"{r['felt_cold_ratio']:.2f}x (target <= {COLD_CHECK_TARGET_RATIO:g}x); load average "
+            f"{r['felt_cold_ratio']:.2f}x (target <= {COLD_CHECK_TARGET_RATIO:g}x; the cold check used "
+            f"{r['felt_cold_check_cpu_s']:.2f} CPU s, the two cores {_both_busy(r):.0%} busy); load average "
             f"{r['felt_load_avg']:.2f}")
 
 

@@ -36,17 +36,22 @@ def measure_warm(source: str, rounds: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as cache_home:
         env = dict(os.environ, XDG_CACHE_HOME=cache_home)
         load_corpus([source], cache=CorpusCache(Path(cache_home) / "cachetui"))
-        times, rss = [], []
+        times, rss, imports, loads, frames = [], [], [], [], []
         for _ in range(rounds):
             start = time.perf_counter()
             process = subprocess.Popen([sys.executable, str(HERE / "first_frame.py"), source],
                                        stdout=subprocess.PIPE, text=True, env=env)
-            line = process.stdout.readline().split()  # "READY <cache status> <peak RSS kB> <seconds>"
+            line = process.stdout.readline().split()  # see first_frame.py
             times.append(time.perf_counter() - start)
             process.wait()
             assert line and line[0] == "READY" and line[1] == "hit", line
             rss.append(int(line[2]) / 1024)
-    return {"warm_s": statistics.median(times), "app_rss_mb": max(rss)}
+            ready, imported, began, ended = map(float, line[3:7])
+            imports.append(imported)
+            loads.append(ended - began)
+            frames.append(ready - ended)
+    return {"warm_s": statistics.median(times), "app_rss_mb": max(rss), "warm_imports_s": statistics.median(imports),
+            "warm_app_load_s": statistics.median(loads), "warm_frame_s": statistics.median(frames)}
 
 
 def tree_parser(doc: str) -> argparse.ArgumentParser:
