@@ -18,7 +18,7 @@ from cachetui.app.requests import CopyMenuRequested, CopyRequested, ExportReques
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.styles import stylesheet
 from cachetui.app.worker_failure import report_failure
-from cachetui.core.load import LoadOptions, load_corpus, local_input
+from cachetui.core.load import LoadOptions, Provenance, load_corpus, local_input
 from cachetui.core.model.corpus import Corpus, Document, SpecView
 from cachetui.core.model.problems import LoadReport, Problem
 from cachetui.core.model.records import MirrorOrigin
@@ -29,7 +29,6 @@ from cachetui.present.settings_file import ThemeNotSaved, save_theme
 from cachetui.present.table_cells import SpecRows
 
 if TYPE_CHECKING:  # what the first frame does not use is imported when first needed (start-up as felt)
-    from cachetui.core.load import Provenance
     from cachetui.core.model.wanted import WantedDag
 
 
@@ -177,8 +176,6 @@ class CacheTuiApp(App[None]):
 
     def provenance_of(self, corpus: Corpus) -> Provenance:
         """Where the details read who signed each binary of `corpus`."""
-        from cachetui.core.load import Provenance
-
         return Provenance(corpus)
 
     def mirror_origin(self, document: Document, corpus: Corpus) -> MirrorOrigin | None:
