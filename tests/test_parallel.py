@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -78,3 +80,28 @@ def test_chunks_no_worker_started_are_parsed_here(tmp_path: Path, monkeypatch: p
     shared = load_corpus([tmp_path], LoadOptions(workers=2))
     assert pool.submitted == 4  # every chunk went to the pool, and came back
     assert _fingerprint(shared) == _fingerprint(load_corpus([tmp_path], LoadOptions(workers=1)))
+
+
+_POOL_BESIDE_A_CAPTURED_STDERR = """
+import sys
+
+class Capture:  # what a TUI puts in place of stderr: Textual's answers -1 for its descriptor
+    def write(self, text): return len(text)
+    def flush(self): pass
+    def fileno(self): return -1
+
+sys.stderr = Capture()
+from cachetui.core.load.sources.site import parallel
+pool = parallel._start_pool(2)
+print("workers" if pool is not None and pool.submit(sum, [1, 2]).result(timeout=120) == 3 else "none")
+print("captured again" if isinstance(sys.stderr, Capture) else "not restored")
+if pool is not None:
+    pool.shutdown()
+"""
+
+
+def test_workers_start_beside_a_stderr_without_a_descriptor_as_in_the_browser(tmp_path: Path) -> None:
+    # A fresh interpreter: multiprocessing's resource tracker starts once per process, with the first pool.
+    done = subprocess.run([sys.executable, "-c", _POOL_BESIDE_A_CAPTURED_STDERR], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)
+    assert done.stdout.split("\n")[:2] == ["workers", "captured again"], done.stderr

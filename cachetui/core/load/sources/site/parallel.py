@@ -11,9 +11,11 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from itertools import chain, islice
 
 try:
@@ -193,16 +195,40 @@ _WORKER: list[CorpusBuilder] = []
 
 
 def _start_pool(workers: int) -> ProcessPoolExecutor | None:
-    """Worker processes, or None to load in this process (one worker asked, or the host refuses to spawn:
-    inside a TUI whose standard streams are not real files, for one)."""
+    """Worker processes, or None to load in this process (one worker asked, or the host refuses to spawn)."""
     if workers <= 1:
         return None
     try:
-        pool = ProcessPoolExecutor(max_workers=workers - 1, mp_context=multiprocessing.get_context("spawn"))
+        with _stderr_with_a_descriptor():
+            pool = ProcessPoolExecutor(max_workers=workers - 1, mp_context=multiprocessing.get_context("spawn"))
     except (OSError, ValueError, RuntimeError):
         return None
     _widen_pipes(pool)
     return pool
+
+
+@contextmanager
+def _stderr_with_a_descriptor() -> Iterator[None]:
+    """`sys.stderr` as one with a file descriptor, while the pool starts multiprocessing's resource tracker.
+
+    The tracker is handed `sys.stderr.fileno()`; inside the browser, Textual's capture of stderr answers
+    -1, the tracker could not start, and a whole site loaded in the app's one thread, beside the UI
+    (14 s to the first list at 500,000 specs, in a terminal, where `check` takes 3.6 s). The process's own
+    stderr stands in for that moment (nothing of the app's writes to stderr; the tracker writes only if
+    semaphores leak, at exit).
+    """
+    try:
+        usable = sys.stderr is not None and sys.stderr.fileno() >= 0
+    except (AttributeError, OSError, ValueError):
+        usable = False
+    if usable or sys.__stderr__ is None:
+        yield
+        return
+    captured, sys.stderr = sys.stderr, sys.__stderr__
+    try:
+        yield
+    finally:
+        sys.stderr = captured
 
 
 PIPE_BYTES = 1 << 20  # Linux's limit for an unprivileged process (/proc/sys/fs/pipe-max-size)
