@@ -18,12 +18,13 @@ from __future__ import annotations
 import base64
 import socket
 import struct
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from tests.loopback import serving
 
 USER, PASSWORD = "reader", "s3cr3t-p@ss"
 
@@ -108,17 +109,9 @@ def _handler(state: HostileServer) -> type[SimpleHTTPRequestHandler]:
 def serve_hostile(root: Path) -> Iterator[HostileServer]:
     """Serve `root` on 127.0.0.1 (port 0) until the generator is closed."""
     state = HostileServer(root)
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    httpd.daemon_threads = True
-    state.port = httpd.server_address[1]
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(_handler(state)) as httpd:
+        state.port = httpd.server_address[1]
         yield state
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=10)
 
 
 # -- an index whose values try to drive the terminal or fake lines --------------------------------------

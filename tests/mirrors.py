@@ -17,9 +17,11 @@ import shutil
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from tests.loopback import serving
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mirrors"
 DB6 = FIXTURES / "db-v6" / "legacy_yaml"
@@ -218,15 +220,9 @@ def _handler(server_state: MirrorServer) -> type[SimpleHTTPRequestHandler]:
 def serve(root: Path) -> Iterator[MirrorServer]:
     """Serve `root` on 127.0.0.1 (port 0) until the generator is closed."""
     state = MirrorServer(root, "")
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    httpd.daemon_threads = True
-    state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield state
-    finally:
-        state.release.set()
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=10)
+    with serving(_handler(state)) as httpd:
+        state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
+        try:
+            yield state
+        finally:
+            state.release.set()  # a response held back goes out, before the server stops

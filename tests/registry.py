@@ -20,13 +20,14 @@ import gzip
 import hashlib
 import itertools
 import json
-import threading
 import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.loopback import serving
 
 MANIFEST_TYPE = "application/vnd.oci.image.manifest.v1+json"
 
@@ -223,16 +224,8 @@ def _storage_handler(storage: Storage) -> type[BaseHTTPRequestHandler]:
 
 @contextmanager
 def _serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(handler) as httpd:
         yield httpd.server_address[1]
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=10)
 
 
 @contextmanager
