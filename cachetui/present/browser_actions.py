@@ -105,8 +105,8 @@ ACTIONS: tuple[BrowserAction, ...] = (
 
 
 def declared_keys(binding_id: str, actions: tuple[BrowserAction, ...] = ACTIONS) -> str:
-    """The keys the row with this binding id is declared with (before any keymap)."""
-    return next(row.keys for row in actions if row.id == binding_id)
+    """The keys the row with this binding id is declared with (before any keymap); KeyError for no such row."""
+    return {row.id: row.keys for row in actions}[binding_id]
 
 
 def by_action(actions: tuple[BrowserAction, ...] = ACTIONS) -> dict[str, BrowserAction]:

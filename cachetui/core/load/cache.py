@@ -177,8 +177,3 @@ def _forget_pickle(dir_fd: int, name: str) -> None:
         os.unlink(name.removesuffix(".map") + ".pickle", dir_fd=dir_fd)
     except OSError:
         pass
-
-
-def listing_unchanged(snapshot: Snapshot) -> bool:
-    """True when every directory the last walk listed is still there with the same (mtime, ctime)."""
-    return snapshot.listing.directories_as_they_were()

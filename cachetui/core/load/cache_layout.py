@@ -60,7 +60,7 @@ class Listing:
         """Every directory walked is still there with the same signature: the walk would find the same files."""
         return all(sig is not None and directory_signature(d) == sig for d, sig in self.directories.items())
 
-    def signatures_now(self) -> dict[str, Signature | None]:
+    def current_signatures(self) -> dict[str, Signature | None]:
         """Each file's signature now (taken before any is read, so never newer than what is read)."""
         return {c.path: signature(c.path) for c in self.candidates}
 
@@ -119,11 +119,11 @@ class MappedListing(Listing):
             return self._directories_now == self._directory_signed.tolist()
         return super().directories_as_they_were()
 
-    def signatures_now(self) -> dict[str, Signature | None]:
+    def current_signatures(self) -> dict[str, Signature | None]:
         if self._files_now is not None:
             by_four = iter(self._files_now)
             return dict(zip(self._file_paths, zip(by_four, by_four, by_four, by_four)))
-        return super().signatures_now()
+        return super().current_signatures()
 
 
 def _string_buffers(name: str, strings: Any) -> tuple[dict[str, np.ndarray], bool]:

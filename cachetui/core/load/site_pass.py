@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from cachetui.core.load.cache import Listing, Snapshot, listing_unchanged
+from cachetui.core.load.cache import Listing, Snapshot
 from cachetui.core.load.progress import DOCUMENTS, Progress
 from cachetui.core.load.sources.site.walk import Candidate, find_candidates, iter_candidates, signature
 from cachetui.core.model.corpus import Corpus
@@ -44,10 +44,10 @@ class SitePass:
             report.extend(snapshot.walk_problems)
             self.walk_problems = list(report.problems)
             return
-        if listing_unchanged(snapshot):
+        if snapshot.listing.directories_as_they_were():
             candidates, directories = snapshot.candidates, snapshot.directories
             report.extend(snapshot.walk_problems)
-            signatures = snapshot.listing.signatures_now()  # before reading: never newer
+            signatures = snapshot.listing.current_signatures()  # before reading: never newer
         else:
             directories = {}
             candidates = find_candidates(roots, report, directories) if roots else []
