@@ -1,10 +1,20 @@
-"""Building the corpus from documents: what the layout step itself reports."""
+"""Building the corpus from documents: what the layout step itself reports, and the order a site is read in."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from cachetui.core.load import LoadOptions, load_corpus
+from cachetui.core.load.sources.site.loader import load_file
+from cachetui.core.load.sources.site.walk import find_candidates
+from cachetui.core.model import build
+from cachetui.core.model.build import _permuted_strings as permuted_strings
+from cachetui.core.model.build import build_corpus
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.fields import REGISTRY
+from cachetui.core.model.problems import LoadReport
 from tests.conftest import listing, spec_entry
 
 
@@ -26,3 +36,63 @@ def test_a_package_listed_twice_in_one_tag_is_said_for_each_later_file(tmp_path:
     assert said == [(also, f"zlib in tag develop also comes from {first}"),
                     (later, f"zlib in tag develop also comes from {first}")]
     assert len(corpus.documents) == 5 and corpus.n_specs == 5
+
+
+def _site(root: Path) -> list[str]:
+    """Three packages over four tags (not in display order by name), and a document whose title names another
+    package than its directory: written in no particular order."""
+    for tag, directory, package, letter in [("v0.21.0", "b", "b", "a"), ("develop", "c", "c", "b"),
+                                            ("develop-2024-01-01", "a", "a", "c"), ("v0.22.0", "a", "a", "d"),
+                                            ("develop", "a", "a", "e"), ("v0.21.0", "a", "a", "f"),
+                                            ("develop", "b", "zz-not-b", "g"), ("develop-2024-01-01", "c", "c", "h")]:
+        path = root / "_cache" / tag / directory / "specs.md"
+        path.parent.mkdir(parents=True)
+        path.write_text(listing(package, tag, [spec_entry(letter * 32), spec_entry(letter * 31 + "2", target=f"t{letter}")]))
+    return [str(root / "_cache" / tag / directory / "specs.md") for tag, directory in [
+        ("develop", "a"), ("v0.22.0", "a"), ("v0.21.0", "a"), ("develop-2024-01-01", "a"),
+        ("develop", "b"), ("v0.21.0", "b"), ("develop", "c"), ("develop-2024-01-01", "c")]]
+
+
+def test_a_site_is_walked_package_by_package_each_in_tag_display_order(tmp_path: Path) -> None:
+    expected = _site(tmp_path)
+    assert [c.path for c in find_candidates([tmp_path], LoadReport())] == expected
+    assert [c.path for c in find_candidates([tmp_path / "_cache"], LoadReport())] == expected
+    # a tag's own directory is walked as any directory is: in name order
+    assert [c.path for c in find_candidates([tmp_path / "_cache" / "develop"], LoadReport())] == \
+        [p for p in expected if "/develop/" in p]
+
+
+def test_documents_read_in_place_are_laid_out_without_moving_any_column(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    _site(tmp_path)
+    reordered = build_corpus(reversed([r.document for r in map(load_file, find_candidates([tmp_path], LoadReport()))
+                                       if r.document is not None]))
+    # The one document whose title names another package than its directory ("zz-not-b") is out of place: every
+    # other is read where the corpus keeps it, so the builder gathers the columns as they are, then moves them once.
+    moves = []
+    monkeypatch.setattr(build, "_permuted_strings", lambda *args: moves.append(args) or permuted_strings(*args))
+    in_place = load_corpus([tmp_path], LoadOptions(workers=1))
+    assert len(moves) == 1
+    _assert_same_layout(in_place, reordered)
+    for path in (tmp_path / "_cache" / "develop" / "b" / "specs.md",):
+        path.unlink()
+    moves.clear()
+    all_in_place = load_corpus([tmp_path], LoadOptions(workers=1))
+    assert moves == [] and all_in_place.n_specs == 14
+    _assert_same_layout(all_in_place, build_corpus(reversed([r.document for r in map(
+        load_file, find_candidates([tmp_path], LoadReport())) if r.document is not None])))
+
+
+def _assert_same_layout(corpus: Corpus, other: Corpus) -> None:
+    assert corpus.packages == other.packages and corpus.package_ranges == other.package_ranges
+    assert list(corpus.documents) == list(other.documents)
+    assert list(corpus.hashes) == list(other.hashes)
+    assert [corpus.spec(i) for i in range(corpus.n_specs)] == [other.spec(i) for i in range(other.n_specs)]
+    for facet in REGISTRY.single():
+        assert [corpus.value(facet, i) for i in corpus.single[facet]] == \
+            [other.value(facet, i) for i in other.single[facet]], facet
+    assert (corpus.package_of == other.package_of).all() and (corpus.document_of == other.document_of).all()
+    for name, column in corpus.multi.items():
+        theirs = other.multi[name]
+        assert (column.offsets == theirs.offsets).all() and (column.owner == theirs.owner).all()
+        assert [corpus.vocab[name].values[i] for i in column.flat] == [other.vocab[name].values[i] for i in theirs.flat]

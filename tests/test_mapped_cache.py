@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import io
 import json
 import os
 import subprocess
@@ -118,7 +120,7 @@ def _rewritten(file: Path, change: str) -> None:
         del copies["deps.external"]
     temporary = file.with_suffix(".tmp")
     with temporary.open("wb") as handle:
-        write_buffers(handle, CACHE_FORMAT, cache_key(file.name), copies, meta)
+        write_buffers(handle, CACHE_FORMAT, lambda: cache_key(file.name), copies.items(), lambda: meta)
     temporary.replace(file)
 
 
@@ -133,8 +135,8 @@ def _damage(file: Path, how: str, other: Path) -> None:
     elif how == "older format":
         data[8:12] = (CACHE_FORMAT - 1).to_bytes(4, "little")
         file.write_bytes(data)
-    elif how == "a flipped bit in its table":
-        data[200] ^= 0x04
+    elif how == "a flipped bit in its table":  # the table is the file's last bytes
+        data[-20] ^= 0x04
         file.write_bytes(data)
     elif how == "another tree's file":
         file.write_bytes(other.read_bytes())
@@ -234,3 +236,15 @@ def test_a_signature_past_int64_is_kept_wrapped_and_never_matches_the_file_again
     values, known = _signatures([(10, 20, 30, inode), None], 4)
     assert known.tolist() == [1, 0]
     assert values.tolist()[:3] == [10, 20, 30] and values.tolist()[3] != inode
+
+
+def test_a_write_that_fails_in_the_writing_thread_fails_the_write() -> None:
+    class Full(io.BytesIO):
+        def write(self, data: object) -> int:
+            if self.tell() > 4096:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return super().write(data)  # type: ignore[arg-type]
+
+    buffers = ((name, np.arange(1000, dtype=np.int64)) for name in "abcd")
+    with pytest.raises(OSError, match="No space left"):
+        write_buffers(Full(), CACHE_FORMAT, lambda: bytes(32), buffers, dict)

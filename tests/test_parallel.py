@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from concurrent.futures import Future
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
 
 import cachetui.core.load.sources.site.parallel as parallel
+import cachetui.core.load.sources.site.walk as walk
 from cachetui.core.load import LoadOptions, load_corpus
 from cachetui.core.query.query import Query, all_facet_counts
 from tests.conftest import listing, spec_entry
@@ -105,3 +106,29 @@ def test_workers_start_beside_a_stderr_without_a_descriptor_as_in_the_browser(tm
     done = subprocess.run([sys.executable, "-c", _POOL_BESIDE_A_CAPTURED_STDERR], capture_output=True, text=True,
                           cwd=tmp_path, timeout=300)
     assert done.stdout.split("\n")[:2] == ["workers", "captured again"], done.stderr
+
+
+def test_a_site_that_looks_large_starts_its_workers_before_its_walk(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree(tmp_path, 3 * 16 + 5)  # two tags of up to 40 packages
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_FILES", 20)
+    listed: list[str] = []
+    entries = walk._entries
+    monkeypatch.setattr(walk, "_entries", lambda directory, *rest: listed.append(directory) or entries(directory, *rest))
+    started: list[tuple[int, int]] = []  # (processes, directories the walk had listed by then)
+    monkeypatch.setattr(parallel, "_start_pool", lambda workers: started.append((workers, len(listed))))
+    corpus = load_corpus([tmp_path], LoadOptions())
+    assert started == [(parallel.default_workers(20), 0)] and corpus.n_specs == 3 * (3 * 16 + 5)
+    assert walk.expected_documents([str(tmp_path / "_cache" / "develop")]) is None  # not a site: decided as it walks
+
+
+def test_workers_that_cannot_be_spawned_leave_the_parsing_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree(tmp_path, 10)
+
+    class Refusing(ProcessPoolExecutor):
+        def submit(self, *args: object, **kwargs: object) -> Future:
+            raise OSError("fork: Resource temporarily unavailable")
+
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", Refusing)
+    assert parallel._start_pool(2) is None
+    assert _fingerprint(load_corpus([tmp_path], LoadOptions(workers=2))) == _fingerprint(load_corpus([tmp_path], LoadOptions(workers=1)))

@@ -152,7 +152,7 @@ class CorpusCache:
             with private_directory(self.directory, create=True) as dir_fd:
                 assert dir_fd is not None
                 buffers, meta = to_buffers(snapshot)
-                write_private(dir_fd, name, lambda handle: write_buffers(handle, CACHE_FORMAT, cache_key(name),
+                write_private(dir_fd, name, lambda handle: write_buffers(handle, CACHE_FORMAT, lambda: cache_key(name),
                                                                           buffers, meta))
                 _forget_pickle(dir_fd, name)
         except NotPrivate as exc:

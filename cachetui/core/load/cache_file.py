@@ -5,14 +5,15 @@ Layout (little-endian):
     header   96 bytes  magic "CTUICMAP", format (u32), 0 (u32), file length (u64), table length (u64),
                        key (32 bytes: the cache key's digest), checksum (32 bytes: SHA-256 of the
                        header's first 64 bytes and the table)
-    table    JSON      {"buffers": {name: [dtype, offset, count]}, "meta": {...}}; offsets count from
-                       the first byte after the table, rounded up to 64
-    buffers            each a 1-D numpy array's bytes, starting on a multiple of 64
+    buffers            from byte 128: each a 1-D numpy array's bytes, starting on a multiple of 64
+    table    JSON      the file's last `table length` bytes: {"buffers": {name: [dtype, offset, count]},
+                       "meta": {...}}; offsets count from byte 128
 
-The buffers are not checksummed (hashing a whole site's 100 MB at every start would cost more than
-the start itself); whoever reads them checks every id and offset within bounds, once, in numpy
-(cachetui.core.load.cache_layout). A file is written whole to a temporary name and renamed, never
-changed in place: a process that has it mapped keeps the pages it mapped.
+The table comes last so that the buffers can be written as they are made, before what the table says
+of them is known. The buffers are not checksummed (hashing a whole site's 100 MB at every start would
+cost more than the start itself); whoever reads them checks every id and offset within bounds, once,
+in numpy (cachetui.core.load.cache_layout). A file is written whole to a temporary name and renamed,
+never changed in place: a process that has it mapped keeps the pages it mapped.
 """
 
 from __future__ import annotations
@@ -22,16 +23,21 @@ import json
 import mmap
 import os
 import struct
+from collections.abc import Callable, Iterable
+from queue import SimpleQueue
+from threading import Thread
 from typing import Any, BinaryIO
 
 import numpy as np
 
-CACHE_FORMAT = 6  # 3: dependency columns keep unheld records and externals; 4: the installable column;
-# 5: a problem says whether it is stale, the corpus which documents are offline copies; 6: mapped buffers, no pickle
+CACHE_FORMAT = 7  # 3: dependency columns keep unheld records and externals; 4: the installable column;
+# 5: a problem says whether it is stale, the corpus which documents are offline copies; 6: mapped buffers, no pickle;
+# 7: the table after the buffers
 MAGIC = b"CTUICMAP"
 _HEADER = struct.Struct("<8sIIQQ32s32s")
 _CHECKED = 64  # the header's bytes before its checksum
 _ALIGN = 64
+_START = 128  # the first buffer's byte: the header, rounded up to _ALIGN
 # What a buffer may hold: a dtype named in a file is one of these or the file is damaged.
 _DTYPES = {np.dtype(t).str: np.dtype(t) for t in (np.uint8, np.bool_, np.int8, np.int16, np.int32, np.int64)}
 
@@ -48,29 +54,66 @@ def _aligned(n: int) -> int:
     return -(-n // _ALIGN) * _ALIGN
 
 
-def write_buffers(handle: BinaryIO, format_: int, key: bytes, buffers: dict[str, np.ndarray],
-                  meta: dict[str, Any]) -> None:
-    """Write the file: header, table, then each buffer on a 64-byte boundary."""
+def write_buffers(handle: BinaryIO, format_: int, key: Callable[[], bytes], buffers: Iterable[tuple[str, np.ndarray]],
+                  meta: Callable[[], dict[str, Any]]) -> None:
+    """Write the file: a placeholder header, each buffer on a 64-byte boundary as `buffers` yields it, the table
+    (with `meta()`), then the header (with `key()`) over its placeholder. Both are asked for once every buffer
+    was taken, while the last ones are still being written.
+
+    The buffers go to the file from a second thread while the next ones are made: copying a whole
+    site's 130 MB into the page cache is the kernel's work, and it was a tenth of a cold load, with
+    the other core idle.
+    """
     entries: dict[str, list] = {}
     position = 0
-    arrays = {name: np.ascontiguousarray(array).reshape(-1) for name, array in buffers.items()}
-    for name, array in arrays.items():
-        entries[name] = [array.dtype.str, position, len(array)]
-        position = _aligned(position + array.nbytes)
-    table = json.dumps({"buffers": entries, "meta": meta}, separators=(",", ":")).encode()
-    start = _aligned(_HEADER.size + len(table))
-    length = start + position
-    head = _HEADER.pack(MAGIC, format_, 0, length, len(table), key, bytes(32))[:_CHECKED]
-    checksum = hashlib.sha256(head + table).digest()
-    handle.write(head + checksum + table)
-    handle.write(bytes(start - _HEADER.size - len(table)))
-    written = 0
-    for name, array in arrays.items():
-        offset = entries[name][1]
-        handle.write(bytes(offset - written))
-        handle.write(array.data.cast("B"))
-        written = offset + array.nbytes
-    handle.write(bytes(length - start - written))
+    with _Writer(handle) as writer:
+        writer.put(bytes(_START))
+        for name, array in buffers:
+            flat = np.ascontiguousarray(array).reshape(-1)
+            entries[name] = [flat.dtype.str, position, len(flat)]
+            end = position + flat.nbytes
+            writer.put(flat)
+            position = _aligned(end)
+            writer.put(bytes(position - end))
+        table = json.dumps({"buffers": entries, "meta": meta()}, separators=(",", ":")).encode()
+        digest = key()
+    handle.write(table)
+    head = _HEADER.pack(MAGIC, format_, 0, _START + position + len(table), len(table), digest, bytes(32))[:_CHECKED]
+    handle.seek(0)
+    handle.write(head + hashlib.sha256(head + table).digest())
+
+
+class _Writer:
+    """Writes what it is given, in order, from a thread of its own; an error is raised when it is closed."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self._handle = handle
+        self._queue: SimpleQueue[np.ndarray | bytes | None] = SimpleQueue()
+        self._error: BaseException | None = None
+        self._thread = Thread(target=self._run, name="cache-writer", daemon=True)
+
+    def put(self, data: np.ndarray | bytes) -> None:
+        if self._error is not None:  # the disk is full, say: no point in making the rest
+            raise self._error
+        self._queue.put(data)
+
+    def _run(self) -> None:
+        while (data := self._queue.get()) is not None:
+            if self._error is None:
+                try:
+                    self._handle.write(data.data.cast("B") if isinstance(data, np.ndarray) else data)
+                except BaseException as exc:  # noqa: BLE001 - handed to the writing thread, which raises it
+                    self._error = exc
+
+    def __enter__(self) -> _Writer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        self._queue.put(None)
+        self._thread.join()
+        if self._error is not None and kind is None:
+            raise self._error
 
 
 def map_buffers(handle: BinaryIO, format_: int, key: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
@@ -88,25 +131,25 @@ def map_buffers(handle: BinaryIO, format_: int, key: bytes) -> tuple[dict[str, A
         raise Damaged("written for other sources or another version of cachetui")
     if length != size:
         raise Damaged(f"{'truncated' if size < length else 'longer than written'} ({size} bytes of {length})")
-    if _HEADER.size + table_length > size:
+    if _START + table_length > size:
         raise Damaged("truncated table")
-    table = mapping[_HEADER.size : _HEADER.size + table_length]
+    table_at = size - table_length
+    table = mapping[table_at:size]
     if hashlib.sha256(mapping[:_CHECKED] + table).digest() != checksum:
         raise Damaged("checksum mismatch")
     try:
         parsed = json.loads(table)
-        start = _aligned(_HEADER.size + table_length)
-        return parsed["meta"], {name: _buffer(mapping, start, size, entry)
-                                for name, entry in parsed["buffers"].items()}
+        return parsed["meta"], {name: _buffer(mapping, table_at, entry) for name, entry in parsed["buffers"].items()}
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise Damaged(f"unreadable table ({exc})") from None
 
 
-def _buffer(mapping: mmap.mmap, start: int, size: int, entry: list) -> np.ndarray:
+def _buffer(mapping: mmap.mmap, end: int, entry: list) -> np.ndarray:
+    """One buffer, which must lie between the header and the table (`end`)."""
     dtype_name, offset, count = entry
     dtype = _DTYPES.get(dtype_name)
     if dtype is None or not isinstance(offset, int) or not isinstance(count, int) or offset < 0 or count < 0:
         raise Damaged(f"a buffer described as {entry!r}")
-    if start + offset + count * dtype.itemsize > size:
-        raise Damaged("a buffer beyond the end of the file")
-    return np.frombuffer(mapping, dtype=dtype, count=count, offset=start + offset)
+    if _START + offset + count * dtype.itemsize > end:
+        raise Damaged("a buffer beyond the end of the buffers")
+    return np.frombuffer(mapping, dtype=dtype, count=count, offset=_START + offset)

@@ -9,7 +9,7 @@ column) raises Damaged before any of it is used: checked once, in numpy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -126,58 +126,68 @@ class MappedListing(Listing):
         return super().current_signatures()
 
 
-def _string_buffers(name: str, strings: Any) -> tuple[dict[str, np.ndarray], bool]:
-    data, offsets, ascii = encoded(strings)
-    return {f"{name}.data": data, f"{name}.offsets": offsets}, ascii
+def to_buffers(snapshot: Snapshot) -> tuple[Iterator[tuple[str, np.ndarray]], Callable[[], dict[str, Any]]]:
+    """The snapshot's arrays as named buffers, and the rest as JSON-able metadata (complete once every buffer
+    was taken).
 
-
-def to_buffers(snapshot: Snapshot) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """The snapshot's arrays as named buffers, and the rest as JSON-able metadata."""
+    The corpus's columns come first, as they are: they are written (cache_file.write_buffers) while the
+    strings are encoded into the buffers that follow.
+    """
     corpus: Corpus = snapshot.corpus
-    strings: dict[str, Any] = {"packages": corpus.packages, "tags": corpus.tags, "hashes": corpus.hashes,
-                               "candidates": [c.path for c in snapshot.candidates],
-                               "directories": list(snapshot.directories)}
-    strings.update((f"vocab.{name}", vocabulary.values) for name, vocabulary in corpus.vocab.items())
     documents = corpus.documents
     table = documents if isinstance(documents, DocumentTable) else None  # a built corpus's: its columns as they are
-    for field in DOCUMENT_STRINGS:
-        strings[f"doc.{field}"] = table.strings[field] if table is not None else [getattr(d, field) for d in documents]
-    buffers: dict[str, np.ndarray] = {}
     ascii: dict[str, bool] = {}
-    for name, values in strings.items():
-        found, ascii[name] = _string_buffers(name, values)
-        buffers.update(found)
-    buffers["package_ranges"] = np.asarray(corpus.package_ranges, dtype=np.int64).reshape(-1)
-    if table is not None:
-        buffers["doc.start"], buffers["doc.stop"] = table.start, table.stop
-    else:
-        buffers["doc.start"] = np.fromiter((d.start for d in documents), dtype=np.int64, count=len(documents))
-        buffers["doc.stop"] = np.fromiter((d.stop for d in documents), dtype=np.int64, count=len(documents))
-    buffers.update((f"single.{facet}", column) for facet, column in corpus.single.items())
-    for name, multi in corpus.multi.items():
-        buffers.update({f"multi.{name}.offsets": multi.offsets, f"multi.{name}.flat": multi.flat,
-                        f"multi.{name}.owner": multi.owner})
-    buffers.update(package_of=corpus.package_of, document_of=corpus.document_of, size=corpus.size,
-                   build_provenance=corpus.build_provenance)
-    buffers.update((f"deps.{f.name}", getattr(corpus.deps, f.name)) for f in fields(DependencyColumns))
-    buffers["candidates.explicit"] = np.fromiter((c.explicit for c in snapshot.candidates), dtype=np.uint8,
+
+    def buffers() -> Iterator[tuple[str, np.ndarray]]:
+        yield from ((f"single.{facet}", column) for facet, column in corpus.single.items())
+        for name, multi in corpus.multi.items():
+            yield from ((f"multi.{name}.offsets", multi.offsets), (f"multi.{name}.flat", multi.flat),
+                        (f"multi.{name}.owner", multi.owner))
+        yield from (("package_of", corpus.package_of), ("document_of", corpus.document_of), ("size", corpus.size),
+                    ("build_provenance", corpus.build_provenance))
+        yield from ((f"deps.{f.name}", getattr(corpus.deps, f.name)) for f in fields(DependencyColumns))
+        yield "package_ranges", np.asarray(corpus.package_ranges, dtype=np.int64).reshape(-1)
+        if table is not None:
+            yield from (("doc.start", table.start), ("doc.stop", table.stop))
+        else:
+            yield "doc.start", np.fromiter((d.start for d in documents), dtype=np.int64, count=len(documents))
+            yield "doc.stop", np.fromiter((d.stop for d in documents), dtype=np.int64, count=len(documents))
+        for name, values in _strings(snapshot, table):
+            data, offsets, ascii[name] = encoded(values)
+            yield from ((f"{name}.data", data), (f"{name}.offsets", offsets))
+        yield "candidates.explicit", np.fromiter((c.explicit for c in snapshot.candidates), dtype=np.uint8,
                                                  count=len(snapshot.candidates))
-    signatures = [snapshot.signatures.get(c.path) for c in snapshot.candidates]
-    buffers["candidates.signature"], buffers["candidates.known"] = _signatures(signatures, 4)
-    buffers["directories.signature"], buffers["directories.known"] = _signatures(
-        list(snapshot.directories.values()), 2)
-    meta = {
-        "ascii": ascii,
-        "unique_hashes": corpus.unique_hashes,
-        "vocab": list(corpus.vocab), "single": list(corpus.single), "multi": list(corpus.multi),
-        "inputs": snapshot.inputs,
-        "walk_problems": _problems(snapshot.walk_problems),
-        "file_problems": {path: _problems(ps) for path, ps in snapshot.file_problems.items()},
-        "retry": sorted(snapshot.retry),
-        "groups": snapshot.groups,
-        "group_problems": {key: _problems(ps) for key, ps in snapshot.group_problems.items()},
-    }
-    return buffers, meta
+        yield from zip(("candidates.signature", "candidates.known"),
+                       _signatures([snapshot.signatures.get(c.path) for c in snapshot.candidates], 4))
+        yield from zip(("directories.signature", "directories.known"),
+                       _signatures(list(snapshot.directories.values()), 2))
+
+    def meta() -> dict[str, Any]:
+        return {
+            "ascii": ascii,
+            "unique_hashes": corpus.unique_hashes,
+            "vocab": list(corpus.vocab), "single": list(corpus.single), "multi": list(corpus.multi),
+            "inputs": snapshot.inputs,
+            "walk_problems": _problems(snapshot.walk_problems),
+            "file_problems": {path: _problems(ps) for path, ps in snapshot.file_problems.items()},
+            "retry": sorted(snapshot.retry),
+            "groups": snapshot.groups,
+            "group_problems": {key: _problems(ps) for key, ps in snapshot.group_problems.items()},
+        }
+
+    return buffers(), meta
+
+
+def _strings(snapshot: Snapshot, table: DocumentTable | None) -> Iterator[tuple[str, Sequence[str]]]:
+    """Every string buffer's name and strings: the corpus's, its vocabularies', its documents', the listing's."""
+    corpus = snapshot.corpus
+    yield from (("hashes", corpus.hashes), ("packages", corpus.packages), ("tags", corpus.tags))
+    yield from ((f"vocab.{name}", vocabulary.values) for name, vocabulary in corpus.vocab.items())
+    for field in DOCUMENT_STRINGS:
+        yield f"doc.{field}", table.strings[field] if table is not None else \
+            [getattr(document, field) for document in corpus.documents]
+    yield "candidates", [c.path for c in snapshot.candidates]
+    yield "directories", list(snapshot.directories)
 
 
 def _signatures(signatures: Sequence[tuple[int, ...] | None], width: int) -> tuple[np.ndarray, np.ndarray]:

@@ -119,19 +119,26 @@ def loading_modules(core: Path) -> set[Path]:
 
 def _loading_files(core: Path) -> tuple[set[Path], set[Path]]:
     """The modules a load imports, and the files an import could have named that do not exist."""
-    found: set[Path] = set()
-    absent: set[Path] = set()
-    waiting = [core / root for root in LOADING_ROOTS]
+    # Plain strings, and each imported name resolved once: most modules import the same few, and the
+    # paths built for them with pathlib were most of a cold load's digest.
+    root = str(core)
+    found: set[str] = set()
+    absent: set[str] = set()
+    resolved: set[str] = set()
+    waiting = [os.path.join(root, name) for name in LOADING_ROOTS]
     while waiting:
         module = waiting.pop()
         if module in found or module in absent:
             continue
-        if not module.is_file():
+        if not os.path.isfile(module):
             absent.add(module)
             continue
         found.add(module)
-        waiting += [path for name in imported_names(module.read_bytes()) for path in _module_paths(core, name)]
-    return found, absent
+        with open(module, "rb") as handle:
+            names = set(imported_names(handle.read())) - resolved
+        resolved |= names
+        waiting += [path for name in names for path in _module_paths(root, name)]
+    return set(map(Path, found)), set(map(Path, absent))
 
 
 # An import statement at any depth (one inside a function runs on a miss), where a statement may start (a
@@ -160,11 +167,11 @@ def _first_words(names: str) -> Iterator[str]:
             yield words[0]
 
 
-def _module_paths(core: Path, name: str) -> list[Path]:
+def _module_paths(root: str, name: str) -> list[str]:
     if not name.startswith("cachetui.core"):
         return []
     parts = name.split(".")[2:]
-    base = core.joinpath(*parts) if parts else core
+    base = os.path.join(root, *parts)
     # Importing a module runs every package above it too.
-    packages = [core.joinpath(*parts[:depth]) / "__init__.py" for depth in range(len(parts))]
-    return [base.with_suffix(".py"), base / "__init__.py", *packages]
+    packages = [os.path.join(root, *parts[:depth], "__init__.py") for depth in range(len(parts))]
+    return [base + ".py", os.path.join(base, "__init__.py"), *packages]

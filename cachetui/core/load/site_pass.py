@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING
 
 from cachetui.core.load.cache import Listing, Snapshot
 from cachetui.core.load.progress import DOCUMENTS, Progress
-from cachetui.core.load.sources.site.walk import Candidate, find_candidates, iter_candidates, signature
+from cachetui.core.load.sources.site.walk import (
+    Candidate,
+    expected_documents,
+    find_candidates,
+    iter_candidates,
+    signature,
+)
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import LoadReport, Problem
 
@@ -33,6 +39,7 @@ class SitePass:
         self.results: dict[str, FileResult] = {}
         self.walked = snapshot is not None
         self.unchanged = False
+        self.roots = roots
         if snapshot is None:
             self.listing = Listing([], {}, {})  # filled as the walk goes (load_into)
             self._reused: set[str] | None = set()
@@ -79,7 +86,7 @@ class SitePass:
 
     def load_into(self, builder: CorpusBuilder, max_bytes: int, workers: int | None, progress: Progress | None) -> None:
         """Unchanged files from the cached corpus, the rest parsed (in parts); problems reported in file order."""
-        from cachetui.core.load.sources.site.parallel import load_into
+        from cachetui.core.load.sources.site.parallel import load_into, workers_for
 
         for path, result in self._reused_results():
             if result.document is not None:
@@ -87,6 +94,8 @@ class SitePass:
             self.results[path] = _summary(result)
         to_parse = self._walked() if not self.walked else \
             [c for c in self.listing.candidates if c.path not in self.reused]
+        if workers is None and not self.walked:  # a cold walk: its parsers may start before it does
+            workers = workers_for(expected_documents(self.roots))
         done = len(self.reused)
         for chunk, summaries in load_into(builder, to_parse, max_bytes, workers, self._before_reading):
             self.results.update(zip((c.path for c in chunk), summaries))

@@ -191,26 +191,32 @@ class CorpusBuilder:
         ordered = sorted(self.docs, key=lambda row: (row[1], tag_rank[row[2]], row[0]))  # package, tag, path
         spans = _spans(ordered)
         doc_lengths = spans[1] - spans[0]
-        perm = expand_ranges(spans[0], doc_lengths)  # new position -> old spec index
+        # new position -> old spec index; None when the documents came in this order (a cold load of a site
+        # parses them in it: walk.in_corpus_order), and then no column is copied into a new order
+        perm = None if _in_place(spans) else expand_ranges(spans[0], doc_lengths)
         documents, packages, ranges = _lay_out(ordered, doc_lengths, report)
+
+        def moved(column: np.ndarray) -> np.ndarray:
+            return column if perm is None else column[perm]
+
         corpus = Corpus(
             packages=packages,
             package_ranges=ranges,
             documents=documents,
             tags=tags,
-            hashes=_permuted_strings(self.hashes, perm),
+            hashes=self.hashes if perm is None else _permuted_strings(self.hashes, perm),
             vocab=self.vocab,
-            single={f: joined(self.single[f], np.int32)[perm] for f in REGISTRY.single()},
+            single={f: moved(joined(self.single[f], np.int32)) for f in REGISTRY.single()},
             multi={name: _permuted_multi(offsets_of(joined(self.lengths[name], np.int64)),
                                          joined(self.flat[name], np.int32), perm, spans,
                                          with_owners=name in REGISTRY.multi())
                    for name in _stored()},
             package_of=owners(np.fromiter((stop - start for start, stop in ranges), dtype=np.int64, count=len(ranges))),
             document_of=owners(doc_lengths),
-            size=joined(self.sizes, np.int64)[perm],
-            deps=self.dependencies.finish(perm),
+            size=moved(joined(self.sizes, np.int64)),
+            deps=self.dependencies.finish(np.arange(self._n_specs) if perm is None else perm),
             report=report,
-            build_provenance=joined(self.build_provenance, np.int32)[perm],
+            build_provenance=moved(joined(self.build_provenance, np.int32)),
         )
         for facet, derivation in REGISTRY.derived():  # worked out over the corpus built so far
             vocabulary = self.vocab.setdefault(facet, Vocabulary())
@@ -284,19 +290,29 @@ def _spans(docs: list[DocRow]) -> tuple[IndexArray, IndexArray]:
     return starts, np.fromiter(map(itemgetter(6), docs), dtype=np.int64, count=len(docs))
 
 
-def _permuted_multi(old_offsets: IndexArray, flat: IdArray, perm: IndexArray,
+def _in_place(spans: tuple[IndexArray, IndexArray]) -> bool:
+    """Whether documents with these spec spans, in this order, are the specs in the order they were added."""
+    starts, stops = spans
+    return not len(starts) or (starts[0] == 0 and bool((starts[1:] == stops[:-1]).all()))
+
+
+def _permuted_multi(old_offsets: IndexArray, flat: IdArray, perm: IndexArray | None,
                     spans: tuple[IndexArray, IndexArray], *, with_owners: bool) -> MultiColumn:
-    """The column in the new spec order; its owners only where masks and counts read them (facets).
+    """The column in the new spec order (None: as it is); its owners only where masks and counts read them (facets).
 
     A document's entries are contiguous, so the column is copied a document at a time (`spans`, in
     the new order): slices, not an index of every entry, which at 5 million entries was 80 MB of
     fresh memory for the kernel to fault in.
     """
-    lengths = np.diff(old_offsets)[perm]
-    bounds = zip(old_offsets[spans[0]].tolist(), old_offsets[spans[1]].tolist())
-    new_flat = np.concatenate([flat[lo:hi] for lo, hi in bounds]) if len(perm) else flat[:0]
+    if perm is None:
+        lengths, offsets, new_flat = np.diff(old_offsets), old_offsets, flat
+    else:
+        lengths = np.diff(old_offsets)[perm]
+        bounds = zip(old_offsets[spans[0]].tolist(), old_offsets[spans[1]].tolist())
+        new_flat = np.concatenate([flat[lo:hi] for lo, hi in bounds]) if len(perm) else flat[:0]
+        offsets = offsets_of(lengths)
     owner = owners(lengths) if with_owners else np.zeros(0, dtype=np.int32)
-    return MultiColumn(offsets=offsets_of(lengths), flat=new_flat, owner=owner)
+    return MultiColumn(offsets=offsets, flat=new_flat, owner=owner)
 
 
 def _lay_out(ordered: list[DocRow], lengths: IndexArray, report: LoadReport

@@ -35,6 +35,11 @@ PARALLEL_BY_DEFAULT = True
 CHUNK_FILES = 1024  # a part per chunk: few enough to merge cheaply, small enough that the last ones end together
 
 
+def workers_for(expected_files: int | None) -> int | None:
+    """How many processes parse a walk expected to find about this many files (None: decided as it goes)."""
+    return None if expected_files is None or expected_files < PARALLEL_MIN_FILES else default_workers(expected_files)
+
+
 def default_workers(n_files: int) -> int:
     """How many processes parse (this one and the workers): one per core, up to 8, from 10,000 files."""
     if not PARALLEL_BY_DEFAULT or n_files < PARALLEL_MIN_FILES:
@@ -204,7 +209,19 @@ def _start_pool(workers: int) -> ProcessPoolExecutor | None:
     except (OSError, ValueError, RuntimeError):
         return None
     _widen_pipes(pool)
+    try:
+        with _stderr_with_a_descriptor():
+            for _ in range(workers - 1):  # a pool starts its processes as work is sent: these start now
+                pool.submit(_started)
+    except (OSError, ValueError, RuntimeError):  # the host refused to spawn: this process does it all
+        pool.shutdown(wait=False, cancel_futures=True)
+        return None
     return pool
+
+
+def _started() -> None:
+    """A worker's first job: none. Sent as the pool is made, so that its processes start (and import the
+    parsers, a third of a second) while this one walks, rather than when the first chunk is found."""
 
 
 @contextmanager

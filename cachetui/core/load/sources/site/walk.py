@@ -105,27 +105,113 @@ def require_paths(paths: Sequence[str | os.PathLike[str]]) -> None:
 def _walk(
     top: str, report: LoadReport, visited: set[tuple[int, int]], directories: dict[str, DirSignature | None]
 ) -> Iterator[Candidate]:
-    """Depth first, entries in name order; one stat per directory (loops, and its signature for the cache)."""
+    """Depth first, entries in name order, a site's `_cache` package by package (`_by_package`); one stat per
+    directory (loops, and its signature for the cache)."""
+    if os.path.basename(os.path.normpath(top)) == SITE_CACHE:
+        yield from _by_package(top, report, visited, directories)
+    else:
+        yield from _depth_first(top, report, visited, directories)
+
+
+def _depth_first(
+    top: str, report: LoadReport, visited: set[tuple[int, int]], directories: dict[str, DirSignature | None]
+) -> Iterator[Candidate]:
     stack = [iter(_entries(top, report, visited, directories))]
     while stack:
         for entry in stack[-1]:
-            name = entry.name
-            if name[:1] == ".":
+            if entry.name[:1] == ".":
                 continue  # .git, editor droppings: never site content
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                is_dir = False
-            if is_dir:
+            if not _is_dir(entry):
+                yield _candidate(entry)
+            elif entry.name == SITE_CACHE:
+                yield from _by_package(entry.path, report, visited, directories)
+            else:
                 stack.append(iter(_entries(entry.path, report, visited, directories)))
                 break
-            try:
-                regular = entry.is_file(follow_symlinks=False)  # the listing's file type: no system call
-            except OSError:
-                regular = False
-            yield Candidate(entry.path, name in LISTING_NAMES, regular)
         else:
             stack.pop()
+
+
+SITE_CACHE = "_cache"  # the site's `_cache/<tag>/<package>/specs.md`
+
+
+def _by_package(
+    cache: str, report: LoadReport, visited: set[tuple[int, int]], directories: dict[str, DirSignature | None]
+) -> Iterator[Candidate]:
+    """A site's `_cache/<tag>/<package>/…`, package by package, each package's tags in display order.
+
+    The corpus keeps documents in that order (package, tag, path: `CorpusBuilder.finish`), so a cold
+    load that reads them as they are found builds its columns in place and never reorders them. Files
+    directly in `_cache` or in a tag come first; a document whose title or categories name another
+    package or tag than its path is only out of place (the builder moves what it must).
+    """
+    from cachetui.core.spack.tags import sort_tags  # a warm start never walks: it need not import this
+
+    tags: dict[str, str] = {}
+    for entry in _entries(cache, report, visited, directories):
+        if entry.name[:1] == ".":
+            continue
+        if _is_dir(entry):
+            tags[entry.name] = entry.path
+        else:
+            yield _candidate(entry)
+    packages: dict[str, dict[str, str]] = {}  # tag, in display order -> package -> its directory
+    for tag in sort_tags(tags):
+        packages[tag] = {}
+        for entry in _entries(tags[tag], report, visited, directories):
+            if entry.name[:1] == ".":
+                continue
+            if _is_dir(entry):
+                packages[tag][entry.name] = entry.path
+            else:
+                yield _candidate(entry)
+    for package in sorted(set().union(*packages.values())):
+        for in_tag in packages.values():
+            if package in in_tag:  # its files, as _depth_first would give them, without a generator a directory
+                for entry in _entries(in_tag[package], report, visited, directories):
+                    if entry.name[:1] == ".":
+                        continue
+                    if not _is_dir(entry):
+                        yield _candidate(entry)
+                    else:
+                        yield from (_by_package if entry.name == SITE_CACHE else _depth_first)(
+                            entry.path, report, visited, directories)
+
+
+def expected_documents(roots: Sequence[str]) -> int | None:
+    """A guess at how many documents a walk of `roots` finds, from two listings a site: its tags times the
+    entries of its first tag (`_cache/<tag>/<package>`). None when no root is laid out so.
+
+    Asked before the walk, so that the parsers' processes start while it goes on; a wrong guess costs
+    a process started for nothing, or started later, never a wrong result.
+    """
+    total = 0
+    for root in roots:
+        cache = root if os.path.basename(os.path.normpath(root)) == SITE_CACHE else os.path.join(root, SITE_CACHE)
+        try:
+            with os.scandir(cache) as found:
+                tags = [entry.path for entry in found if entry.name[:1] != "." and _is_dir(entry)]
+            if tags:
+                with os.scandir(tags[0]) as found:
+                    total += len(tags) * sum(1 for _ in found)
+        except OSError:
+            continue
+    return total or None
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _candidate(entry: os.DirEntry[str]) -> Candidate:
+    try:
+        regular = entry.is_file(follow_symlinks=False)  # the listing's file type: no system call
+    except OSError:
+        regular = False
+    return Candidate(entry.path, entry.name in LISTING_NAMES, regular)
 
 
 _NAME = attrgetter("name")
@@ -147,8 +233,11 @@ def _entries(directory: str, report: LoadReport, visited: set[tuple[int, int]],
     directories[directory] = _DIRECTORY_SIGNATURE(info)
     try:
         with os.scandir(directory) as found:
-            return sorted(found, key=_NAME)
+            entries = list(found)
     except OSError as exc:
         directories[directory] = None
         report.add(Problem(directory, f"cannot read directory: {exc.strerror or exc}"))
         return []
+    if len(entries) > 1:  # a site's package directory holds one file: 50,000 sorts of nothing cost 0.1 s
+        entries.sort(key=_NAME)
+    return entries
