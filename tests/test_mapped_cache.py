@@ -15,8 +15,10 @@ import numpy as np
 import pytest
 
 from cachetui.core.load import LoadOptions, load_corpus, sample_path
+import cachetui.core.load.cache as cache_module
 from cachetui.core.load.cache import CACHE_FORMAT, CorpusCache, cache_key
 from cachetui.core.load.cache_file import map_buffers, write_buffers
+from cachetui.core.load.private_dir import PrivateFile
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.dependencies import DependencyColumns, dependency_tree, used_by
 from cachetui.core.model.fields import REGISTRY
@@ -248,3 +250,62 @@ def test_a_write_that_fails_in_the_writing_thread_fails_the_write() -> None:
     buffers = ((name, np.arange(1000, dtype=np.int64)) for name in "abcd")
     with pytest.raises(OSError, match="No space left"):
         write_buffers(Full(), CACHE_FORMAT, lambda: bytes(32), buffers, dict)
+
+
+class _FillingHandle:
+    """A file on a disk with `room` bytes left: a write past them fails as a full disk does."""
+
+    def __init__(self, handle: io.BufferedWriter, room: int) -> None:
+        self._handle, self._room = handle, room
+
+    def write(self, data: bytes | memoryview) -> int:
+        self._room -= len(data)
+        if self._room < 0:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return self._handle.write(data)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._handle, name)
+
+
+@pytest.mark.parametrize("share", [0, 0.01, 0.5, 0.999])
+def test_a_disk_that_fills_while_the_corpus_is_finished_costs_only_the_cache(
+        inputs: list[str], share: float, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    load_corpus(inputs, cache=CorpusCache(tmp_path / "whole"))
+    room = int(share * _cache_file(CorpusCache(tmp_path / "whole")).stat().st_size)  # the table and header: last
+
+    class Filling(PrivateFile):
+        def __init__(self, dir_fd: int, name: str) -> None:
+            super().__init__(dir_fd, name)
+            self.handle = _FillingHandle(self.handle, room)  # type: ignore[assignment]
+
+    monkeypatch.setattr(cache_module, "PrivateFile", Filling)
+    cache = CorpusCache()
+    loaded = load_corpus(inputs, cache=cache)
+    _assert_same_corpus(load_corpus(inputs), loaded)
+    assert loaded.cache_status == "miss" and loaded.report.warnings == load_corpus(inputs).report.warnings
+    assert not [p.name for p in cache.directory.iterdir() if p.is_file() and p.name != "code-digest.json"]  # none, half or whole
+    monkeypatch.undo()
+    load_corpus(inputs, cache=CorpusCache())
+    assert load_corpus(inputs, cache=CorpusCache()).cache_status == "hit"
+
+
+def test_finishing_a_corpus_puts_each_of_its_columns_in_the_cache_file_once(inputs: list[str],
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    put: dict[str, list[int]] = {}
+    real = cache_module.CacheWriter.put
+
+    def spy(self: cache_module.CacheWriter, name: str, array: np.ndarray) -> None:
+        put.setdefault(name, []).append(id(array))
+        real(self, name, array)
+
+    monkeypatch.setattr(cache_module.CacheWriter, "put", spy)
+    corpus = load_corpus(inputs, cache=CorpusCache())
+    columns = {**{f"single.{facet}": column for facet, column in corpus.single.items()},
+               **{f"multi.{name}.{part}": getattr(multi, part) for name, multi in corpus.multi.items()
+                  for part in ("offsets", "flat", "owner")},
+               **{f"deps.{f.name}": getattr(corpus.deps, f.name) for f in fields(DependencyColumns)},
+               "size": corpus.size, "package_of": corpus.package_of, "document_of": corpus.document_of,
+               "build_provenance": corpus.build_provenance}
+    assert put == {name: [id(column)] for name, column in columns.items()}  # the very arrays the corpus holds
+    assert load_corpus(inputs, cache=CorpusCache()).cache_status == "hit"

@@ -25,13 +25,17 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cachetui.core.load.cache_file import CACHE_FORMAT, Damaged, map_buffers, write_buffers
+import numpy as np
+
+from cachetui.core.load.cache_file import CACHE_FORMAT, BufferFile, Damaged, map_buffers
 from cachetui.core.load.cache_layout import Listing, from_buffers, to_buffers
 from cachetui.core.load.code_digest import code_digest, loading_modules, source_digest
-from cachetui.core.load.private_dir import NotPrivate, open_private, private_directory, write_private
+from cachetui.core.load.private_dir import NotPrivate, PrivateFile, open_private, private_directory
 from cachetui.core.load.sources.site.walk import Candidate, DirSignature, Signature, signature
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import Problem
@@ -146,19 +150,78 @@ class CorpusCache:
 
     def write(self, name: str, snapshot: Snapshot) -> None:
         """Write atomically; a failure to cache is never a failure to load."""
-        if self.refused is not None:
+        with self.writing(name) as file:
+            file.complete(snapshot)
+
+    @contextmanager
+    def writing(self, name: str) -> Iterator[CacheWriter]:
+        """A cache file to write while the corpus is finished: its columns put as they are made, then the rest of
+        the snapshot (`complete`). Left without `complete`, nothing is written."""
+        writer = CacheWriter(self, name)
+        try:
+            yield writer
+        finally:
+            writer.close()
+
+
+class CacheWriter:
+    """One cache file being written (see CorpusCache.writing). A failure to cache is never a failure to load:
+    a directory not private, a full disk and the like leave no file, and the writer takes nothing more."""
+
+    def __init__(self, cache: CorpusCache, name: str) -> None:
+        self._cache, self._name = cache, name
+        self._resources = ExitStack()
+        self._file: PrivateFile | None = None
+        self._buffers: BufferFile | None = None
+        self._given_up = cache.refused is not None
+
+    def put(self, name: str, array: np.ndarray) -> None:
+        """One of the corpus's buffers (`single.version`, `multi.variant.flat`, ...), as soon as it is made."""
+        buffers = self._opened()
+        if buffers is not None:
+            try:
+                buffers.put(name, array)
+            except OSError:
+                self._give_up()
+
+    def complete(self, snapshot: Snapshot) -> None:
+        """Every buffer not yet put, the table and the header; then the file is synced and given its name."""
+        buffers, file = self._opened(), self._file
+        if buffers is None or file is None:
             return
         try:
-            with private_directory(self.directory, create=True) as dir_fd:
-                assert dir_fd is not None
-                buffers, meta = to_buffers(snapshot)
-                write_private(dir_fd, name, lambda handle: write_buffers(handle, CACHE_FORMAT, lambda: cache_key(name),
-                                                                          buffers, meta))
-                _forget_pickle(dir_fd, name)
-        except NotPrivate as exc:
-            self.refused = exc.reason
+            made, meta = to_buffers(snapshot)
+            for name, array in made:
+                if name not in buffers:
+                    buffers.put(name, array)
+            buffers.close(CACHE_FORMAT, cache_key(self._name), meta())
+            file.commit()
+            _forget_pickle(self._dir_fd, self._name)
         except OSError:
-            pass
+            self._give_up()
+
+    def _opened(self) -> BufferFile | None:
+        if self._buffers is None and not self._given_up:
+            try:
+                dir_fd = self._resources.enter_context(private_directory(self._cache.directory, create=True))
+                assert dir_fd is not None  # created when missing
+                self._dir_fd = dir_fd
+                self._file = self._resources.enter_context(PrivateFile(dir_fd, self._name))
+                self._buffers = self._resources.enter_context(BufferFile(self._file.handle))
+            except NotPrivate as exc:
+                self._cache.refused = exc.reason
+                self._give_up()
+            except OSError:
+                self._give_up()
+        return self._buffers
+
+    def _give_up(self) -> None:
+        self._given_up, self._buffers = True, None
+        self.close()
+
+    def close(self) -> None:
+        """The writing thread stopped, an uncommitted file removed, the directory closed."""
+        self._resources.close()
 
 
 def _stem(roots: list[str], max_bytes: int) -> str:

@@ -56,41 +56,70 @@ def _aligned(n: int) -> int:
 
 def write_buffers(handle: BinaryIO, format_: int, key: Callable[[], bytes], buffers: Iterable[tuple[str, np.ndarray]],
                   meta: Callable[[], dict[str, Any]]) -> None:
-    """Write the file: a placeholder header, each buffer on a 64-byte boundary as `buffers` yields it, the table
-    (with `meta()`), then the header (with `key()`) over its placeholder. Both are asked for once every buffer
-    was taken, while the last ones are still being written.
-
-    The buffers go to the file from a second thread while the next ones are made: copying a whole
-    site's 130 MB into the page cache is the kernel's work, and it was a tenth of a cold load, with
-    the other core idle.
-    """
-    entries: dict[str, list] = {}
-    position = 0
-    with _Writer(handle) as writer:
-        writer.put(bytes(_START))
+    """Write a whole file: each buffer as `buffers` yields it, then the table (with `meta()`) and the header (with
+    `key()`), both asked for once every buffer was taken, while the last ones are still being written."""
+    with BufferFile(handle) as file:
         for name, array in buffers:
-            flat = np.ascontiguousarray(array).reshape(-1)
-            entries[name] = [flat.dtype.str, position, len(flat)]
-            end = position + flat.nbytes
-            writer.put(flat)
-            position = _aligned(end)
-            writer.put(bytes(position - end))
-        table = json.dumps({"buffers": entries, "meta": meta()}, separators=(",", ":")).encode()
-        digest = key()
-    handle.write(table)
-    head = _HEADER.pack(MAGIC, format_, 0, _START + position + len(table), len(table), digest, bytes(32))[:_CHECKED]
-    handle.seek(0)
-    handle.write(head + hashlib.sha256(head + table).digest())
+            file.put(name, array)
+        file.close(format_, key(), meta())
+
+
+class BufferFile:
+    """A cache file being written: buffers put as they are made, written from a second thread, and at the end
+    (`close`) the table and the header. Nothing else writes to the handle until then.
+
+    Copying a whole site's 130 MB into the page cache is the kernel's work: from a thread of its own, it
+    goes on while this one makes the next buffers (finishing the corpus puts its columns here as it makes
+    them), where it was a tenth of a cold load, with the other core idle.
+    """
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self._handle = handle
+        self._entries: dict[str, list] = {}
+        self._position = 0  # where the next buffer starts, from _START
+        self._writer = _Writer(handle)
+        self._writer.put(bytes(_START))  # the header's place: written last, over this
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._entries
+
+    def put(self, name: str, array: np.ndarray) -> None:
+        """Write a buffer (a 1-D array's bytes; it is not changed until the file is closed). Raises the
+        writing thread's OSError, once it had one."""
+        assert name not in self._entries, f"buffer {name!r} put twice"
+        flat = np.ascontiguousarray(array).reshape(-1)
+        self._entries[name] = [flat.dtype.str, self._position, len(flat)]
+        end = self._position + flat.nbytes
+        self._writer.put(flat)
+        self._position = _aligned(end)
+        self._writer.put(bytes(self._position - end))
+
+    def close(self, format_: int, key: bytes, meta: dict[str, Any]) -> None:
+        """The table after the buffers, then the header over its place. Raises OSError."""
+        table = json.dumps({"buffers": self._entries, "meta": meta}, separators=(",", ":")).encode()
+        self._writer.close()
+        self._handle.write(table)
+        head = _HEADER.pack(MAGIC, format_, 0, _START + self._position + len(table), len(table), key,
+                            bytes(32))[:_CHECKED]
+        self._handle.seek(0)
+        self._handle.write(head + hashlib.sha256(head + table).digest())
+
+    def __enter__(self) -> BufferFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._writer.close(raising=False)  # a file not closed is left half written: its writer removes it
 
 
 class _Writer:
-    """Writes what it is given, in order, from a thread of its own; an error is raised when it is closed."""
+    """Writes what it is given, in order, from a thread of its own; its error is raised at the next put or close."""
 
     def __init__(self, handle: BinaryIO) -> None:
         self._handle = handle
         self._queue: SimpleQueue[np.ndarray | bytes | None] = SimpleQueue()
         self._error: BaseException | None = None
-        self._thread = Thread(target=self._run, name="cache-writer", daemon=True)
+        self._thread: Thread | None = Thread(target=self._run, name="cache-writer", daemon=True)
+        self._thread.start()
 
     def put(self, data: np.ndarray | bytes) -> None:
         if self._error is not None:  # the disk is full, say: no point in making the rest
@@ -102,17 +131,16 @@ class _Writer:
             if self._error is None:
                 try:
                     self._handle.write(data.data.cast("B") if isinstance(data, np.ndarray) else data)
-                except BaseException as exc:  # noqa: BLE001 - handed to the writing thread, which raises it
+                except BaseException as exc:  # noqa: BLE001 - handed to the thread that puts, which raises it
                     self._error = exc
 
-    def __enter__(self) -> _Writer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, kind: object, value: object, traceback: object) -> None:
-        self._queue.put(None)
-        self._thread.join()
-        if self._error is not None and kind is None:
+    def close(self, *, raising: bool = True) -> None:
+        """Once all that was put is written (or failed)."""
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+        if raising and self._error is not None:
             raise self._error
 
 

@@ -164,14 +164,14 @@ class _Load:
         site.load_into(builder, self.max_bytes, self.workers, self.progress)
         cacheable = self._add_groups(builder, groups, snapshot)
         self.report.extend(self.net.problems)
-        corpus = builder.finish(self.report)
-        corpus.cache_status = _status(cache, snapshot, site, groups)
-        corpus.origins, corpus.offline = _origins(groups), _offline(groups)
-        corpus.stores = binary_stores(groups)
-        if cache is not None and name is not None:
+        status = _status(cache, snapshot, site, groups)
+        if cache is None or name is None:
+            return _finished(builder.finish(self.report), status, groups)
+        with cache.writing(name) as file:  # written as the corpus is finished: a cold load's tail on two cores
+            corpus = _finished(builder.finish(self.report, file.put), status, groups)
             fingerprints = {key: fingerprint for key, (fingerprint, _) in cacheable.items()}
             problems = {key: group_problems for key, (_, group_problems) in cacheable.items()}
-            cache.write(name, site.to_snapshot(corpus, fingerprints, problems))
+            file.complete(site.to_snapshot(corpus, fingerprints, problems))
         return corpus
 
     def _groups(self) -> list[IndexGroup]:
@@ -237,10 +237,15 @@ class _Load:
                     *(p for ps in snapshot.group_problems.values() for p in ps), *self.net.problems]
         indexes = sum(1 for located in groups for ref in located.refs if ref is not None)
         corpus.report = LoadReport(files_seen=site.listing.files, indexes_read=indexes, problems=problems)
-        corpus.cache_status = "hit"
-        corpus.origins, corpus.offline = _origins(groups), _offline(groups)
-        corpus.stores = binary_stores(groups)
-        return corpus
+        return _finished(corpus, "hit", groups)
+
+
+def _finished(corpus: Corpus, status: str, groups: list[Located]) -> Corpus:
+    """The corpus with what this load says of it: its cache status, and where each mirror's documents came from."""
+    corpus.cache_status = status
+    corpus.origins, corpus.offline = _origins(groups), _offline(groups)
+    corpus.stores = binary_stores(groups)
+    return corpus
 
 
 def _origins(groups: list[Located]) -> dict[str, MirrorOrigin]:

@@ -99,17 +99,52 @@ def write_private(dir_fd: int, name: str, write: Callable[[BinaryIO], None]) -> 
 
     Never in place: a process that has the old file mapped keeps its pages (no SIGBUS).
     """
-    temporary = f".tmp-{os.getpid()}-{secrets.token_hex(6)}"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600, dir_fd=dir_fd)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())  # on disk before its name: a crash leaves the old file or the whole new one
-        os.replace(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
+    with PrivateFile(dir_fd, name) as file:
+        write(file.handle)
+        file.commit()
+
+
+class PrivateFile:
+    """A file being written under a private temporary name: `commit()` syncs it and renames it to `name`;
+    closed without a commit (a failure, an exception), it is removed. Never written in place."""
+
+    def __init__(self, dir_fd: int, name: str) -> None:
+        self._dir_fd, self.name = dir_fd, name
+        self._temporary: str | None = f".tmp-{os.getpid()}-{secrets.token_hex(6)}"
+        fd = os.open(self._temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600, dir_fd=dir_fd)
         try:
-            os.unlink(temporary, dir_fd=dir_fd)
+            self.handle: BinaryIO = os.fdopen(fd, "wb")
+        except BaseException:
+            os.close(fd)
+            self.close()
+            raise
+
+    def commit(self) -> None:
+        """On disk before its name: a crash leaves the old file or the whole new one. Raises OSError."""
+        assert self._temporary is not None, "committed twice"
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
+        self.handle.close()
+        os.replace(self._temporary, self.name, src_dir_fd=self._dir_fd, dst_dir_fd=self._dir_fd)
+        self._temporary = None
+
+    def close(self) -> None:
+        """Removes the file unless it was committed."""
+        if self._temporary is None:
+            return
+        try:
+            if hasattr(self, "handle"):
+                self.handle.close()
         except OSError:
             pass
-        raise
+        try:
+            os.unlink(self._temporary, dir_fd=self._dir_fd)
+        except OSError:
+            pass
+        self._temporary = None
+
+    def __enter__(self) -> PrivateFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

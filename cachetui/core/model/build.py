@@ -9,8 +9,8 @@ alive at a time, which keeps a whole site's load within a few hundred MB.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, fields
 from itertools import chain
 from operator import attrgetter, itemgetter
 
@@ -182,8 +182,12 @@ class CorpusBuilder:
 
     # -- the corpus ----------------------------------------------------------------------------------
 
-    def finish(self, report: LoadReport | None = None) -> Corpus:
-        """Reorder by package, tag (display order) and path; build the numpy columns."""
+    def finish(self, report: LoadReport | None = None, made: ColumnMade | None = None) -> Corpus:
+        """Reorder by package, tag (display order) and path; build the numpy columns.
+
+        `made` hears of each column as soon as it is ready, by its place in the corpus (`single.version`,
+        `multi.variant.flat`, `size`, `deps.offsets`, ...): the warm cache writes it while the rest is made.
+        """
         report = report if report is not None else LoadReport()
         self._flush()
         tags = sort_tags(self.vocab["tag"].values)
@@ -192,13 +196,34 @@ class CorpusBuilder:
         spans = _spans(ordered)
         doc_lengths = spans[1] - spans[0]
         # new position -> old spec index; None when the documents came in this order (a cold load of a site
-        # parses them in it: walk.in_corpus_order), and then no column is copied into a new order
+        # reads them in it: the walk goes package by package), and then no column is copied into a new order
         perm = None if _in_place(spans) else expand_ranges(spans[0], doc_lengths)
+
+        def ready(name: str, column: np.ndarray) -> np.ndarray:
+            if made is not None:
+                made(name, column)
+            return column
+
+        def moved(name: str, pieces: list[np.ndarray], dtype: type) -> np.ndarray:
+            column = joined(pieces, dtype)
+            return ready(name, column if perm is None else column[perm])
+
+        # The columns first, the largest part of the work and of a cache file; then the documents' layout.
+        single = {f: moved(f"single.{f}", self.single[f], np.int32) for f in REGISTRY.single()}
+        size = moved("size", self.sizes, np.int64)
+        build_provenance = moved("build_provenance", self.build_provenance, np.int32)
+        multi = {}
+        for name in _stored():
+            multi[name] = column = _permuted_multi(offsets_of(joined(self.lengths[name], np.int64)),
+                                                   joined(self.flat[name], np.int32), perm, spans,
+                                                   with_owners=name in REGISTRY.multi())
+            for part in ("offsets", "flat", "owner"):
+                ready(f"multi.{name}.{part}", getattr(column, part))
         documents, packages, ranges = _lay_out(ordered, doc_lengths, report)
-
-        def moved(column: np.ndarray) -> np.ndarray:
-            return column if perm is None else column[perm]
-
+        package_lengths = np.fromiter((stop - start for start, stop in ranges), dtype=np.int64, count=len(ranges))
+        deps = self.dependencies.finish(np.arange(self._n_specs) if perm is None else perm)
+        for dep_field in fields(deps):
+            ready(f"deps.{dep_field.name}", getattr(deps, dep_field.name))
         corpus = Corpus(
             packages=packages,
             package_ranges=ranges,
@@ -206,26 +231,24 @@ class CorpusBuilder:
             tags=tags,
             hashes=self.hashes if perm is None else _permuted_strings(self.hashes, perm),
             vocab=self.vocab,
-            single={f: moved(joined(self.single[f], np.int32)) for f in REGISTRY.single()},
-            multi={name: _permuted_multi(offsets_of(joined(self.lengths[name], np.int64)),
-                                         joined(self.flat[name], np.int32), perm, spans,
-                                         with_owners=name in REGISTRY.multi())
-                   for name in _stored()},
-            package_of=owners(np.fromiter((stop - start for start, stop in ranges), dtype=np.int64, count=len(ranges))),
-            document_of=owners(doc_lengths),
-            size=moved(joined(self.sizes, np.int64)),
-            deps=self.dependencies.finish(np.arange(self._n_specs) if perm is None else perm),
+            single=single,
+            multi=multi,
+            package_of=ready("package_of", owners(package_lengths)),
+            document_of=ready("document_of", owners(doc_lengths)),
+            size=size,
+            deps=deps,
             report=report,
-            build_provenance=moved(joined(self.build_provenance, np.int32)),
+            build_provenance=build_provenance,
         )
         for facet, derivation in REGISTRY.derived():  # worked out over the corpus built so far
             vocabulary = self.vocab.setdefault(facet, Vocabulary())
             for value in derivation.values:
                 vocabulary.intern(value)  # ids in the declared order, whatever this load holds
-            corpus.single[facet] = derivation.column(corpus)
+            corpus.single[facet] = ready(f"single.{facet}", derivation.column(corpus))
         return corpus
 
 
+ColumnMade = Callable[[str, np.ndarray], None]  # a column's place in the corpus, and the column
 
 
 class _AtomTable:
