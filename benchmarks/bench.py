@@ -333,8 +333,9 @@ BLOCKERS = {
         "file reached through a link), the typed decode (about half of json.loads' time), the checks of "
         "hashes, sizes and the meta summary, and interning ~16 strings per spec into vocabulary ids. Two "
         "cores share the files (this process and one worker, each taking chunks from its own end of the "
-        "queue), but not the walk (a stat and a listing of each of the 50,062 directories, where the floor "
-        "lists 60), the worker's start, or laying the model out in package order after the last file. Every "
+        "queue; the worker starts before the walk), but not the walk itself (a stat and a listing of each of "
+        "the 50,062 directories, where the floor lists 60) or the model's last columns after the last file "
+        "(the walk goes package by package, the corpus's own order, so nothing is moved then). Every "
         "CPU-second another process takes during the load adds about half a second to it, and far less to the "
         "one-process floor (`benchmarks/decode_floor.py` prints how busy the other processes were in each "
         "round)."
@@ -359,11 +360,10 @@ BLOCKERS = {
     ),
     "felt_cold_ratio": (
         "The row above gives the cold check's CPU seconds, and the felt line how busy the two cores were on "
-        "average: together, only part of the time. One core waits while the worker process starts (its spawn "
-        "and imports, as this process walks the tree), and again after the last file, while this process "
-        "alone lays the model out in package order, makes the cache file's buffers, and writes and syncs them "
-        "(~130 MB at L). The floor is one process, busy throughout. Meeting 1.5x needs both cores busy "
-        "through that end, or a cost per file near the floor's."
+        "average. One core still waits at the start (Python's start and the imports, before the worker is "
+        "spawned) and at the end, while this process finishes the model's columns, encodes the strings and "
+        "syncs the cache file (~130 MB at L, written from a thread of its own as the columns are made). The "
+        "floor is one process, busy throughout; a busy machine costs the two-process load more than it."
     ),
     "serve_pss_mb": (
         "The corpus is mapped from the warm cache and shared; what each visitor adds is its own app: Textual "

@@ -171,6 +171,7 @@ class CacheWriter:
     def __init__(self, cache: CorpusCache, name: str) -> None:
         self._cache, self._name = cache, name
         self._resources = ExitStack()
+        self._dir_fd = -1  # the private directory's, once opened
         self._file: PrivateFile | None = None
         self._buffers: BufferFile | None = None
         self._given_up = cache.refused is not None

@@ -108,7 +108,7 @@ class BufferFile:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._writer.close(raising=False)  # a file not closed is left half written: its writer removes it
+        self._writer.close(raising=False)  # not closed: half written, and whoever made the file removes it
 
 
 class _Writer:

@@ -130,8 +130,8 @@ def to_buffers(snapshot: Snapshot) -> tuple[Iterator[tuple[str, np.ndarray]], Ca
     """The snapshot's arrays as named buffers, and the rest as JSON-able metadata (complete once every buffer
     was taken).
 
-    The corpus's columns come first, as they are: they are written (cache_file.write_buffers) while the
-    strings are encoded into the buffers that follow.
+    The corpus's columns come first, as they are (a cold load has put them already, as it made them:
+    CacheWriter skips those); the strings are encoded into the buffers that follow while they are written.
     """
     corpus: Corpus = snapshot.corpus
     documents = corpus.documents
