@@ -60,6 +60,16 @@ def test_a_site_is_walked_package_by_package_each_in_tag_display_order(tmp_path:
     # a tag's own directory is walked as any directory is: in name order
     assert [c.path for c in find_candidates([tmp_path / "_cache" / "develop"], LoadReport())] == \
         [p for p in expected if "/develop/" in p]
+    # files beside the tags and beside the packages come first, hidden entries never
+    cache = tmp_path / "_cache"
+    for hidden in (cache / ".git" / "specs.md", cache / "develop" / ".draft" / "specs.md", cache / "v0.21.0" / ".x.md"):
+        hidden.parent.mkdir(parents=True, exist_ok=True)
+        hidden.write_text("---\n")
+    beside = [cache / "README.md", cache / "v0.22.0" / "index.md", cache / "develop" / "index.md"]
+    for path in beside:
+        path.write_text("---\n")
+    assert [c.path for c in find_candidates([tmp_path], LoadReport())] == \
+        [str(p) for p in (beside[0], beside[2], beside[1])] + expected  # develop, then v0.22.0: display order
 
 
 def test_documents_read_in_place_are_laid_out_without_moving_any_column(tmp_path: Path,

@@ -147,27 +147,15 @@ def _by_package(
     """
     from cachetui.core.spack.tags import sort_tags  # a warm start never walks: it need not import this
 
-    tags: dict[str, str] = {}
-    for entry in _entries(cache, report, visited, directories):
-        if entry.name[:1] == ".":
-            continue
-        if _is_dir(entry):
-            tags[entry.name] = entry.path
-        else:
-            yield _candidate(entry)
+    tags, files = _split(cache, report, visited, directories)
+    yield from files
     packages: dict[str, dict[str, str]] = {}  # tag, in display order -> package -> its directory
     for tag in sort_tags(tags):
-        packages[tag] = {}
-        for entry in _entries(tags[tag], report, visited, directories):
-            if entry.name[:1] == ".":
-                continue
-            if _is_dir(entry):
-                packages[tag][entry.name] = entry.path
-            else:
-                yield _candidate(entry)
+        packages[tag], files = _split(tags[tag], report, visited, directories)
+        yield from files
     for package in sorted(set().union(*packages.values())):
         for in_tag in packages.values():
-            if package in in_tag:  # its files, as _depth_first would give them, without a generator a directory
+            if package in in_tag:  # as _depth_first would walk it, without a generator for each of 50,000
                 for entry in _entries(in_tag[package], report, visited, directories):
                     if entry.name[:1] == ".":
                         continue
@@ -176,6 +164,21 @@ def _by_package(
                     else:
                         yield from (_by_package if entry.name == SITE_CACHE else _depth_first)(
                             entry.path, report, visited, directories)
+
+
+def _split(directory: str, report: LoadReport, visited: set[tuple[int, int]],
+           directories: dict[str, DirSignature | None]) -> tuple[dict[str, str], list[Candidate]]:
+    """A directory's subdirectories (name -> path) and its files, hidden entries left out."""
+    subdirectories: dict[str, str] = {}
+    files: list[Candidate] = []
+    for entry in _entries(directory, report, visited, directories):
+        if entry.name[:1] == ".":
+            continue
+        if _is_dir(entry):
+            subdirectories[entry.name] = entry.path
+        else:
+            files.append(_candidate(entry))
+    return subdirectories, files
 
 
 def expected_documents(roots: Sequence[str]) -> int | None:
