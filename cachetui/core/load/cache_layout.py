@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,7 +30,7 @@ from cachetui.core.model.corpus import BUILD_PROVENANCE, UNIQUE_HASHES, Corpus, 
 from cachetui.core.model.dependencies import DependencyColumns
 from cachetui.core.model.mapped import DOCUMENT_STRINGS, DocumentTable, MappedVocabulary
 from cachetui.core.model.problems import Problem, Severity
-from cachetui.core.model.tables import StringTable, encoded
+from cachetui.core.model.tables import StringTable, distinct_count, encoded
 
 if TYPE_CHECKING:  # the cache module imports this one: its Snapshot is only named here
     from cachetui.core.load.cache import Snapshot
@@ -152,6 +153,11 @@ def to_buffers(snapshot: Snapshot) -> tuple[Iterator[tuple[str, np.ndarray]], Ca
         else:
             yield "doc.start", np.fromiter((d.start for d in documents), dtype=np.int64, count=len(documents))
             yield "doc.stop", np.fromiter((d.stop for d in documents), dtype=np.int64, count=len(documents))
+        data, offsets, ascii["hashes"] = encoded(corpus.hashes)
+        yield from (("hashes.data", data), ("hashes.offsets", offsets))
+        distinct = distinct_count(data, offsets)
+        if distinct is not None:  # the meta's count, without a set of half a million strings
+            corpus.memoised(UNIQUE_HASHES, lambda: distinct)
         for name, values in _strings(snapshot, table):
             data, offsets, ascii[name] = encoded(values)
             yield from ((f"{name}.data", data), (f"{name}.offsets", offsets))
@@ -179,9 +185,10 @@ def to_buffers(snapshot: Snapshot) -> tuple[Iterator[tuple[str, np.ndarray]], Ca
 
 
 def _strings(snapshot: Snapshot, table: DocumentTable | None) -> Iterator[tuple[str, Sequence[str]]]:
-    """Every string buffer's name and strings: the corpus's, its vocabularies', its documents', the listing's."""
+    """Every string buffer's name and strings but the hashes': the corpus's, its vocabularies', its documents',
+    the listing's."""
     corpus = snapshot.corpus
-    yield from (("hashes", corpus.hashes), ("packages", corpus.packages), ("tags", corpus.tags))
+    yield from (("packages", corpus.packages), ("tags", corpus.tags))
     yield from ((f"vocab.{name}", vocabulary.values) for name, vocabulary in corpus.vocab.items())
     for field in DOCUMENT_STRINGS:
         yield f"doc.{field}", table.strings[field] if table is not None else \
@@ -193,8 +200,8 @@ def _strings(snapshot: Snapshot, table: DocumentTable | None) -> Iterator[tuple[
 def _signatures(signatures: Sequence[tuple[int, ...] | None], width: int) -> tuple[np.ndarray, np.ndarray]:
     known = np.fromiter((s is not None for s in signatures), dtype=np.uint8, count=len(signatures))
     rows = [s or (0,) * width for s in signatures]
-    try:
-        values = np.array(rows, dtype=np.int64).reshape(-1)
+    try:  # one flat pass: numpy reading 50,000 tuples as rows took three times as long
+        values = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=width * len(rows))
     except OverflowError:  # an inode of 2**63 or more (some network file systems) does not fit an int64:
         # kept wrapped, it never equals the stat again, so its file is read afresh each time, never served stale
         values = np.array([v & _U64 for row in rows for v in row], dtype=np.uint64).view(np.int64)
