@@ -200,7 +200,7 @@ def _strings(snapshot: Snapshot, table: DocumentTable | None) -> Iterator[tuple[
 def _signatures(signatures: Sequence[tuple[int, ...] | None], width: int) -> tuple[np.ndarray, np.ndarray]:
     known = np.fromiter((s is not None for s in signatures), dtype=np.uint8, count=len(signatures))
     rows = [s or (0,) * width for s in signatures]
-    try:  # one flat pass: numpy reading 50,000 tuples as rows took three times as long
+    try:  # one flat pass: quicker than numpy reading 50,000 tuples as rows
         values = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=width * len(rows))
     except OverflowError:  # an inode of 2**63 or more (some network file systems) does not fit an int64:
         # kept wrapped, it never equals the stat again, so its file is read afresh each time, never served stale

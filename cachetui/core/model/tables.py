@@ -127,8 +127,8 @@ def distinct_count(data: np.ndarray, offsets: IndexArray) -> int | None:
     a multiple of 8 (a spec hash's 32); None otherwise, and then they are counted as strings.
 
     Each string's 8-byte words are mixed into one 64-bit key and the keys sorted; strings whose keys are equal
-    are then compared whole, so the count is exact: should two different strings share a key, None. For half
-    a million hashes, a third of the time of a set of them.
+    are then compared whole, so the count is exact: should two different strings share a key, None. Half a
+    million hashes are counted so in a fraction of the time a set of them takes to build.
     """
     n = len(offsets) - 1
     if n <= 0:
