@@ -18,7 +18,7 @@ import pytest
 from cachetui.core.load import LoadOptions, load_corpus, sample_path
 import cachetui.core.load.cache as cache_module
 from cachetui.core.load.cache import CACHE_FORMAT, CorpusCache, cache_key
-from cachetui.core.load.cache_file import map_buffers, write_buffers
+from cachetui.core.load.cache_file import BufferFile, map_buffers
 from cachetui.core.load.private_dir import PrivateFile
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.dependencies import DependencyColumns, dependency_tree, used_by
@@ -124,7 +124,10 @@ def _rewritten(file: Path, change: str) -> None:
         del copies["deps.external"]
     temporary = file.with_suffix(".tmp")
     with temporary.open("wb") as handle:
-        write_buffers(handle, CACHE_FORMAT, lambda: cache_key(file.name), copies.items(), lambda: meta)
+        with BufferFile(handle) as rewritten:
+            for name, array in copies.items():
+                rewritten.put(name, array)
+            rewritten.close(CACHE_FORMAT, cache_key(file.name), meta)
     temporary.replace(file)
 
 
@@ -249,9 +252,10 @@ def test_a_write_that_fails_in_the_writing_thread_fails_the_write() -> None:
                 raise OSError(errno.ENOSPC, "No space left on device")
             return super().write(data)  # type: ignore[arg-type]
 
-    buffers = ((name, np.arange(1000, dtype=np.int64)) for name in "abcd")
-    with pytest.raises(OSError, match="No space left"):
-        write_buffers(Full(), CACHE_FORMAT, lambda: bytes(32), buffers, dict)
+    with pytest.raises(OSError, match="No space left"), BufferFile(Full()) as file:
+        for name in "abcd":
+            file.put(name, np.arange(1000, dtype=np.int64))
+        file.close(CACHE_FORMAT, bytes(32), {})
 
 
 class _FillingHandle:

@@ -148,11 +148,6 @@ class CorpusCache:
             self.damaged = f"{self.directory / name}: unreadable ({type(exc).__name__})"
         return None
 
-    def write(self, name: str, snapshot: Snapshot) -> None:
-        """Write atomically; a failure to cache is never a failure to load."""
-        with self.writing(name) as file:
-            file.complete(snapshot)
-
     @contextmanager
     def writing(self, name: str) -> Iterator[CacheWriter]:
         """A cache file to write while the corpus is finished: its columns put as they are made, then the rest of

@@ -23,7 +23,6 @@ import json
 import mmap
 import os
 import struct
-from collections.abc import Callable, Iterable
 from queue import SimpleQueue
 from threading import Thread
 from typing import Any, BinaryIO
@@ -52,16 +51,6 @@ class Damaged(Exception):
 
 def _aligned(n: int) -> int:
     return -(-n // _ALIGN) * _ALIGN
-
-
-def write_buffers(handle: BinaryIO, format_: int, key: Callable[[], bytes], buffers: Iterable[tuple[str, np.ndarray]],
-                  meta: Callable[[], dict[str, Any]]) -> None:
-    """Write a whole file: each buffer as `buffers` yields it, then the table (with `meta()`) and the header (with
-    `key()`), both asked for once every buffer was taken, while the last ones are still being written."""
-    with BufferFile(handle) as file:
-        for name, array in buffers:
-            file.put(name, array)
-        file.close(format_, key(), meta())
 
 
 class BufferFile:
