@@ -221,7 +221,7 @@ class CorpusBuilder:
                 ready(f"multi.{name}.{part}", getattr(column, part))
         documents, packages, ranges = _lay_out(ordered, doc_lengths, report)
         package_lengths = np.fromiter((stop - start for start, stop in ranges), dtype=np.int64, count=len(ranges))
-        deps = self.dependencies.finish(np.arange(self._n_specs) if perm is None else perm)
+        deps = self.dependencies.finish(perm)
         for dep_field in fields(deps):
             ready(f"deps.{dep_field.name}", getattr(deps, dep_field.name))
         corpus = Corpus(

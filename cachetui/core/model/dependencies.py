@@ -142,9 +142,10 @@ class DependencyBuilder:
                 if version and self.version_of[hash_id] == unversioned:
                     self.version_of[hash_id] = versions.intern(version)
 
-    def finish(self, perm: np.ndarray) -> DependencyColumns:
-        """Columns in the corpus order: spec perm[k] of the stream becomes spec k."""
-        offsets, take = permuted(np.frombuffer(self.offsets, dtype=np.int64), perm)
+    def finish(self, perm: np.ndarray | None) -> DependencyColumns:
+        """Columns in the corpus order: spec perm[k] of the stream becomes spec k (None: the stream's order)."""
+        streamed = np.frombuffer(self.offsets, dtype=np.int64)
+        offsets, take = (streamed.copy(), slice(None)) if perm is None else permuted(streamed, perm)
         self._tables.clear()
         n_ids = len(self.name_of)
         unheld = [self._unheld.get(hash_id) for hash_id in range(n_ids)] if self._unheld else []
