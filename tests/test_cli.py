@@ -30,8 +30,8 @@ def test_check_json_reports_the_sample(capsys: pytest.CaptureFixture[str]) -> No
     assert data["unique_hashes"] == 362 and data["errors"] == [] and data["warnings"] == []
 
 
-def test_check_without_paths_checks_the_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "check")
+def test_check_of_the_bundled_sample_in_text(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", SAMPLE)  # with no SOURCE, your Spack's mirrors: tests/test_command_line.py
     assert code == 0 and out.startswith("5 documents, 4 packages, 2 tags, 362 specs")
 
 

@@ -19,6 +19,7 @@ from cachetui.present.settings import Known, Settings, config_path, effective_to
 from cachetui.present.settings_file import ThemeNotSaved, save_theme, with_theme
 from cachetui.present.table_layout import HIDDEN_AT_FIRST
 from cachetui.present.toml_lines import key_lines, toml_string
+from tests.spack_env import isolated_spack
 
 KNOWN = Known({"browser.help": "question_mark", "browser.quit": "q", "table.sort": "s"},
               frozenset({"nord", "dracula", "textual-dark"}), "textual-dark")
@@ -251,10 +252,13 @@ def test_cachetui_config_exits_1_on_a_bad_entry_naming_file_line_and_key(
 
 # -- only the browser reads it ---------------------------------------------------------------------------------
 
-def test_headless_commands_never_read_the_file(private_config_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_headless_commands_never_read_the_file(private_config_home: Path, capsys: pytest.CaptureFixture[str],
+                                               tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    isolated_spack(tmp_path, monkeypatch)  # no Spack mirror to read instead of a SOURCE
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(private_config_home))
     write_config(private_config_home, 'sources = ["/no/such/mirror"]\n')
-    assert main(["check", "--no-cache"]) == 0  # the bundled sample, as without a config.toml
-    assert main(["query", "--no-cache", "--package", "py-mpi4py", "--format", "json"]) == 0
+    assert main(["check", "--no-cache", str(sample_path())]) == 0
+    assert main(["query", "--no-cache", "--package", "py-mpi4py", "--format", "json"]) == 2  # no SOURCE, as without it
     assert "/no/such" not in capsys.readouterr().err
 
 

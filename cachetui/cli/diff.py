@@ -1,9 +1,10 @@
 """`cachetui diff OLD NEW [SOURCE...]`: what a cache gained and lost between two snapshots.
 
-With SOURCEs (or --public), OLD and NEW are tags of what they load. Without, OLD and NEW are
-sources themselves when both exist (two directories, mirrors, indexes), else tags of the
-bundled sample. Exit 0 when both hold the same binaries, 1 when they differ (as `diff` does),
-2 for usage or when something could not be loaded (the answer could be incomplete).
+With SOURCEs (or --public, --spack-mirror(s)), OLD and NEW are tags of what they load. Without, OLD
+and NEW are sources themselves when either is spelled as one (two directories, mirrors, indexes),
+else tags of what `--spack-mirrors` opens (each mirror is tagged by its name). Exit 0 when both hold
+the same binaries, 1 when they differ (as `diff` does), 2 for usage or when something could not be
+loaded (the answer could be incomplete).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from cachetui.cli.options import add_inputs, fail_usage, load_or_exit, report_load_errors
+from cachetui.cli.options import add_inputs, fail_usage, load_or_exit, names_a_source, report_load_errors
 from cachetui.core.load import recognisable, redact
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.diff import Diff, Side, corpus_side, diff, tag_side
@@ -37,8 +38,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _sides(args: argparse.Namespace) -> tuple[Side, Side]:
-    named = args.inputs or args.public is not None or args.spack_mirrors or args.spack_mirror
-    if not named and (_names_a_source(args.old) or _names_a_source(args.new)):
+    if not names_a_source(args) and (_names_a_source(args.old) or _names_a_source(args.new)):
         return _source_side(args, args.old), _source_side(args, args.new)  # a missing one: "no such file…"
     corpus = load_or_exit(args)
     _report_load_errors(corpus)

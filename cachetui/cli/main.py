@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from cachetui import __version__
 from cachetui.cli.options import (
     EXIT_OK,
+    SAMPLE,
     UsageError,
     add_inputs,
     check_inputs,
@@ -42,7 +43,7 @@ def browse_parser() -> argparse.ArgumentParser:
         help="open on the coverage of what you want installed: a spack.lock, an environment directory, specfiles "
              "or an install database, as `cachetui coverage` reads them (repeatable: one DAG, a node shared once)",
     )
-    add_inputs(parser)
+    add_inputs(parser, unnamed=SAMPLE, default_help="Default: the sources of your config.toml, else the bundled sample")
     return parser
 
 

@@ -12,6 +12,7 @@ from cachetui.cli.progress_line import ProgressLine
 from cachetui.core.load import (
     CACHE_REBUILT,
     LoadOptions,
+    binary_mirror_names,
     load_corpus,
     public_sources,
     redact,
@@ -22,7 +23,7 @@ from cachetui.core.load import (
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import PathNotFound, UnusableInput
 from cachetui.core.spack.tags import PUBLIC_HOST
-from cachetui.core.spack.words import echo_at
+from cachetui.core.spack.words import counted, echo_at
 from cachetui.present.format import problem_line
 from cachetui.present.inert import inert
 
@@ -32,13 +33,24 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
-def add_inputs(parser: argparse.ArgumentParser) -> None:
+# What a command opens when its command line names no source: the headless commands answer about the user's own
+# mirrors or say to name one, never silently about the bundled sample; the browser and `serve` open the sample.
+SPACK_CONFIGURED, SAMPLE = "spack-configured", "sample"
+_DEFAULT_HELP = {
+    SPACK_CONFIGURED: "Default: the binary mirrors of your Spack configuration, as --spack-mirrors (said on stderr); "
+                      "with none, name a SOURCE",
+    SAMPLE: "Default: the bundled sample",
+}
+
+
+def add_inputs(parser: argparse.ArgumentParser, *, unnamed: str = SPACK_CONFIGURED, default_help: str = "") -> None:
+    """The SOURCE arguments and options; `unnamed` is what the command opens when none is named."""
     parser.add_argument(
         "inputs", nargs="*", metavar="SOURCE",
         help="site documents (files, directories), a mirror (directory or file:// http(s):// s3:// URL), "
              "an OCI build cache (oci://HOST/NAME, oci+http://HOST/NAME), an index, or an index of indexes "
              "(cache_spack_io_index.json, or a file of any name holding one); NAME=SOURCE names a mirror's tag. "
-             "Default: the bundled sample",
+             + (default_help or _DEFAULT_HELP[unnamed]),
     )
     parser.add_argument(
         "--public", nargs="?", const="", default=None, metavar="TAG",
@@ -52,16 +64,35 @@ def add_inputs(parser: argparse.ArgumentParser) -> None:
         "--spack-mirror", action="append", default=[], metavar="NAME",
         help="one binary mirror of your Spack configuration (repeatable)",
     )
+    parser.set_defaults(unnamed=unnamed)
     add_load_options(parser)
 
 
 def inputs_of(args: argparse.Namespace) -> list[str]:
-    """What to load: the sources named, the public cache if asked for, else the bundled sample."""
+    """What to load: the sources named and the public cache if asked for; else what the command opens unnamed."""
     inputs = list(args.inputs)
     if args.public is not None:
         inputs += public_sources(args.public or None)
     inputs += spack_mirror_inputs(args.spack_mirrors, args.spack_mirror)
-    return inputs or [str(sample_path())]
+    if inputs:
+        return inputs
+    return [str(sample_path())] if args.unnamed == SAMPLE else _spack_configured()
+
+
+SHOWN_MIRRORS = 10  # the names said on the line that says what was opened unnamed; the rest are counted
+
+
+def _spack_configured() -> list[str]:
+    """What `--spack-mirrors` opens, said on stderr (the answer is about those mirrors, not one the user named);
+    with no binary mirror configured, a usage error that says to name a source."""
+    names = binary_mirror_names()
+    if not names:
+        fail_usage(f"no SOURCE named, and your Spack configuration has no binary mirror to read instead: name a "
+                   f"source (a directory, a mirror's URL, --public), such as the bundled sample: {sample_path()}")
+    more = f" and {len(names) - SHOWN_MIRRORS} more" if len(names) > SHOWN_MIRRORS else ""
+    print(inert(f"cachetui: no SOURCE named: reading what --spack-mirrors reads, your Spack configuration's "
+                f"{counted(len(names), 'binary mirror')}: {', '.join(names[:SHOWN_MIRRORS])}{more}"), file=sys.stderr)
+    return spack_mirror_inputs(True, [])
 
 
 def names_a_source(args: argparse.Namespace) -> bool:

@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from cachetui.cli.options import EXIT_OK, add_inputs, check_inputs, fail_usage, load_options, load_or_exit
+from cachetui.cli.options import EXIT_OK, SAMPLE, add_inputs, check_inputs, fail_usage, load_options, load_or_exit
 from cachetui.cli.served_hosts import SERVED_HOSTS, public_origin
 from cachetui.core.load import SPACK_MIRRORS, local_input
 from cachetui.present.format import counted
@@ -34,7 +34,7 @@ def add_parser(subparsers: Any) -> None:
                     f"{SERVED_HOSTS}: a request for any other host is refused (421), and so is a websocket "
                     "from any page but its own (403).",
     )
-    add_inputs(parser)
+    add_inputs(parser, unnamed=SAMPLE)
     parser.add_argument("--host", default=DEFAULT_HOST,
                         help=f"the address to listen on (default {DEFAULT_HOST}: this machine only)")
     parser.add_argument("--port", type=_port, default=DEFAULT_PORT,

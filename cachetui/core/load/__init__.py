@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from cachetui.core.load.sample import sample_path
     from cachetui.core.load.sources import (
         SPACK_MIRRORS,
+        binary_mirror_names,
         local_input,
         local_location,
         public_sources,
@@ -43,8 +44,8 @@ _HOMES = {  # each export -> the module it is defined in
     **dict.fromkeys(["BinaryProvenance", "ClosureDownload", "Provenance", "Signature", "trusted_fingerprints"],
                     "provenance"),
     "sample_path": "sample",
-    **dict.fromkeys(["SPACK_MIRRORS", "local_input", "local_location", "public_sources", "source_label",
-                     "spack_mirror_inputs"], "sources"),
+    **dict.fromkeys(["SPACK_MIRRORS", "binary_mirror_names", "local_input", "local_location", "public_sources",
+                     "source_label", "spack_mirror_inputs"], "sources"),
     "redact": "sources.redact",
     "is_url": "sources.transport",
     **dict.fromkeys(["STDIN", "UnreadableWanted", "read_wanted"], "sources.wanted"),
@@ -63,6 +64,7 @@ __all__ = [
     "Provenance",
     "Signature",
     "UnreadableWanted",
+    "binary_mirror_names",
     "is_url",
     "load_corpus",
     "local_input",

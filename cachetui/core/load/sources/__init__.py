@@ -46,15 +46,21 @@ from cachetui.core.load.sources.mirror import finder
 from cachetui.core.load.sources.oci import is_oci, oci_group
 from cachetui.core.load.sources.redact import redact, remember
 from cachetui.core.load.sources.regular_file import open_regular
-from cachetui.core.load.sources.spack_config import SPACK_MIRRORS, SpackMirrors, configured_mirrors
+from cachetui.core.load.sources.spack_config import (
+    SPACK_MIRRORS,
+    SpackMirrors,
+    binary_mirror_names,
+    configured_mirrors,
+)
 from cachetui.core.load.sources.transport import FetchError, is_url, local_path, public_url
 from cachetui.core.model.problems import PathNotFound, Problem, Severity, UnusableInput
 from cachetui.core.model.records import MirrorOrigin
 from cachetui.core.spack.tags import PUBLIC_MIRROR
 
 PUBLIC_INDEX_OF_INDEXES = f"{PUBLIC_MIRROR}/{INDEX_OF_INDEXES}"
-__all__ = ["PathNotFound", "SPACK_MIRRORS", "Source", "distinct_tags", "identity", "ignored_name", "local_input",
-           "local_location", "recognise", "public_sources", "source_label", "spack_mirror_inputs"]
+__all__ = ["PathNotFound", "SPACK_MIRRORS", "Source", "binary_mirror_names", "distinct_tags", "identity",
+           "ignored_name", "local_input", "local_location", "recognise", "public_sources", "source_label",
+           "spack_mirror_inputs"]
 _NAMED = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.+-]*)=(?P<source>.+)")
 
 

@@ -12,10 +12,11 @@ from cachetui.core.load.sources.spack_config.entries import ConfiguredMirror, Sp
 from cachetui.core.load.sources.spack_config.groups import (
     SPACK_MIRRORS,
     SpackMirrors,
+    binary_mirror_names,
     configured_groups,
     configured_mirrors,
 )
 from cachetui.core.load.sources.spack_config.scopes import spack_platform
 
-__all__ = ["SPACK_MIRRORS", "ConfiguredMirror", "SpackConfiguration", "SpackMirrors", "configured_groups",
-           "configured_mirrors", "read_configuration", "spack_platform"]
+__all__ = ["SPACK_MIRRORS", "ConfiguredMirror", "SpackConfiguration", "SpackMirrors", "binary_mirror_names",
+           "configured_groups", "configured_mirrors", "read_configuration", "spack_platform"]

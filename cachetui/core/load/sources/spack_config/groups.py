@@ -46,6 +46,11 @@ def configured_mirrors(name: str, environ: Mapping[str, str] | None = None) -> S
     return SpackMirrors(frozenset({name}) if name else frozenset())
 
 
+def binary_mirror_names(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The names of the configuration's binary mirrors: what `--spack-mirrors` opens (none: it cannot open)."""
+    return [m.name for m in read_configuration(environ).mirrors if m.binary]
+
+
 def configured_groups(source: SpackMirrors, net: Net, environ: Mapping[str, str] | None = None
                       ) -> tuple[list[IndexGroup], list[Problem]]:
     """One index group per binary mirror, tagged by its name; source-only mirrors are never contacted."""

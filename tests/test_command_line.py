@@ -1,0 +1,74 @@
+"""The command line says what it does: what a command reads when no source is named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cachetui.cli.main import main
+from cachetui.core.load.sample import sample_path
+from tests.spack_env import SpackEnv, isolated_spack
+from tests.wanted_files import lockfile, nodes, write_mirror
+
+SAMPLE = str(sample_path())
+SAID = "cachetui: no SOURCE named: reading what --spack-mirrors reads, your Spack configuration's 1 binary mirror: site"
+SOURCE_MIRROR = "  sources: {url: 'https://example.org/src', binary: false}\n"  # `spack mirror add` of sources only
+
+
+@pytest.fixture
+def spack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SpackEnv:
+    return isolated_spack(tmp_path, monkeypatch)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- no SOURCE ------------------------------------------------------------------------------------------------
+
+
+def test_with_no_source_each_command_reads_your_spack_mirrors_and_says_so(
+        spack: SpackEnv, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mirror = write_mirror(tmp_path / "m", nodes())
+    spack.mirrors(spack.user, f"mirrors:\n  site: file://{mirror}\n{SOURCE_MIRROR}")
+    lock = tmp_path / "spack.lock"
+    lock.write_text(json.dumps(lockfile()))
+    held = {node["hash"] for node in nodes().values() if "external" not in node}
+
+    code, out, err = run(capsys, "check", "--json", "--no-cache")
+    assert code == 0 and err.splitlines() == [SAID]
+    assert (json.loads(out)["tags"], json.loads(out)["specs"]) == (1, len(held))
+    code, out, err = run(capsys, "query", "--format", "json", "--no-cache")
+    assert code == 0 and err.splitlines() == [SAID]
+    assert {row["hash"] for row in json.loads(out)} == held and {row["tag"] for row in json.loads(out)} == {"site"}
+    code, out, err = run(capsys, "diff", "site", "site", "--no-cache")  # tags of what --spack-mirrors reads
+    assert code == 0 and err.splitlines() == [SAID] and out.startswith("site -> site")
+    code, out, err = run(capsys, "coverage", str(lock), "--format", "json", "--no-cache")
+    assert code == 0 and err.splitlines() == [SAID]
+    assert {row["status"] for row in json.loads(out)} <= {"hit", "external"}  # the mirror holds the environment
+    code, out, err = run(capsys, "verify", "--format", "json", "--no-cache")
+    assert err.splitlines()[0] == SAID and err.count(SAID) == 1
+    assert {row["hash"] for row in json.loads(out)} == held
+    for named in (["--spack-mirror", "site"], [SAMPLE]):  # a source named in any way is read, and nothing is said
+        code, out, err = run(capsys, "check", "--json", "--no-cache", *named)
+        assert (code, err) == (0, "") and json.loads(out)["specs"] in (len(held), 362)
+
+
+def test_with_no_source_and_no_binary_mirror_a_command_asks_for_one(
+        spack: SpackEnv, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spack.mirrors(spack.user, f"mirrors:\n{SOURCE_MIRROR}")
+    lock = tmp_path / "spack.lock"
+    lock.write_text(json.dumps(lockfile()))
+    for argv, no_answer in ((["check", "--json"], ""), (["query", "--format", "json"], "[]\n"),
+                            (["diff", "develop-2025-04-20", "develop"], ""),
+                            (["coverage", str(lock), "--format", "json"], "[]\n"),
+                            (["verify", "--format", "json"], "[]\n")):
+        code, out, err = run(capsys, *argv, "--no-cache")
+        assert (code, out) == (2, no_answer), argv
+        (line,) = err.splitlines()  # one line, never an answer about the bundled sample
+        assert line.startswith("cachetui: no SOURCE named, and your Spack configuration has no binary mirror")
+        assert "name a source" in line and line.endswith(SAMPLE)
