@@ -1,4 +1,5 @@
-"""The command line says what it does: what a command reads when no source is named."""
+"""The command line says what it does: what a command reads when no source is named, a mistyped command, and an
+unknown option holding control characters."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cachetui.cli.main import main
+from cachetui.cli.main import main, mistyped_command
 from cachetui.core.load.sample import sample_path
 from tests.spack_env import SpackEnv, isolated_spack
 from tests.wanted_files import lockfile, nodes, write_mirror
@@ -72,3 +73,32 @@ def test_with_no_source_and_no_binary_mirror_a_command_asks_for_one(
         (line,) = err.splitlines()  # one line, never an answer about the bundled sample
         assert line.startswith("cachetui: no SOURCE named, and your Spack configuration has no binary mirror")
         assert "name a source" in line and line.endswith(SAMPLE)
+
+
+# -- text typed on the command line ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [["query", SAMPLE, "--x\x1b]2;pwned\x07\u202e\x9b"], ["--x\x1b]2;pwned\x07\u202e\x9b"],
+                                  ["verify", SAMPLE, "--format", "\x1b[31mjson\u2066"]])
+def test_an_unknown_option_is_echoed_inert(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as usage:
+        main(argv)
+    err = capsys.readouterr().err
+    assert usage.value.code == 2 and "error:" in err
+    assert not {"\x1b", "\x07", "\x9b", "\u202e", "\u2066"} & set(err)
+    assert "\\x1b" in err
+
+
+def test_a_mistyped_command_names_the_nearest(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "qeury", "--spec", "zlib", SAMPLE)
+    assert (code, out) == (2, "")
+    assert err == "cachetui: 'qeury' is no command, nor a file or directory to open: did you mean query? " \
+                  "(see 'cachetui --help')\n"
+    assert [mistyped_command(w) for w in ("chek", "verfy", "coverge", "dif", "conifg")] == \
+        ["check", "verify", "coverage", "diff", "config"]
+    (tmp_path / "chek").mkdir()  # a path that exists is a SOURCE, whatever it is called
+    assert [mistyped_command(w) for w in ("chek", "./qeury", "qeury=file:///m", "--qeury", "x", "zlib")] == [None] * 6
+    code, _, err = run(capsys, "nosuchdir")  # nothing near a command: a missing path, as before
+    assert code == 2 and "no such file or directory: nosuchdir" in err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -12,6 +13,7 @@ from cachetui import __version__
 from cachetui.cli.options import (
     EXIT_OK,
     SAMPLE,
+    Parser,
     UsageError,
     add_inputs,
     check_inputs,
@@ -20,6 +22,7 @@ from cachetui.cli.options import (
     load_options,
     names_a_source,
 )
+from cachetui.core.spack.words import echo
 
 if TYPE_CHECKING:
     from cachetui.app.app import CacheTuiApp
@@ -31,7 +34,7 @@ COMMANDS = ("check", "query", "diff", "coverage", "verify", "serve", "config")
 
 
 def browse_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="cachetui",
         description="Browse Spack build caches: site documents, mirrors and the public cache. With no SOURCE, "
         "opens the sources of your config.toml, else the bundled sample corpus. Commands: "
@@ -50,7 +53,7 @@ def browse_parser() -> argparse.ArgumentParser:
 def _command_parser(only: str | None = None) -> argparse.ArgumentParser:
     """Every command's parser, or only one's: a command imports its own module, not the others' (`check` as
     felt was 0.1 s slower for importing what `query`, `diff`, `coverage` and `verify` answer with)."""
-    parser = argparse.ArgumentParser(prog="cachetui")
+    parser = Parser(prog="cachetui")
     subparsers = parser.add_subparsers(dest="command", required=True)
     for name in COMMANDS if only is None else (only,):
         importlib.import_module(f"cachetui.cli.{name}").add_parser(subparsers)
@@ -62,8 +65,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] in COMMANDS:
         args = _command_parser(argv[0]).parse_args(argv)
         return guarded(lambda: args.run(args), args.debug)
+    if argv and (near := mistyped_command(argv[0])) is not None:
+        return guarded(lambda: fail_usage(f"{echo(argv[0], quoted=True)} is no command, nor a file or directory to "
+                                          f"open: did you mean {near}? (see 'cachetui --help')"), False)
     args = browse_parser().parse_args(argv)
     return guarded(lambda: _browse(args), args.debug)
+
+
+def mistyped_command(word: str) -> str | None:
+    """The command `word` is a typo of, when it is no path that exists: the browser's first argument is a SOURCE,
+    so `cachetui qeury` would otherwise say "no such file" of what was meant as `query`."""
+    if word.startswith("-") or any(c in word for c in "/:=") or os.path.lexists(word):
+        return None  # an option, a location, NAME=SOURCE, or a path that exists (it opens, whatever its name)
+    from difflib import get_close_matches  # only here: a command named right never pays for it
+
+    near = get_close_matches(word.lower(), COMMANDS, n=1, cutoff=0.6)  # as settings suggest a near name
+    return near[0] if near else None
 
 
 def _browse(args: argparse.Namespace) -> int:

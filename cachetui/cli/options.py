@@ -201,6 +201,14 @@ def report_unknown(exc: Exception) -> int:
     return EXIT_PROBLEMS
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose errors echo what was typed inert: an unknown option may hold an escape sequence."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {inert(message)}\n")
+
+
 class UsageError(Exception):
     """Bad usage (such as a path that does not exist): a message on stderr, exit 2."""
 
