@@ -1,9 +1,12 @@
-"""The command line says what it does: what a command reads when no source is named, a mistyped command, and an
-unknown option holding control characters."""
+"""The command line says what it does: what a command reads when no source is named, a mistyped command, an unknown
+option holding control characters, and an answer whose reader went away."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,3 +105,20 @@ def test_a_mistyped_command_names_the_nearest(capsys: pytest.CaptureFixture[str]
     assert [mistyped_command(w) for w in ("chek", "./qeury", "qeury=file:///m", "--qeury", "x", "zlib")] == [None] * 6
     code, _, err = run(capsys, "nosuchdir")  # nothing near a command: a missing path, as before
     assert code == 2 and "no such file or directory: nosuchdir" in err
+
+
+# -- an answer whose reader went away -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [["query", SAMPLE, "--format", "json"],  # the answer: 0
+                                  ["query", SAMPLE, "--package", "nosuch", "--format", "json"]])  # the answer: 1
+def test_a_closed_pipe_exits_141_without_a_traceback(argv: list[str], tmp_path: Path) -> None:
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first byte: `| head -0`, deterministically
+    try:
+        done = subprocess.run([sys.executable, "-m", "cachetui", *argv, "--no-cache"], stdout=write,
+                              stderr=subprocess.PIPE, text=True, timeout=120, cwd=tmp_path)
+    finally:
+        os.close(write)
+    assert done.returncode == 141, done.stderr
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr and "Broken" not in done.stderr

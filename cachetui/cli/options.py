@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, NoReturn
 
 from cachetui.cli.progress_line import ProgressLine
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from cachetui.core.spack.specquery import SpecQuery
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports of a command killed by SIGPIPE
 
 
 # What a command opens when its command line names no source: the headless commands answer about the user's own
@@ -230,14 +232,21 @@ def answered(answer: Callable[[], int], no_answer: Callable[[], None]) -> int:
 def guarded(run: Callable[[], int], debug: bool) -> int:
     """Run a command; an unexpected exception is one line on stderr, never a traceback (unless --debug)."""
     try:
-        return run()
+        code = run()
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at exit where Python reports it
+        return code
     except UsageError as exc:  # lines kept (a caret under a query), each made inert
         print("cachetui: " + "\n".join(inert(redact(line)) for line in str(exc).split("\n")), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        return EXIT_OK  # `cachetui query ... | head` is fine
+        # `cachetui query ... | head -1`: the reader has gone, so the answer was not read whole; as a standard tool
+        # killed by SIGPIPE, never 0 (nor the answer's own code). Stdout is pointed at nothing, so that the flush
+        # at exit does not fail again.
+        with suppress(OSError, ValueError):  # a stdout with no descriptor (captured) has no flush at exit to fail
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except Exception as exc:
         if debug:
             raise
