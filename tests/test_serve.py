@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -408,6 +409,17 @@ def _first_line(process: subprocess.Popen[str], timeout: float) -> str:
     reader.join(timeout)
     assert lines and lines[0], f"no address printed; stderr: {process.stderr.read() if process.poll() is not None and process.stderr else ''}"
     return lines[0]
+
+
+def test_a_busy_port_is_one_line_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--no-cache", "--port", str(port), str(sample_path())]) == 2
+    out, err = capsys.readouterr()
+    (line,) = err.splitlines()
+    assert out == "" and line.startswith(f"cachetui: port {port} is in use on 127.0.0.1") and "--port" in line
 
 
 def test_a_public_host_is_warned_about(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

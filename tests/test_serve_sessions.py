@@ -7,8 +7,12 @@ every wait polls with a deadline.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import re
+import select
 import signal
+import subprocess
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -24,7 +28,7 @@ from cachetui.core.load import LoadOptions, load_corpus
 from cachetui.core.load.cache import CorpusCache
 from cachetui.core.load.sample import sample_path
 from cachetui.present.served import ServeConfig
-from tests.test_serve import DEADLINE_S, Visitor, _loaded, _visit
+from tests.test_serve import CACHETUI, DEADLINE_S, Visitor, _first_line, _loaded, _visit
 
 
 async def _serving(max_sessions: int, idle_timeout: float) -> tuple[TestServer, SessionServer]:
@@ -151,6 +155,49 @@ async def test_a_killed_visitor_app_frees_its_place_and_the_others_still_answer(
     finally:
         await test_server.close()
     assert not server.sessions
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux: /proc/PID/stat's fourth field)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text() if entry.name.isdigit() else ""
+        except OSError:  # it ended while we looked
+            continue
+        if stat and int(stat.rpartition(")")[2].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+async def test_a_session_ends_when_its_server_is_killed(http: aiohttp.ClientSession, private_cache_home: Path,
+                                                         tmp_path: Path) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(private_cache_home)}
+    server = subprocess.Popen([*CACHETUI, "serve", "--port", "0", str(sample_path())], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path, start_new_session=True)
+    session: int | None = None
+    try:
+        url = re.search(r"http://127\.0\.0\.1:\d+", _first_line(server, DEADLINE_S))
+        assert url is not None
+        ws = await http.ws_connect(url.group(0) + "/ws?width=120&height=40", origin=url.group(0))
+        visitor = Visitor(ws)
+        await visitor.until(_loaded, "the session's packages")
+        (session,) = _children(server.pid)
+        ended = os.pidfd_open(session)  # readable once the session has ended, whoever its parent is by then
+        try:
+            os.kill(server.pid, signal.SIGKILL)  # nothing of the server runs after this: no quit, no cleanup
+            server.wait(DEADLINE_S)
+            readable, _, _ = select.select([ended], [], [], DEADLINE_S)
+        finally:
+            os.close(ended)
+        assert readable, "the session outlived its server"
+        session = None
+    finally:
+        for pid in (server.pid, session):
+            if pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+        server.wait(DEADLINE_S)
 
 
 def test_idle_timeout_is_a_whole_number_of_seconds(capsys: pytest.CaptureFixture[str],

@@ -23,6 +23,7 @@ from textual import events, on, work
 
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.dialogs.export_dialog import NameDialog
+from cachetui.app.server_lifetime import end_with_server
 from cachetui.core.load import Provenance
 from cachetui.core.model.corpus import Corpus, Document
 from cachetui.core.model.records import MirrorOrigin
@@ -133,6 +134,8 @@ def main() -> int:
         print(f"cachetui: this runs one session of 'cachetui serve' (no {ENVIRONMENT} in the environment)",
               file=sys.stderr)
         return 2
+    if not end_with_server(config.server_pid):
+        return 0  # its server is gone: nobody would ever see this session
     ServedApp(config).run()
     return 0
 

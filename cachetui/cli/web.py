@@ -15,7 +15,10 @@ its shell command line, and guesses its public address from the host it binds. H
   ends unasked (it could not start, or crashed) closes its page with a reason, not leaving it on
   "starting…", and frees its place;
 - a session whose visitor sent no key, mouse event or resize for `idle_timeout` seconds is closed,
-  its page saying why: a tab left open overnight does not hold a place and an app's memory.
+  its page saying why: a tab left open overnight does not hold a place and an app's memory;
+- a session ends with the server, even one killed (`cachetui.app.server_lifetime`: it is told the
+  server's pid, and the kernel signals it when that process dies);
+- a port that cannot be listened on (in use) is a usage error naming it, not an internal error.
 
 Imported only by `cachetui serve`: aiohttp and textual-serve never load for the other commands.
 """
@@ -23,6 +26,7 @@ Imported only by `cachetui serve`: aiohttp and textual-serve never load for the 
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import shlex
 import signal
@@ -38,6 +42,7 @@ from aiohttp.typedefs import Handler
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from cachetui.cli.options import fail_usage
 from cachetui.cli.serve import DEFAULT_IDLE_TIMEOUT_S
 from cachetui.cli.served_hosts import ServedHosts
 from cachetui.present.format import counted
@@ -215,7 +220,7 @@ class SessionServer(Server):
         if len(self.sessions) >= self.max_sessions:
             await websocket.close(code=WSCloseCode.TRY_AGAIN_LATER, message=busy_message(self.max_sessions).encode())
             return websocket
-        config = replace(self.config, browser_clipboard=secure_context(self._base_url(request)))
+        config = replace(self.config, browser_clipboard=secure_context(self._base_url(request)), server_pid=os.getpid())
         session = Session(config, websocket, download_manager=self.download_manager)
         self.sessions.add(session)  # counted before the first await: two visitors cannot both take the last place
         idle = asyncio.ensure_future(self._close_when_idle(session))
@@ -264,7 +269,10 @@ class SessionServer(Server):
         runner = web.AppRunner(await self.make_app(), handle_signals=False, access_log=None)
         await runner.setup()
         try:
-            await web.TCPSite(runner, self.host, self.port).start()
+            try:
+                await web.TCPSite(runner, self.host, self.port).start()
+            except OSError as exc:  # in use, or not ours to bind: the user's to fix, not an internal error
+                fail_usage(unlistened(self.host, self.port, exc))
             stop = asyncio.Event()
             loop = asyncio.get_running_loop()
             for signum in (signal.SIGINT, signal.SIGTERM):
@@ -275,6 +283,14 @@ class SessionServer(Server):
             await stop.wait()
         finally:
             await runner.cleanup()
+
+
+def unlistened(host: str, port: int, error: OSError) -> str:
+    """Why the server cannot listen on `host:port`, in one line that names the port."""
+    where = f"{_url_host(host)}:{port}"
+    if error.errno == errno.EADDRINUSE:
+        return f"port {port} is in use on {host}: choose another --port (0 picks a free one)"
+    return f"cannot listen on {where}: {error.strerror or error}"
 
 
 def _arrived_at(request: web.Request) -> tuple[str, int] | None:

@@ -41,6 +41,7 @@ class ServeConfig:
     mirror_urls: dict[str, str] = field(default_factory=dict)  # label -> URL for a source read from a local path
     # Browsers open their clipboard to a page only on https or localhost; each session is told which it is.
     browser_clipboard: bool = True
+    server_pid: int | None = None  # the session's parent: it ends when that process does
 
     def to_environment(self) -> dict[str, str]:
         return {ENVIRONMENT: json.dumps(asdict(self))}
