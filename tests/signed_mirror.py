@@ -8,15 +8,17 @@ binary stands for one outcome:
 - `plain`: unsigned; `tampered`: signed, then its text changed (`bad`); `foreign`: signed by a key
   the cache does not publish (`unknown-key`); `gone`: no record at all (`unchecked`);
 - `old`: signed by a key that has since expired (`verified`, expired). A key cannot sign after it
-  expires, so that record and key are committed (`tests/fixtures/provenance/`), made by
-  `tests/fixtures/provenance/make_expired.py` from `old_manifest()` below;
-- `lacks`: links a record the cache does not hold.
+  expires, so its records (v3 and v2) and key are committed (`tests/fixtures/provenance/`), made by
+  `tests/fixtures/provenance/make_expired.py` from `old_manifest()` and `old_v2_spec()` below;
+- `lacks`: links a record the cache does not hold;
+- `swapped`: its record is zlib's, validly signed, copied over its own (`bad`: a signed record of zlib).
 
 Paths and sizes are spelled here from Spack's rules, independently of the project's code.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import shutil
@@ -51,6 +53,7 @@ RECORDS: dict[str, tuple[str, bool, bool, list[tuple[str, list[str]]]]] = {
     "old": ("1.0", True, False, []),
     "unheld": ("0.1", False, False, []),
     "lacks": ("1.0", True, False, [("unheld", ["link"])]),
+    "swapped": ("2.0", True, False, []),
 }
 SIGNED = ("app", "zlib", "libc3", "tool", "lacks")
 
@@ -61,19 +64,41 @@ def tarball(name: str) -> bytes:
     return (name.encode() * size)[:size]
 
 
+def spec_json(name: str) -> dict[str, Any]:
+    """The specfile a binary's record carries, as Spack writes it: its root node first."""
+    version = RECORDS[name][0]
+    root = {"name": name, "version": version, "arch": {"platform": "linux", "platform_os": "ubuntu22.04",
+                                                        "target": "x86_64_v3"}, "hash": hash_of(name)}
+    return {"spec": {"_meta": {"version": 5}, "nodes": [root]}, "buildcache_layout_version": 2,
+            "binary_cache_checksum": {"hash_algorithm": "sha256", "hash": hashlib.sha256(tarball(name)).hexdigest()}}
+
+
+def spec_blob(name: str) -> bytes:
+    """The v3 spec blob: the specfile, gzipped (with no timestamp, so the bytes and their checksum are fixed)."""
+    return gzip.compress(json.dumps(spec_json(name), indent=0).encode(), mtime=0)
+
+
 def manifest(name: str) -> bytes:
     """A spec manifest as Spack >= 1.0 writes it (indent 0): the tarball's and the spec blob's records."""
-    data = tarball(name)
-    spec = json.dumps({"spec": {"name": name}}).encode()
+    data, spec = tarball(name), spec_blob(name)
     entries = [{"contentLength": len(data), "mediaType": TARBALL_TYPE, "compression": "gzip",
                 "checksumAlgorithm": "sha256", "checksum": hashlib.sha256(data).hexdigest()},
-               {"contentLength": len(spec), "mediaType": SPEC_TYPE, "compression": "none",
+               {"contentLength": len(spec), "mediaType": SPEC_TYPE, "compression": "gzip",
                 "checksumAlgorithm": "sha256", "checksum": hashlib.sha256(spec).hexdigest()}]
     return json.dumps({"version": 3, "data": entries}, indent=0, separators=(",", ":")).encode()
 
 
+def v2_spec(name: str) -> bytes:
+    """A layout-v2 `.spec.json`: the specfile with the tarball's checksum, as Spack <= 0.23 writes it."""
+    return json.dumps({**spec_json(name), "buildcache_layout_version": 1}, indent=0).encode()
+
+
 def old_manifest() -> bytes:
     return manifest("old")
+
+
+def old_v2_spec() -> bytes:
+    return v2_spec("old")
 
 
 @dataclass
@@ -96,10 +121,10 @@ def clearsign(key: Any, text: bytes) -> bytes:
     return bytes(pysequoia.sign(key.signer(), text, mode=pysequoia.SignatureMode.CLEAR))
 
 
-def record(name: str, keys: Keys, signed_text: bytes | None = None) -> bytes | None:
-    """The record of `name` as its outcome needs it (None: no record)."""
-    text = signed_text if signed_text is not None else manifest(name)
-    if name in SIGNED:
+def record(name: str, keys: Keys, layout: str = "v3") -> bytes | None:
+    """The record of `name` as its outcome needs it, in `layout` (None: no record)."""
+    text = (manifest if layout == "v3" else v2_spec)("zlib" if name == "swapped" else name)
+    if name in SIGNED or name == "swapped":
         return clearsign(keys.published, text)
     if name == "plain":
         return text
@@ -108,7 +133,7 @@ def record(name: str, keys: Keys, signed_text: bytes | None = None) -> bytes | N
     if name == "foreign":
         return clearsign(keys.stranger, text)
     if name == "old":
-        return (EXPIRED / "old.spec.manifest.json").read_bytes()
+        return (EXPIRED / ("old.spec.manifest.json" if layout == "v3" else "old.spec.json.sig")).read_bytes()
     return None  # gone
 
 
@@ -120,6 +145,7 @@ def write_v3(root: Path, keys: Keys) -> Path:
         if not cached:
             continue
         _blob(root, tarball(name))
+        _blob(root, spec_blob(name))
         signed = record(name, keys)
         if signed is not None:
             path = root / "v3" / "manifests" / "spec" / name / f"{name}-{version}-{hash_of(name)}.spec.manifest.json"
@@ -150,11 +176,7 @@ def write_v2(root: Path, keys: Keys) -> Path:
         spack = cache / ARCH / COMPILER / f"{name}-{version}" / f"{stem}.spack"
         spack.parent.mkdir(parents=True, exist_ok=True)
         spack.write_bytes(tarball(name))
-        spec_json = json.dumps({"spec": {"name": name}, "buildcache_layout_version": 1,
-                                "binary_cache_checksum": {"hash_algorithm": "sha256",
-                                                          "hash": hashlib.sha256(tarball(name)).hexdigest()}},
-                               indent=0).encode()
-        signed = record(name, keys, spec_json)
+        signed = record(name, keys, "v2")
         if signed is None:
             continue
         (cache / f"{stem}.spec.json{'' if name == 'plain' else '.sig'}").write_bytes(signed)

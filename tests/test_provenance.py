@@ -82,6 +82,9 @@ def test_each_binary_gets_the_outcome_signer_and_size_its_record_calls_for(
     assert foreign.signer not in _key_ids(keys.cert)
     gone = got["gone"]
     assert gone.signature.outcome == "unchecked" and "no signed record" in gone.signature.reason and gone.size is None
+    swapped = got["swapped"]  # zlib's good record filed as swapped's: it counts for zlib only, and so does its size
+    assert (swapped.signature.outcome, swapped.signature.reason, swapped.size) == \
+        ("bad", f"a signed record of zlib@1.3/{hash_of('zlib')[:7]}", None)
 
 
 @pytest.mark.parametrize("layout", ["v3", "v2"])
@@ -246,12 +249,14 @@ def test_verify_usage_errors_are_exit_2(capsys: pytest.CaptureFixture[str]) -> N
     capsys.readouterr()
 
 
-def test_the_committed_expired_record_is_the_manifest_the_mirror_describes() -> None:
-    from tests.signed_mirror import old_manifest
+@pytest.mark.parametrize("name", ["old.spec.manifest.json", "old.spec.json.sig"])
+def test_the_committed_expired_records_are_the_ones_the_mirror_describes(name: str) -> None:
+    from tests.signed_mirror import old_manifest, old_v2_spec
 
-    signed = (EXPIRED / "old.spec.manifest.json").read_bytes()
+    signed = (EXPIRED / name).read_bytes()
     verified = pysequoia.verify(bytes=signed, store=lambda _ids: [_expired_cert()]).bytes
-    assert verified is not None and verified.rstrip(b"\n") == old_manifest().rstrip(b"\n")
+    text = old_manifest() if name.endswith("manifest.json") else old_v2_spec()
+    assert verified is not None and verified.rstrip(b"\n") == text.rstrip(b"\n")
 
 
 def _expired_cert() -> object:

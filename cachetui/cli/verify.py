@@ -15,11 +15,12 @@ from cachetui.cli.options import (
     report_unknown,
     spec_option,
 )
-from cachetui.core.load import Provenance
+from cachetui.core.load import Provenance, redact
 from cachetui.core.load.provenance import FETCH_AT_ONCE, OUTCOMES, VERIFIED
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.query import Filters, Query, select
 from cachetui.core.query.resolve import QueryProblem
+from cachetui.present.inert import inert
 from cachetui.present.provenance import FORMATS, write_provenance
 
 DESCRIPTION = f"""\
@@ -32,7 +33,9 @@ mirror controls that key too. Records are fetched {FETCH_AT_ONCE} at a time.
 
 --spec resolves as `query --spec` does (a value that names nothing names the nearest real ones,
 exit 1); --closure adds every held binary that the matched ones' link/run dependencies need.
---format json always prints one JSON list ([] when nothing matched). Exit 0: every listed binary is
+--format json always prints one JSON list ([] when nothing matched). A published key that cannot
+be used (it does not parse, has no valid binding signature, or links out of the mirror) is one
+warning line on stderr and costs only the records it signed. Exit 0: every listed binary is
 verified and every SOURCE loaded; 1: otherwise (nothing matched too); 2: usage."""
 
 
@@ -69,6 +72,8 @@ def _answer(args: argparse.Namespace) -> int:
     listed = _with_closure(corpus, provenance, matched) if args.closure else matched
     binaries = provenance.binaries(listed)
     write_provenance(sys.stdout, binaries, args.format)
+    for root, problem in provenance.key_problems():  # once per key, however many records it might have signed
+        print(f"cachetui: warning: {inert(redact(root))}: published keys: {inert(problem)}", file=sys.stderr)
     loaded = report_load_errors(corpus)
     if not binaries:
         print("cachetui: no binary matched", file=sys.stderr)

@@ -70,7 +70,7 @@ def provenance_rows(shown: PaneProvenance, hash_: str) -> list[Row]:
     if binary.size is not None:
         rows.append(Row("tarball", human_size(binary.size)))
     else:  # a record that does not verify says nothing worth repeating, its size included
-        rows.append(Row("tarball", "size not read: its record does not verify" if signature.outcome == BAD
+        rows.append(Row("tarball", "size not shown: its record is bad" if signature.outcome == BAD
                         else "size not published", QUIET))
     if binary.pushed:
         rows.append(Row("pushed", binary.pushed))

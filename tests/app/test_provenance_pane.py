@@ -30,7 +30,7 @@ from tests.dag_mirror import hash_of
 from tests.mirrors import MirrorServer, serve
 from tests.signed_mirror import Keys, tarball, tarball_sizes, write_v2, write_v3
 
-ORDER = ["app", "foreign", "gone", "lacks", "libc3", "old", "plain", "tampered", "tool", "zlib"]  # the table's
+ORDER = ["app", "foreign", "gone", "lacks", "libc3", "old", "plain", "swapped", "tampered", "tool", "zlib"]  # the table's
 
 
 @pytest.fixture(scope="module")
@@ -106,12 +106,15 @@ async def test_the_pane_shows_each_binarys_outcome_signer_and_size(signed: Mirro
         assert f"tarball {human_size(len(tarball('zlib')))}" in text and "expires" not in text
         assert "signed unsigned tarball" in await _rest_on(pilot, "plain")
         text = await _rest_on(pilot, "tampered")
-        assert "signed bad: does not verify" in text and "size not read: its record does not verify" in text
+        assert "signed bad: does not verify" in text and "size not shown: its record is bad" in text
         text = await _rest_on(pilot, "foreign")
         named = text.split("unknown-key: signed by key ")[1].split(",")[0]
         assert named in _key_ids(keys.stranger.extract_certificate()) and "which the cache does not publish" in text
         text = await _rest_on(pilot, "gone")
         assert "signed unchecked: no signed record" in text and "unsigned" not in text
+        text = await _rest_on(pilot, "swapped")
+        assert f"signed bad: a signed record of zlib@1.3/{hash_of('zlib')[:7]}" in text
+        assert "size not shown: its record is bad" in text
         text = await _rest_on(pilot, "old")
         assert "signed verified: Retired Signer <retired@example.org>" in text
         assert f"key {keys.expired_cert.fingerprint.upper()} expires " in text and " (expired) tarball" in text

@@ -68,6 +68,7 @@ class Provenance:
         self._binaries: Recent[tuple[str, str], BinaryProvenance] = Recent(KEPT)
         self._keyrings: Recent[BinaryStore, Keyring] = Recent(KEPT_KEYRINGS)
         self._keys_read = threading.Lock()  # a cache's keys are fetched once, not by every worker at once
+        self._key_problems: dict[str, tuple[str, ...]] = {}  # per cache root, what of its keys could not be used
         order = list(corpus.stores)
         self._rank = {path: n for n, path in enumerate(order)}  # the order the sources were named
 
@@ -131,4 +132,15 @@ class Provenance:
     def keyring(self, store: BinaryStore) -> Keyring:
         """The keys a cache publishes, read once per run (bounded)."""
         with self._keys_read:
-            return self._keyrings.get(store, lambda: published_keys(store.root, store.layout, self.timeout))
+            return self._keyrings.get(store, lambda: self._read_keys(store))
+
+    def key_problems(self) -> list[tuple[str, str]]:
+        """Each cache whose keys were read, with each published key it could not use: (its root, one line)."""
+        with self._keys_read:
+            return [(root, line) for root, lines in self._key_problems.items() for line in lines]
+
+    def _read_keys(self, store: BinaryStore) -> Keyring:
+        keyring = published_keys(store.root, store.layout, self.timeout)
+        if keyring.unreadable:
+            self._key_problems[store.root] = keyring.unreadable
+        return keyring

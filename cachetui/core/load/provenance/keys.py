@@ -7,8 +7,11 @@
 - layout v2: `build_cache/_pgp/index.json` lists them, each at `build_cache/_pgp/<FINGERPRINT>.pub`.
 
 A cache that publishes no key index publishes no key (a signed record is then `unknown-key`); one
-whose index or a key cannot be read, or does not parse, is said (a record it might have signed is
-`unchecked`). At most MAX_KEYS keys are read, none past MAX_KEY_BYTES.
+whose index or a key cannot be read, or does not parse, or signs nothing (no valid binding
+signature), is said once and costs only itself: the other keys still verify what they signed (a
+record it might have signed is `unchecked`). At most MAX_KEYS keys are read, none past
+MAX_KEY_BYTES and all of them together not past MAX_KEYS_BYTES; a local cache's keys are read
+only from inside it (a published key that links out of the mirror is refused).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from cachetui.core.load.sources.transport import FetchError, fetch, join
 
 MAX_KEY_BYTES = 1 << 20  # a key, a key index or a key manifest: an armoured 4096-bit key is ~3 KB
 MAX_KEYS = 32  # keys read from one cache's index
+MAX_KEYS_BYTES = 2 << 20  # every key file of one cache together: what a cache's keys may cost in parsing
 KEY_INDEX_TYPE = "application/vnd.spack.keyindex.v1+json"
 KEY_TYPE = "application/pgp-keys"
 V3_KEYS = "v3/manifests/key"
@@ -48,22 +52,34 @@ def published_keys(root: str, layout: str, timeout: float) -> Keyring:
         return Keyring((), (str(exc),))
     if listed is None:
         return Keyring()
-    keys: list[PublishedKey] = []
+    keys: dict[str, PublishedKey] = {}
     unreadable: list[str] = []
-    for fingerprint in listed[:MAX_KEYS]:
+    budget = MAX_KEYS_BYTES
+    for n, fingerprint in enumerate(listed[:MAX_KEYS]):
+        if budget <= 0:
+            unreadable.append(f"{len(listed[:MAX_KEYS]) - n} more keys not read: the keys read reach "
+                              f"{MAX_KEYS_BYTES // 2**20} MB")
+            break
         try:
             data = _v3_key(root, fingerprint, timeout) if layout == "v3" else \
-                _get(join(root, V2_KEYS, f"{fingerprint}.pub"), timeout)
-            keys.extend(read_keys(data))
+                _get(root, join(root, V2_KEYS, f"{fingerprint}.pub"), timeout)
+            budget -= len(data)
+            found, problems = read_keys(data, f"the file of key {fingerprint}")
         except _Unreadable as exc:
             unreadable.append(str(exc))
+            continue
         except KeyUnreadable as exc:
             unreadable.append(f"key {fingerprint} does not parse: {exc}")
-    return Keyring(tuple(keys), tuple(unreadable))
+            continue
+        unreadable.extend(problems)
+        keys.update((key.fingerprint, key) for key in found if len(keys) < MAX_KEYS)
+    if len(listed) > MAX_KEYS:
+        unreadable.append(f"the key index lists {len(listed)} keys; only the first {MAX_KEYS} are read")
+    return Keyring(tuple(keys.values()), tuple(unreadable))
 
 
 def _v3_index(root: str, timeout: float) -> list[str] | None:
-    manifest = _manifest(join(root, V3_KEYS, "keys.manifest.json"), timeout, missing_ok=True)
+    manifest = _manifest(root, join(root, V3_KEYS, "keys.manifest.json"), timeout, missing_ok=True)
     if manifest is None:
         return None
     return _fingerprints(_blob(root, manifest, KEY_INDEX_TYPE, timeout), "the key index")
@@ -72,7 +88,7 @@ def _v3_index(root: str, timeout: float) -> list[str] | None:
 def _v2_index(root: str, timeout: float) -> list[str] | None:
     location = join(root, V2_KEYS, "index.json")
     try:
-        data = fetch(location, timeout=timeout, max_bytes=MAX_KEY_BYTES).data
+        data = fetch(location, timeout=timeout, max_bytes=MAX_KEY_BYTES, within=root).data
     except FetchError as exc:
         if exc.missing:
             return None
@@ -81,7 +97,7 @@ def _v2_index(root: str, timeout: float) -> list[str] | None:
 
 
 def _v3_key(root: str, fingerprint: str, timeout: float) -> bytes:
-    manifest = _manifest(join(root, V3_KEYS, f"{fingerprint}.key.manifest.json"), timeout)
+    manifest = _manifest(root, join(root, V3_KEYS, f"{fingerprint}.key.manifest.json"), timeout)
     assert manifest is not None  # missing_ok is False
     return _blob(root, manifest, KEY_TYPE, timeout)
 
@@ -98,16 +114,16 @@ def _fingerprints(data: bytes, where: str) -> list[str]:
     return [name.upper() for name in keys if isinstance(name, str) and _FINGERPRINT.fullmatch(name)]
 
 
-def _get(location: str, timeout: float) -> bytes:
+def _get(root: str, location: str, timeout: float) -> bytes:
     try:
-        return fetch(location, timeout=timeout, max_bytes=MAX_KEY_BYTES).data
+        return fetch(location, timeout=timeout, max_bytes=MAX_KEY_BYTES, within=root).data
     except FetchError as exc:
         raise _Unreadable(str(exc)) from None
 
 
-def _manifest(location: str, timeout: float, *, missing_ok: bool = False) -> dict[str, Any] | None:
+def _manifest(root: str, location: str, timeout: float, *, missing_ok: bool = False) -> dict[str, Any] | None:
     try:
-        data = fetch(location, timeout=timeout, max_bytes=MAX_KEY_BYTES).data
+        data = fetch(location, timeout=timeout, max_bytes=MAX_KEY_BYTES, within=root).data
     except FetchError as exc:
         if exc.missing and missing_ok:
             return None
@@ -129,7 +145,7 @@ def _blob(root: str, manifest: dict[str, Any], media_type: str, timeout: float) 
             or not re.fullmatch(r"[0-9a-f]{64}", checksum):
         raise _Unreadable(f"a key manifest names no {media_type} blob with a sha256 checksum")
     location = join(root, "blobs", "sha256", checksum[:2], checksum)
-    data = _get(location, timeout)
+    data = _get(root, location, timeout)
     if hashlib.sha256(data).hexdigest() != checksum:
         raise _Unreadable(f"{location}: checksum mismatch (the manifest published sha256 {checksum})")
     return data

@@ -2,7 +2,8 @@
 
 - layout v3 (`url_buildcache.py`): `v3/manifests/spec/<name>/<name>-<version>-<hash>.spec.manifest.json`,
   clearsigned (plain JSON when unsigned); its `data` record of the tarball
-  (`application/vnd.spack.install.v*`) gives the tarball's `contentLength`;
+  (`application/vnd.spack.install.v*`) gives the tarball's `contentLength`, and its record of the
+  spec blob (`application/vnd.spack.spec.v*+json`, gzip) the checksum of the spec it is about;
 - layout v2 (`binary_distribution.py` up to 0.23): `build_cache/<arch>-<compiler>-<ver>-<name>-<ver>-<hash>`
   `.spec.json.sig` (clearsigned) or `.spec.json` (unsigned); the tarball's size is that of the `.spack`
   file beside it (`build_cache/<arch>/<compiler>-<ver>/<name>-<ver>/…`): its size on disk, a HEAD over HTTP;
@@ -11,7 +12,9 @@
   `archive_timestamp`, where present, is the only push date any layout records.
 
 Nothing here raises: a record that cannot be read is `unchecked` with the reason, never `unsigned`.
-A record is never read past MAX_RECORD_BYTES.
+A record is never read past MAX_RECORD_BYTES, a spec blob never inflated past MAX_SPEC_BYTES, and
+on disk neither is read from outside the mirror. A record whose spec is about another binary is
+`bad`, naming that binary, and its size is not shown: it is the other binary's (`named.py`).
 """
 
 from __future__ import annotations
@@ -24,22 +27,28 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cachetui.core.load.provenance.named import Named, named_by, names_other
 from cachetui.core.load.provenance.signature import (
     BAD,
+    UNCHECKED,
     UNKNOWN_KEY,
     UNSIGNED,
+    VERIFIED,
     Keyring,
     Signature,
     iso,
     verify,
 )
 from cachetui.core.load.sources.clearsigned import cleartext, is_clearsigned
-from cachetui.core.load.sources.mirror import MirrorError, Net
+from cachetui.core.load.sources.locator import is_sha256
+from cachetui.core.load.sources.mirror import IndexRef, MirrorError, Net, verified
 from cachetui.core.load.sources.oci import registry_for
 from cachetui.core.load.sources.transport import FetchError, content_length, fetch, join
 
 MAX_RECORD_BYTES = 4 << 20  # a spec manifest is ~1 KB, a v2 .spec.json.sig holds the whole DAG: tens of KB
+MAX_SPEC_BYTES = 16 << 20  # a v3 spec blob once inflated: the whole DAG's specfile, tens of KB
 TARBALL_TYPE = re.compile(r"application/vnd\.spack\.install\.v\d+\.tar\+gzip")
+SPEC_TYPE = re.compile(r"application/vnd\.spack\.spec\.v\d+\+json")
 OCI_MANIFEST_TYPES = "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json"
 
 
@@ -97,11 +106,46 @@ def v3_record(root: str, binary: Binary) -> str:
 def _v3(binary: Binary, root: str, keyring: Callable[[], Keyring], timeout: float) -> Reading:
     location = v3_record(root, binary)
     try:
-        data = fetch(location, timeout=timeout, max_bytes=MAX_RECORD_BYTES).data
+        data = fetch(location, timeout=timeout, max_bytes=MAX_RECORD_BYTES, within=root).data
     except FetchError as exc:
         return Reading(Signature.unchecked(_unfetched(exc)), record=location)
     signature, text = _signed(data, keyring)
-    return Reading(signature, _manifest_size(text), record=location)
+    if text is None:
+        return Reading(signature, record=location)
+    try:
+        named = named_by(_v3_spec(root, _json(text), timeout))
+    except _SpecUnread as exc:
+        signature = _unconfirmed(signature, str(exc))
+    else:
+        signature = _about(binary, signature, named)
+    return Reading(signature, _manifest_size(text) if signature.outcome != BAD else None, record=location)
+
+
+class _SpecUnread(Exception):
+    """Why the spec a v3 record names could not be read, in one line."""
+
+
+def _v3_spec(root: str, manifest: Any, timeout: float) -> bytes:
+    """The spec blob a spec manifest names, checked against its checksum and length, inflated (bounded)."""
+    entries = manifest.get("data") if isinstance(manifest, dict) else None
+    entry = next((e for e in (entries if isinstance(entries, list) else ())
+                  if isinstance(e, dict) and SPEC_TYPE.fullmatch(str(e.get("mediaType", "")))), None)
+    checksum = entry.get("checksum") if entry is not None else None
+    if entry is None or entry.get("checksumAlgorithm") != "sha256" or not isinstance(checksum, str) \
+            or not is_sha256(checksum):
+        raise _SpecUnread("it names no spec blob with a sha256 checksum")
+    compression = entry.get("compression", "none")
+    length = entry.get("contentLength")
+    location = join(root, "blobs", "sha256", checksum[:2], checksum)
+    ref = IndexRef(location, checksum, compression if compression in ("none", "gzip") else "detect", "v3",
+                   length if isinstance(length, int) and not isinstance(length, bool) else None)
+    try:
+        return verified(ref, fetch(location, timeout=timeout, max_bytes=MAX_RECORD_BYTES, within=root).data,
+                        MAX_SPEC_BYTES)
+    except FetchError as exc:
+        raise _SpecUnread(f"its spec blob: {exc}") from None
+    except MirrorError as exc:
+        raise _SpecUnread(f"its spec blob: {exc.reason}") from None
 
 
 def _manifest_size(text: bytes | None) -> int | None:
@@ -140,17 +184,19 @@ def _v2_compiler(binary: Binary) -> str:
 def _v2(binary: Binary, root: str, keyring: Callable[[], Keyring], timeout: float) -> Reading:
     signed = join(root, "build_cache", f"{v2_name(binary)}.spec.json.sig")
     try:
-        data, location = fetch(signed, timeout=timeout, max_bytes=MAX_RECORD_BYTES).data, signed
+        data, location = fetch(signed, timeout=timeout, max_bytes=MAX_RECORD_BYTES, within=root).data, signed
     except FetchError as exc:
         if not exc.missing:
             return Reading(Signature.unchecked(_unfetched(exc)), record=signed)
         plain = signed.removesuffix(".sig")
         try:
-            data, location = fetch(plain, timeout=timeout, max_bytes=MAX_RECORD_BYTES).data, plain
+            data, location = fetch(plain, timeout=timeout, max_bytes=MAX_RECORD_BYTES, within=root).data, plain
         except FetchError as again:
             reason = f"no signed record: neither {signed} nor {plain} is there" if again.missing else _unfetched(again)
             return Reading(Signature.unchecked(reason), record=signed)
-    signature, _ = _signed(data, keyring)
+    signature, text = _signed(data, keyring)
+    if text is not None:
+        signature = _about(binary, signature, named_by(text))
     return Reading(signature, None if signature.outcome == BAD else _tarball_size(root, binary, timeout),
                    record=location)
 
@@ -232,6 +278,27 @@ def _signed(data: bytes, keyring: Callable[[], Keyring]) -> tuple[Signature, byt
     if _json(data) is None:
         return Signature.unchecked("the record is neither JSON nor clearsigned"), None
     return Signature(UNSIGNED), data
+
+
+def _about(binary: Binary, signature: Signature, named: Named | None) -> Signature:
+    """`signature`, unless the record is about another binary than `binary` (or says of none which it is):
+    then `bad`, naming the binary it is about. A signature vouches for a text, never for a file name."""
+    if signature.outcome == UNCHECKED:
+        return signature
+    signed = "an unsigned record" if signature.outcome == UNSIGNED else "a signed record"
+    if named is None:
+        return Signature(BAD, signer=signature.signer, reason=f"{signed} that names no binary (it holds no spec "
+                                                              f"with a root node)")
+    if names_other(binary.package, binary.version, binary.hash, named):
+        return Signature(BAD, signer=signature.signer, reason=f"{signed} of {named}")
+    return signature
+
+
+def _unconfirmed(signature: Signature, why: str) -> Signature:
+    """A record whose spec could not be read: its signature cannot be said to be this binary's."""
+    if signature.outcome != VERIFIED:
+        return signature  # nothing was vouched for; what the record says stands as unverified as it was
+    return Signature.unchecked(f"the signature is good, but which binary the record is about cannot be read: {why}")
 
 
 def _json(data: bytes | None) -> Any:

@@ -6,6 +6,12 @@ it was signed (`bad`). Signing subkeys count: Spack's official binaries are sign
 key the cache publishes, and the signer shown is the primary key (its fingerprint and user ID). A good
 signature by a key that has since expired is `verified`, with its expiry beside it, as gpg says "Good
 signature ... [expired]": Sequoia checks that the key was alive when it signed.
+
+A signature is `bad` when gpg would not count it, each with its own reason (`docs/provenance.md`
+lists them): its key or signing subkey is revoked, it was made after the key expired, or the
+armour's `Hash:` header names another digest than the signature used (Sequoia ignores the header;
+gpg refuses the record). Whether the signed text is about the binary it is filed under is the
+record's question (`records.py`), not the signature's.
 """
 
 from __future__ import annotations
@@ -15,12 +21,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from cachetui.core.load.sources.clearsigned import SIGNATURE_START
+from cachetui.core.load.sources.clearsigned import armour_headers, signature_block
 
 VERIFIED, UNSIGNED, BAD, UNKNOWN_KEY, UNCHECKED = "verified", "unsigned", "bad", "unknown-key", "unchecked"
 OUTCOMES = (VERIFIED, UNSIGNED, BAD, UNKNOWN_KEY, UNCHECKED)
 
-_SIGNATURE_END = b"-----END PGP SIGNATURE-----"
+MAX_CERTS_PER_FILE = 8  # a key file holds one certificate as Spack writes it (`gpg --export` of one key)
 _HEX_ID = re.compile(r"[0-9a-fA-F]{16}|[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 
 
@@ -29,10 +35,11 @@ class Signature:
     """A signed record's outcome, with who signed it and when that key expires (facts beside the outcome)."""
 
     outcome: str  # one of OUTCOMES
-    signer: str | None = None  # verified: the primary key's fingerprint; unknown-key: the key ID the signature names
+    signer: str | None = None  # verified, and bad where a published key signed: the primary key's fingerprint;
+    # unknown-key: the key ID the signature names
     user_id: str | None = None  # verified: the primary key's user ID
     expires: str | None = None  # the signing key's expiry, ISO 8601 (UTC); None when it never expires or is unknown
-    expired: bool = False  # that expiry has passed (the signature may still be good: it was made before)
+    expired: bool | None = None  # verified: that expiry has passed (the signature was made before it); else None
     reason: str = ""  # bad and unchecked: why, in one line
 
     @classmethod
@@ -49,9 +56,14 @@ class PublishedKey:
     cert: Any = field(repr=False, compare=False)  # a pysequoia.Cert
     expiries: dict[str, dt.datetime | None] = field(repr=False, compare=False, default_factory=dict)
     # lowercase fingerprint and key ID of the primary key and of each subkey -> that key's own expiry
+    revoked: frozenset[str] = frozenset()  # the same names, of the keys a revocation signature covers
 
     def holds(self, issuer: str) -> bool:
         return issuer.lower() in self.expiries
+
+    def revokes(self, issuer: str) -> bool:
+        """Whether the (sub)key that signed, or the primary key above it, is revoked."""
+        return bool({issuer.lower(), self.fingerprint.lower()} & self.revoked)
 
     def expiry_of(self, issuer: str) -> dt.datetime | None:
         """When the (sub)key that signed stops being valid: its own expiry or its primary key's, the sooner."""
@@ -75,8 +87,9 @@ class KeyUnreadable(Exception):
     """A published key that does not parse as an OpenPGP certificate."""
 
 
-def read_keys(data: bytes) -> list[PublishedKey]:
-    """The certificates in an armoured (or binary) key file; KeyUnreadable when it holds none."""
+def read_keys(data: bytes, where: str = "one key file") -> tuple[list[PublishedKey], list[str]]:
+    """The certificates in an armoured (or binary) key file, at most MAX_CERTS_PER_FILE, and one line for each
+    that signs nothing (see `published_key`); KeyUnreadable when the file holds no certificate at all."""
     import pysequoia
 
     try:
@@ -85,19 +98,43 @@ def read_keys(data: bytes) -> list[PublishedKey]:
         raise KeyUnreadable(_first_line(exc)) from None
     if not certs:
         raise KeyUnreadable("no OpenPGP key in it")
-    return [_published(cert) for cert in certs]
+    keys: dict[str, PublishedKey] = {}
+    problems: list[str] = []
+    for cert in certs[:MAX_CERTS_PER_FILE]:
+        if cert.fingerprint.upper() in keys:
+            continue  # the same certificate twice says nothing more
+        try:
+            keys[cert.fingerprint.upper()] = published_key(cert)
+        except KeyUnreadable as exc:
+            problems.append(f"key {cert.fingerprint.upper()}: {exc}")
+    if len(certs) > MAX_CERTS_PER_FILE:
+        problems.append(f"{len(certs)} certificates in {where}; only the first {MAX_CERTS_PER_FILE} are read")
+    return list(keys.values()), problems
+
+
+def published_key(cert: Any) -> PublishedKey:
+    """One certificate as a PublishedKey; KeyUnreadable when Sequoia finds no valid binding signature for it now
+    (a bare key packet, a SHA-1 self-signature, a key created in the future): such a key signs nothing."""
+    try:
+        return _published(cert)
+    except Exception as exc:  # noqa: BLE001 - Sequoia raises RuntimeError for a key its policy refuses
+        raise KeyUnreadable(f"no valid binding signature ({_first_line(exc)})") from None
 
 
 def _published(cert: Any) -> PublishedKey:
     from pysequoia.packet import PacketPile, SignatureType, Tag
 
     expiries: dict[str, dt.datetime | None] = {}
+    revoked: set[str] = set()
     current: tuple[str, str, dt.datetime | None] | None = None  # fingerprint, key ID, creation
     newest: dict[str, dt.datetime] = {}  # per subkey, the creation of the binding signature read so far
     for packet in PacketPile.from_bytes(bytes(cert)):
         if packet.tag in (Tag.PublicKey, Tag.PublicSubkey):
             current = (packet.fingerprint or "", packet.key_id or "", packet.key_created)
             expiries[current[0]] = expiries[current[1]] = None
+        elif packet.tag == Tag.Signature and current is not None \
+                and packet.signature_type == SignatureType.SubkeyRevocation:
+            revoked.update(current[:2])
         elif (packet.tag == Tag.Signature and current is not None and current[2] is not None
               and packet.signature_type == SignatureType.SubkeyBinding):
             made = packet.signature_created or current[2]
@@ -108,16 +145,19 @@ def _published(cert: Any) -> PublishedKey:
             expiries[current[0]] = expiries[current[1]] = current[2] + period if period else None
     fingerprint = cert.fingerprint.upper()
     expiries[fingerprint.lower()] = expiries[fingerprint.lower()[-16:]] = cert.expiration
+    if cert.is_revoked:  # Sequoia checks the revocation signature of the primary key itself
+        revoked.update((fingerprint.lower(), fingerprint.lower()[-16:]))
     user_ids = [str(uid) for uid in cert.user_ids]
-    return PublishedKey(fingerprint, user_ids[0] if user_ids else None, cert, expiries)
+    return PublishedKey(fingerprint, user_ids[0] if user_ids else None, cert, expiries, frozenset(revoked))
 
 
 def verify(record: bytes, keyring: Keyring, now: dt.datetime | None = None) -> tuple[Signature, bytes | None]:
     """A clearsigned record's outcome against `keyring`, and the text the signature covers when it verified."""
     import pysequoia
 
-    issuer = _issuer(record)
-    if issuer is None:
+    sig = _signature(record)
+    issuer = _issuer(sig) if sig is not None else None
+    if sig is None or issuer is None:
         return Signature(BAD, reason="the signature's armour is malformed"), None
     key = keyring.holding(issuer)
     if key is None:
@@ -126,34 +166,64 @@ def verify(record: bytes, keyring: Keyring, now: dt.datetime | None = None) -> t
                                        f"be read: {keyring.unreadable[0]}"), None
         return Signature(UNKNOWN_KEY, signer=_key_id(issuer),
                          reason="signed by a key the cache does not publish"), None
+    refused = _hash_header_refused(record, sig)
+    if refused:
+        return Signature(BAD, reason=refused), None
     try:
         result = pysequoia.verify(bytes=record, store=lambda _ids: [key.cert])
+        signing_key = str(getattr(result.valid_sigs[0], "signing_key", issuer)) if result.valid_sigs else None
     except Exception:  # noqa: BLE001 - Sequoia raises RuntimeError whatever failed
+        result, signing_key = None, None
+    # gpg says "Good signature" of these and then counts them out; Sequoia refuses them outright. Either way
+    # the text may be intact: the reason says which rule refused it, never "the text changed".
+    expiry = key.expiry_of(signing_key or issuer)
+    if key.revokes(signing_key or issuer):
+        return Signature(BAD, signer=key.fingerprint, reason="key revoked"), None
+    if expiry is not None and sig.created is not None and sig.created > expiry:
+        return Signature(BAD, signer=key.fingerprint, reason=f"signed after the key expired on {iso(expiry)}"), None
+    if result is None:
         return Signature(BAD, reason="does not verify: the text changed since it was signed, or the signature "
                                      "is damaged"), None
     if not result.valid_sigs:
         return Signature(BAD, reason="does not verify"), None
-    signing_key = str(getattr(result.valid_sigs[0], "signing_key", issuer))
-    expiry = key.expiry_of(signing_key)
     moment = now or dt.datetime.now(dt.timezone.utc)
     return Signature(VERIFIED, signer=key.fingerprint, user_id=key.user_id, expires=iso(expiry),
                      expired=expiry is not None and expiry <= moment), result.bytes
 
 
-def _issuer(record: bytes) -> str | None:
-    """The fingerprint (else the key ID) the record's signature names; None when its armour does not parse."""
+def _signature(record: bytes) -> Any:
+    """The record's signature packet (a pysequoia.Sig); None when its armour does not parse."""
     import pysequoia
 
-    start = record.find(SIGNATURE_START)
-    end = record.find(_SIGNATURE_END, start)
-    if start < 0 or end < 0:
+    block = signature_block(record)
+    if block is None:
         return None
     try:
-        sig = pysequoia.Sig.from_bytes(record[start : end + len(_SIGNATURE_END)])
+        return pysequoia.Sig.from_bytes(block)
     except Exception:  # noqa: BLE001 - any parse failure is malformed armour
         return None
+
+
+def _issuer(sig: Any) -> str | None:
+    """The fingerprint (else the key ID) the signature names."""
     issuer = sig.issuer_fingerprint or sig.issuer_key_id
     return issuer.lower() if issuer and _HEX_ID.fullmatch(issuer) else None
+
+
+def _hash_header_refused(record: bytes, sig: Any) -> str:
+    """Why the armour's `Hash:` headers contradict the signature's digest (gpg refuses such a record); empty
+    when they name it, or when there is none (RFC 9580 makes the header optional)."""
+    named = [part.strip().upper().decode("ascii", "replace") for name, value in armour_headers(record)
+             if name.lower() == b"hash" for part in value.split(b",")]
+    used = _HASH_NAMES.get(str(sig.hash_algorithm).rsplit(".", 1)[-1])
+    if not named or used in named:
+        return ""
+    return f"the armour's Hash header says {', '.join(named)[:40]}, the signature used {used or 'another digest'}"
+
+
+# pysequoia's HashAlgorithm member -> the name an armour Hash header gives it (RFC 9580 §6.2.2.3)
+_HASH_NAMES = {"MD5": "MD5", "SHA1": "SHA1", "RipeMD": "RIPEMD160", "SHA224": "SHA224", "SHA256": "SHA256",
+               "SHA384": "SHA384", "SHA512": "SHA512", "SHA3_256": "SHA3-256", "SHA3_512": "SHA3-512"}
 
 
 def _key_id(issuer: str) -> str:

@@ -219,8 +219,9 @@ def read_index(ref: IndexRef, net: Net, key: str, what: str) -> bytes:
     return data
 
 
-def verified(ref: IndexRef, raw: bytes) -> bytes:
-    """`raw` checked against the published checksum and length, then decompressed if need be."""
+def verified(ref: IndexRef, raw: bytes, limit: int | None = None) -> bytes:
+    """`raw` checked against the published checksum and length, then decompressed (never past `limit`, an
+    index's cap unless said)."""
     if ref.checksum is not None:
         actual = hashlib.sha256(raw).hexdigest()
         if actual != ref.checksum:
@@ -229,18 +230,18 @@ def verified(ref: IndexRef, raw: bytes) -> bytes:
     if ref.length is not None and len(raw) != ref.length:
         raise MirrorError(ref.location, f"{len(raw)} bytes where the manifest says {ref.length} ({ref.said})")
     if ref.compression == "gzip" or (ref.compression == "detect" and raw.startswith(GZIP_MAGIC)):
-        return _gunzip(ref, raw)
+        return _gunzip(ref, raw, MAX_INDEX_BYTES if limit is None else limit)
     return raw
 
 
-def _gunzip(ref: IndexRef, raw: bytes) -> bytes:
+def _gunzip(ref: IndexRef, raw: bytes, limit: int) -> bytes:
     """Decompressed, but never past `limit`, and a bomb refused without holding what it inflates to.
 
     The stream is inflated twice: first a chunk at a time, only counting (a 2.5 GB bomb costs a
     chunk of memory and is refused once the count passes the limit), then into one buffer of
     the size now known, which is the only copy of the index ever held.
     """
-    size = _inflated_size(ref, raw, MAX_INDEX_BYTES)
+    size = _inflated_size(ref, raw, limit)
     inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
     return inflate.decompress(raw, size) if size else b""
 

@@ -108,15 +108,20 @@ def fetch(
     timeout: float = DEFAULT_TIMEOUT_S,
     max_bytes: int = MAX_DOWNLOAD_BYTES,
     headers: Mapping[str, str] | None = None,
+    within: str | None = None,
 ) -> Fetched:
     """The whole content of `location`, or FetchError.
 
     `headers` (such as Authorization) go to `location` alone: a redirect never carries them on,
-    so a registry's token never reaches the storage host its blobs redirect to.
+    so a registry's token never reaches the storage host its blobs redirect to. `within`: a local
+    `location` must resolve (symlinks followed) to a file inside that directory, else it is refused
+    unread; a mirror's files may be links, and one pointing out of it is not the mirror's to publish.
     """
     location = public_url(location)
     path = local_path(location)
     if path is not None:
+        if within is not None:
+            _inside(location, path, within)
         return Fetched(_read_local(location, path, max_bytes), location)
     return _read_http(location, progress, timeout, max_bytes, headers)
 
@@ -188,6 +193,15 @@ def _request(url: str, *, method: str = "GET", headers: dict[str, str] | None = 
 
 class _RedirectLoop(Exception):
     """Redirects that go round (or on and on): one line, with the number of hops."""
+
+
+def _inside(location: str, path: str, within: str) -> None:
+    top = local_path(within)
+    if top is None:
+        return  # a network source: what its server answers is what it publishes
+    top = os.path.realpath(top)
+    if os.path.commonpath([top, os.path.realpath(path)]) != top:
+        raise FetchError(location, "a link out of the source; not read")
 
 
 def _read_local(location: str, path: str, max_bytes: int) -> bytes:
