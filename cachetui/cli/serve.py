@@ -9,18 +9,12 @@ import sys
 from typing import Any
 
 from cachetui.cli.options import EXIT_OK, SAMPLE, add_inputs, check_inputs, fail_usage, load_options, load_or_exit
+from cachetui.cli.serve_defaults import DEFAULT_HOST, DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_SESSIONS, DEFAULT_PORT
 from cachetui.cli.served_hosts import SERVED_HOSTS, public_origin
 from cachetui.core.load import SPACK_MIRRORS, local_input
 from cachetui.present.format import counted
 from cachetui.present.inert import inert
 from cachetui.present.served import Labels, ServeConfig, source_labels
-
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8000
-# One app process per visitor. Their corpus is the warm cache's file, mapped and shared, so what limits them
-# is CPU: each is a Textual app answering keys, and 4 fit a 2-core server. textual-serve has no limit.
-DEFAULT_MAX_SESSIONS = 4
-DEFAULT_IDLE_TIMEOUT_S = 1800  # seconds: the web server's, said here so that --help needs no aiohttp
 
 
 def add_parser(subparsers: Any) -> None:

@@ -43,7 +43,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from cachetui.cli.options import fail_usage
-from cachetui.cli.serve import DEFAULT_IDLE_TIMEOUT_S
+from cachetui.cli.serve_defaults import DEFAULT_IDLE_TIMEOUT_S
 from cachetui.cli.served_hosts import ServedHosts
 from cachetui.present.format import counted
 from cachetui.present.inert import inert
