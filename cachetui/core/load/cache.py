@@ -37,6 +37,7 @@ from cachetui.core.load.cache_layout import Listing, from_buffers, to_buffers
 from cachetui.core.load.code_digest import code_digest, loading_modules, source_digest
 from cachetui.core.load.private_dir import NotPrivate, PrivateFile, open_private, private_directory
 from cachetui.core.load.sources.site.walk import Candidate, DirSignature, Signature, signature
+from cachetui.core.model.as_records import documents_as_records
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import Problem
 from cachetui.core.model.records import ParsedDocument
@@ -95,7 +96,7 @@ class Snapshot:
 
         by_origin = corpus.memoised("by-origin", documents_by_origin)
         chosen = [d for d in by_origin.get(origin, []) if tag is None or corpus.documents[d].tag == tag]
-        return corpus.documents_as_records(chosen)
+        return documents_as_records(corpus, chosen)
 
     def reusable_among(self, current: dict[str, Signature | None]) -> set[str]:
         """The paths in `current` (path -> signature now) whose cached results still hold."""

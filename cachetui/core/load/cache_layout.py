@@ -27,8 +27,9 @@ from cachetui.core.load.sources.site.walk import (
     signatures_now,
 )
 from cachetui.core.model.corpus import BUILD_PROVENANCE, UNIQUE_HASHES, Corpus, MultiColumn, Vocabulary
-from cachetui.core.model.dependencies import DependencyColumns
-from cachetui.core.model.mapped import DOCUMENT_STRINGS, DocumentTable, MappedVocabulary
+from cachetui.core.model.dependency_columns import DependencyColumns
+from cachetui.core.model.documents import DOCUMENT_STRINGS, DocumentTable
+from cachetui.core.model.mapped import MappedVocabulary
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.tables import StringTable, distinct_count, encoded
 

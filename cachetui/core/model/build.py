@@ -20,8 +20,8 @@ from cachetui.core.model.arrays import IdArray, IndexArray, expand_ranges, joine
 from cachetui.core.model.corpus import BUILD_PROVENANCE, RAW_VARIANTS, Corpus, MultiColumn, Vocabulary
 from cachetui.core.model.dependencies import VOCABS as DEPENDENCY_VOCABS
 from cachetui.core.model.dependencies import DependencyBuilder
+from cachetui.core.model.documents import DOCUMENT_STRINGS, DocumentTable
 from cachetui.core.model.fields import REGISTRY
-from cachetui.core.model.mapped import DOCUMENT_STRINGS, DocumentTable
 from cachetui.core.model.problems import LoadReport, Problem, Severity
 from cachetui.core.model.records import ParsedDocument
 from cachetui.core.spack.compilers import compiler_name

@@ -18,19 +18,10 @@ from typing import NamedTuple, TypeVar, cast
 import numpy as np
 
 from cachetui.core.model.arrays import IdArray, IndexArray
-from cachetui.core.model.dependencies import DependencyColumns, dependency_blocks
-from cachetui.core.model.fields import REGISTRY
+from cachetui.core.model.dependency_columns import DependencyColumns
+from cachetui.core.model.documents import Document, generations, mirror_generation
 from cachetui.core.model.problems import LoadReport
-from cachetui.core.model.records import (
-    UNKNOWN_SIZE,
-    BinaryStore,
-    DepBlock,
-    Dependency,
-    MirrorOrigin,
-    ParsedDocument,
-    SpecColumns,
-    build_provenance_parts,
-)
+from cachetui.core.model.records import UNKNOWN_SIZE, BinaryStore, Dependency, MirrorOrigin, build_provenance_parts
 from cachetui.core.spack.variants import atom_name
 
 T = TypeVar("T")
@@ -86,31 +77,6 @@ class MultiColumn:
 
     def of(self, spec: int) -> IdArray:
         return self.flat[self.offsets[spec] : self.offsets[spec + 1]]
-
-
-def mirror_generation(generation: str) -> bool:
-    """Whether documents of this generation were read from a mirror's index rather than a site listing."""
-    return generation.startswith("mirror")
-
-
-@dataclass(frozen=True, slots=True)
-class Document:
-    path: str
-    package: str
-    tag: str
-    title: str
-    generation: str
-    start: int  # spec slice in the corpus
-    stop: int
-
-    @property
-    def from_mirror(self) -> bool:
-        """Read from a mirror's index (its `path` is the mirror), not from a site listing document."""
-        return mirror_generation(self.generation)
-
-    def __reduce__(self) -> tuple[type, tuple]:
-        # By position: unpickling 50,000 of them through the dataclass __setstate__ cost 0.3 s of a warm start.
-        return Document, (self.path, self.package, self.tag, self.title, self.generation, self.start, self.stop)
 
 
 class SpecView(NamedTuple):
@@ -179,37 +145,6 @@ class Corpus:
         state = {key: value for key, value in self.__dict__.items() if key not in transient}
         state["memo"] = {}
         return state
-
-    def documents_as_records(self, indices: list[int]) -> list[ParsedDocument]:
-        """Documents back as records, to rebuild a corpus around changed inputs.
-
-        Their edges share one table of just the dependencies they name, with the names and
-        versions this corpus has for them (never the rest of the vocabulary).
-        """
-        blocks = dependency_blocks(self, [(self.documents[d].start, self.documents[d].stop) for d in indices])
-        return [
-            ParsedDocument(doc.path, doc.package, doc.tag, doc.title, doc.generation, self._columns(doc, block))
-            for d, block in zip(indices, blocks)
-            for doc in [self.documents[d]]
-        ]
-
-    def _columns(self, doc: Document, deps: DepBlock | None) -> SpecColumns:
-        indices = range(doc.start, doc.stop)
-
-        def single(facet: str) -> list[str]:
-            values = self.vocab[facet].values
-            return [values[i] for i in self.single[facet][doc.start : doc.stop].tolist()]
-
-        def multi(name: str) -> list[tuple[str, ...]]:
-            values, column = self.vocab[name].values, self.multi[name]
-            return [tuple(values[v] for v in column.of(i).tolist()) for i in indices]
-
-        read = {lists: single(facet) for facet, lists in REGISTRY.read()}
-        ids = self.build_provenance[doc.start : doc.stop]
-        provenance = [self.vocab[BUILD_PROVENANCE].values[i] for i in ids.tolist()] if ids.any() else None
-        return SpecColumns(hashes=list(self.hashes[doc.start : doc.stop]), variants=multi(RAW_VARIANTS),
-                           stacks=multi("stack"), sizes=self.size[doc.start : doc.stop].tolist(), deps=deps,
-                           build_provenance=provenance, **read)
 
     @property
     def n_specs(self) -> int:
@@ -327,14 +262,9 @@ class Corpus:
     def dependencies_recorded(self) -> np.ndarray:
         """Per spec, whether its source records what it depends on. A mirror's index does; a site listing
         document records no dependencies, so for its binaries what they depend on is unknown, not nothing."""
-        from cachetui.core.model.mapped import DocumentTable  # it builds on this module
-
-        documents = self.documents
-        # A table's generations are read as one column: a Document made for each of 50,000 cost 0.1 s of a cold load.
-        generations = documents.strings["generation"] if isinstance(documents, DocumentTable) \
-            else [doc.generation for doc in documents]
-        by_generation = {generation: mirror_generation(generation) for generation in set(generations)}
-        from_mirror = np.fromiter(map(by_generation.__getitem__, generations), dtype=bool, count=len(documents))
+        generation = generations(self.documents)  # per document
+        by_generation = {g: mirror_generation(g) for g in set(generation)}
+        from_mirror = np.fromiter(map(by_generation.__getitem__, generation), dtype=bool, count=len(generation))
         return from_mirror[self.document_of] if self.n_specs else np.zeros(0, dtype=bool)
 
     def dependencies(self, i: int) -> list[Dependency]:

@@ -23,7 +23,7 @@ from cachetui.core.model.installable import VALUES as INSTALLABLE_VALUES
 from cachetui.core.model.installable import YES, installable_column
 from cachetui.core.model.records import SpecColumns
 
-if TYPE_CHECKING:  # the corpus imports this module: its type is only named here
+if TYPE_CHECKING:  # only named: the registry loads no corpus
     from cachetui.core.model.corpus import Corpus
 
 T = TypeVar("T")

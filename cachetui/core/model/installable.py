@@ -18,7 +18,7 @@ import numpy as np
 
 from cachetui.core.model.dependencies import RUNTIME, node_graph
 
-if TYPE_CHECKING:  # the corpus imports the field registry, which names this module's column
+if TYPE_CHECKING:  # only named: the registry (fields.py) that names this column loads no corpus
     from cachetui.core.model.corpus import Corpus
 
 YES, NO, UNKNOWN = "yes", "no", "unknown"
