@@ -211,14 +211,14 @@ def test_a_new_file_is_found_even_when_the_directory_mtime_is_put_back(tmp_path:
 def test_the_cache_key_follows_the_parsing_code(tmp_path: Path) -> None:
     core = tmp_path / "core"
     shutil.copytree(Path(cachetui.core.__file__).parent, core, ignore=shutil.ignore_patterns("__pycache__"))
-    assert source_digest(core) == code_digest()
+    assert source_digest(core) == code_digest(default_cache_dir())
     for shaping in ("load/sources/site/document.py", "load/sources/spack_db/typed.py",
                     "load/sources/spack_db/tolerant.py", "load/sources/spack_node.py", "model/build.py",
                     "model/installable.py", "spack/variants.py", "load/sources/__init__.py"):
         changed = tmp_path / shaping.replace("/", "-")
         shutil.copytree(core, changed)
         (changed / shaping).write_text((changed / shaping).read_text() + "\n# a fixed parser\n")
-        assert source_digest(changed) != code_digest(), shaping
+        assert source_digest(changed) != code_digest(default_cache_dir()), shaping
 
 
 def _imports_by_ast(source: bytes) -> set[str]:
@@ -251,7 +251,7 @@ def test_the_cache_key_ignores_code_that_only_reads_a_finished_corpus(tmp_path: 
     for query_code in ("query/resolve.py", "query/specmatch.py", "query/query.py", "query/interpret.py",
                        "query/results.py", "query/diff.py", "spack/specquery.py"):
         (core / query_code).write_text((core / query_code).read_text() + "\n# a better answer\n")
-    assert source_digest(core) == code_digest()
+    assert source_digest(core) == code_digest(default_cache_dir())
 
 
 def test_a_remembered_code_digest_is_worked_out_again_when_a_file_it_read_changes(
@@ -282,7 +282,7 @@ def test_a_remembered_code_digest_without_its_digest_is_worked_out_again(tmp_pat
 def test_results_from_other_parser_code_are_not_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _tree(tmp_path / "in")
     load_corpus([tmp_path / "in"], cache=CorpusCache())
-    monkeypatch.setattr("cachetui.core.load.cache.code_digest", lambda: "the digest of a changed parser")
+    monkeypatch.setattr("cachetui.core.load.cache.code_digest", lambda directory: "the digest of a changed parser")
     assert load_corpus([tmp_path / "in"], cache=CorpusCache()).cache_status == "miss"
 
 

@@ -112,7 +112,7 @@ def test_a_partial_warm_start_rebuilds_from_the_mapped_corpus(tmp_path: Path) ->
 def _rewritten(file: Path, change: str) -> None:
     """Rewrite a valid cache file with one buffer changed, its header and checksum made right again."""
     with file.open("rb") as handle:
-        meta, buffers = map_buffers(handle, CACHE_FORMAT, cache_key(file.name))
+        meta, buffers = map_buffers(handle, CACHE_FORMAT, cache_key(file.name, file.parent))
     copies = {name: np.array(array) for name, array in buffers.items()}
     if change == "id past its vocabulary":
         copies["single.version"][0] = len(meta["vocab"]) + 10**6
@@ -127,7 +127,7 @@ def _rewritten(file: Path, change: str) -> None:
         with BufferFile(handle) as rewritten:
             for name, array in copies.items():
                 rewritten.put(name, array)
-            rewritten.close(CACHE_FORMAT, cache_key(file.name), meta)
+            rewritten.close(CACHE_FORMAT, cache_key(file.name, file.parent), meta)
     temporary.replace(file)
 
 

@@ -27,23 +27,18 @@ import hashlib
 import os
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from cachetui.core.load.cache_file import CACHE_FORMAT, BufferFile, Damaged, map_buffers
-from cachetui.core.load.cache_layout import Listing, from_buffers, to_buffers
+from cachetui.core.load.cache_layout import from_buffers, to_buffers
 from cachetui.core.load.code_digest import code_digest, loading_modules, source_digest
 from cachetui.core.load.private_dir import NotPrivate, PrivateFile, open_private, private_directory
-from cachetui.core.load.sources.site.walk import Candidate, DirSignature, Signature, signature
-from cachetui.core.model.as_records import documents_as_records
-from cachetui.core.model.corpus import Corpus
-from cachetui.core.model.problems import Problem
-from cachetui.core.model.records import ParsedDocument
+from cachetui.core.load.snapshot import Snapshot
 
-__all__ = ["CACHE_FORMAT", "CACHE_REBUILT", "CorpusCache", "Listing", "Snapshot", "cache_key", "code_digest",
-           "default_cache_dir", "loading_modules", "source_digest"]
+__all__ = ["CACHE_FORMAT", "CACHE_REBUILT", "CorpusCache", "cache_key", "code_digest", "default_cache_dir",
+           "loading_modules", "source_digest"]
 
 
 
@@ -53,62 +48,6 @@ CACHE_REBUILT = "warm cache not used (rebuilt)"  # the one warning a damaged cac
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "cachetui"
-
-
-@dataclass
-class Snapshot:
-    """What one load saw, stored with the corpus it built."""
-
-    listing: Listing  # the files and directories walked, with their signatures
-    inputs: dict[str, dict[str, Signature | None]]  # candidate -> other files its result was built from
-    corpus: Corpus
-    walk_problems: list[Problem] = field(default_factory=list)  # symlink loops, unreadable directories
-    file_problems: dict[str, list[Problem]] = field(default_factory=dict)  # each file's own problems
-    retry: set[str] = field(default_factory=set)  # candidates whose result came from an I/O failure
-    groups: dict[str, tuple] = field(default_factory=dict)  # index group key -> checksums it was read in full at
-    group_problems: dict[str, list[Problem]] = field(default_factory=dict)  # each group's own problems
-
-    @property
-    def candidates(self) -> list[Candidate]:
-        return self.listing.candidates
-
-    @property
-    def directories(self) -> dict[str, DirSignature | None]:
-        return self.listing.directories
-
-    @property
-    def signatures(self) -> dict[str, Signature | None]:
-        return self.listing.signatures
-
-    def unchanged(self) -> bool:
-        """Every file and directory as it was, and no result shaped by an I/O failure or read from other files:
-        the usual warm start, its stats compared in bulk."""
-        return not self.retry and not self.inputs and self.listing.unchanged()
-
-    def documents_from(self, origin: str, tag: str | None = None) -> list[ParsedDocument]:
-        """The cached corpus's documents from one file, or one index group (origin and tag), as records again."""
-        corpus = self.corpus
-        def documents_by_origin() -> dict[str, list[int]]:
-            found: dict[str, list[int]] = {}
-            for d, doc in enumerate(corpus.documents):
-                found.setdefault(doc.path, []).append(d)
-            return found
-
-        by_origin = corpus.memoised("by-origin", documents_by_origin)
-        chosen = [d for d in by_origin.get(origin, []) if tag is None or corpus.documents[d].tag == tag]
-        return documents_as_records(corpus, chosen)
-
-    def reusable_among(self, current: dict[str, Signature | None]) -> set[str]:
-        """The paths in `current` (path -> signature now) whose cached results still hold."""
-        if current == self.signatures and not self.retry and not self.inputs and None not in current.values():
-            return set(current)  # the usual warm start, compared in C: every file as it was
-        return {path for path, sig in current.items() if self.reusable(path, sig)}
-
-    def reusable(self, path: str, current: Signature | None) -> bool:
-        """Whether `path`'s cached result still holds: same file, same inputs, no I/O failure."""
-        if current is None or path in self.retry or self.signatures.get(path) != current:
-            return False
-        return all(signature(p) == sig for p, sig in self.inputs.get(path, {}).items())
 
 
 class CorpusCache:
@@ -140,7 +79,7 @@ class CorpusCache:
             with open_private(dir_fd, name) as handle:
                 if handle is None:
                     return None
-                return Snapshot(**from_buffers(*map_buffers(handle, CACHE_FORMAT, cache_key(name))))
+                return Snapshot(**from_buffers(*map_buffers(handle, CACHE_FORMAT, cache_key(name, self.directory))))
         except NotPrivate:
             return None
         except Damaged as exc:
@@ -191,7 +130,7 @@ class CacheWriter:
             for name, array in made:
                 if name not in buffers:
                     buffers.put(name, array)
-            buffers.close(CACHE_FORMAT, cache_key(self._name), meta())
+            buffers.close(CACHE_FORMAT, cache_key(self._name, self._cache.directory), meta())
             file.commit()
             _forget_pickle(self._dir_fd, self._name)
         except OSError:
@@ -226,9 +165,10 @@ def _stem(roots: list[str], max_bytes: int) -> str:
     return f"corpus-{hashlib.sha256(key.encode()).hexdigest()[:24]}"
 
 
-def cache_key(name: str) -> bytes:
-    """What a cache file must say it was written for: this code (and format), and these sources (its name)."""
-    return hashlib.sha256(f"{code_digest()}\0{name}".encode()).digest()
+def cache_key(name: str, directory: Path) -> bytes:
+    """What a cache file must say it was written for: this code (and format), and these sources (its name).
+    `directory` is the cache's, where the code's digest is remembered."""
+    return hashlib.sha256(f"{code_digest(directory)}\0{name}".encode()).digest()
 
 
 def _forget_pickle(dir_fd: int, name: str) -> None:

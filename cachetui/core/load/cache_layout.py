@@ -10,22 +10,16 @@ column) raises Damaged before any of it is used: checked once, in numpy.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from functools import cached_property
 from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from cachetui.core.load.cache_file import Damaged
-from cachetui.core.load.sources.site.walk import (
-    Candidate,
-    DirSignature,
-    Signature,
-    directory_signature,
-    signature,
-    signatures_now,
-)
+from cachetui.core.load.snapshot import Listing, Snapshot
+from cachetui.core.load.sources.site.walk import Candidate, DirSignature, Signature, signatures_now
 from cachetui.core.model.corpus import BUILD_PROVENANCE, UNIQUE_HASHES, Corpus, MultiColumn, Vocabulary
 from cachetui.core.model.dependency_columns import DependencyColumns
 from cachetui.core.model.documents import DOCUMENT_STRINGS, DocumentTable
@@ -33,38 +27,9 @@ from cachetui.core.model.mapped import MappedVocabulary
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.tables import StringTable, distinct_count, encoded
 
-if TYPE_CHECKING:  # the cache module imports this one: its Snapshot is only named here
-    from cachetui.core.load.cache import Snapshot
-
 # Which vocabulary each dependency column's ids point into (None: not ids; an offsets column is CSR).
 _DEP_IDS = {"hash": "dep_hash", "virtuals": "dep_virtuals", "name_of": "dep_name", "version_of": "dep_version",
             "unheld_hash": "dep_hash", "unheld_virtuals": "dep_virtuals"}
-
-
-@dataclass
-class Listing:
-    """The files and directories one load walked, with the signature of each as it was read (None: unknown)."""
-
-    candidates: list[Candidate]
-    directories: dict[str, DirSignature | None]  # None: could not be listed, walk again
-    signatures: dict[str, Signature | None]  # every candidate
-
-    @property
-    def files(self) -> int:
-        return len(self.candidates)
-
-    def unchanged(self) -> bool:
-        """Whether every directory and file is known to have its signature still, compared in bulk; False says
-        only that the caller compares file by file (a listing built by a load is not compared in bulk)."""
-        return False
-
-    def directories_as_they_were(self) -> bool:
-        """Every directory walked is still there with the same signature: the walk would find the same files."""
-        return all(sig is not None and directory_signature(d) == sig for d, sig in self.directories.items())
-
-    def current_signatures(self) -> dict[str, Signature | None]:
-        """Each file's signature now (taken before any is read, so never newer than what is read)."""
-        return {c.path: signature(c.path) for c in self.candidates}
 
 
 class MappedListing(Listing):

@@ -34,12 +34,18 @@ LOADING_ROOTS = ("load/pipeline.py",)
 _MEMO = "code-digest.json"
 
 
-@lru_cache(maxsize=1)
-def code_digest() -> str:
-    """The digest of this installation's loading code (remembered in the user's cache directory when private)."""
-    from cachetui.core.load.cache import default_cache_dir  # the cache imports this module
+_WORKED_OUT: list[str] = []  # this process's digest, once worked out
 
-    return remembered_digest(Path(cachetui.core.__file__).parent, default_cache_dir())
+
+def code_digest(directory: Path) -> str:
+    """The digest of this installation's loading code, remembered in `directory` (the cache's) when private.
+
+    Worked out once per process, for whichever cache asks first: the code a process runs does not change
+    under it, and a test's many cache directories each working it out again would cost every test a scan.
+    """
+    if not _WORKED_OUT:
+        _WORKED_OUT.append(remembered_digest(Path(cachetui.core.__file__).parent, directory))
+    return _WORKED_OUT[0]
 
 
 def _base() -> str:

@@ -15,10 +15,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache, Snapshot
+from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache
 from cachetui.core.load.options import LoadOptions
 from cachetui.core.load.progress import Progress
 from cachetui.core.load.site_pass import SitePass
+from cachetui.core.load.snapshot import Snapshot
 from cachetui.core.load.sources import (
     IndexOfIndexes,
     MaybeIndexOfIndexes,

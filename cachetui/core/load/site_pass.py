@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from cachetui.core.load.cache import Listing, Snapshot
 from cachetui.core.load.progress import DOCUMENTS, Progress
+from cachetui.core.load.snapshot import Listing, Snapshot
 from cachetui.core.load.sources.site.walk import (
     Candidate,
     expected_documents,
