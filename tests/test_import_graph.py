@@ -115,6 +115,7 @@ def test_the_graph_sees_every_kind_of_import() -> None:
     """The scan must see what the rule counts, or the rule passes by seeing nothing."""
     graph = import_graph()
     assert "cachetui.core.load.pipeline" in graph["cachetui.core.load"]  # under TYPE_CHECKING, exported lazily
+    assert "cachetui.cli.web" in graph["cachetui.cli.serve"]  # inside a function
     assert "cachetui.core.load.sources" in graph["cachetui.core.load.pipeline"]
     assert len(graph) > 150 and sum(map(len, graph.values())) > 500
 
@@ -122,3 +123,10 @@ def test_the_graph_sees_every_kind_of_import() -> None:
 def test_a_circle_is_found_however_it_is_reached() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e"}, "f": {"d"}}
     assert circles(graph) == [["a", "b", "c"], ["e"]]
+
+
+def test_relative_imports_and_submodules_named_from_their_package_are_resolved(tmp_path: Path) -> None:
+    package = tmp_path / "__init__.py"
+    package.write_text("from . import a, b\nfrom .a import thing\nfrom .. import c\nimport d.e\n")
+    known = {"p.q", "p.q.a", "p.c", "d.e"}  # `b` is a name in p.q, not a module
+    assert set(_imported("p.q", package, known)) == {"p.q.a", "p.q", "p.c", "d.e"}
