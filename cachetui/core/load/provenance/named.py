@@ -13,8 +13,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from cachetui.core.load.sources.spack_node import unwrapped
-
 
 @dataclass(frozen=True)
 class Named:
@@ -30,6 +28,9 @@ class Named:
 
 def named_by(text: bytes | None) -> Named | None:
     """The binary the spec JSON in `text` names; None when it holds no spec with a root node."""
+    # Imported here: the browser's first frame imports provenance, and spack_node brings msgspec with it.
+    from cachetui.core.load.sources.spack_node import unwrapped
+
     try:
         document = json.loads(text) if text is not None else None
     except (ValueError, RecursionError):
