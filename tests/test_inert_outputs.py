@@ -23,6 +23,7 @@ from cachetui.core.load.sources.site.loader import load_paths
 from cachetui.core.model.build import build_corpus
 from cachetui.present import export
 from cachetui.present.inert import inert, unsafe
+from cachetui.present.writers import write_json
 from tests.hostile import EVERY_DIRECTORY, EVERY_PACKAGE, EVERY_TAG, EVERY_VALUE, HOSTILE, write_every_unsafe_value
 
 
@@ -153,5 +154,17 @@ def test_only_the_inert_writers_serialise_output() -> None:
                     name = f"{node.value.id}.{node.attr}"
                     if name in SERIALISERS:
                         found.add((path.relative_to(package.parent).as_posix(), name))
-    assert found - NOT_OUTPUT == {("cachetui/present/writers.py", "json.dump"),
+    assert found - NOT_OUTPUT == {("cachetui/present/writers.py", "json.dumps"),
                                   ("cachetui/present/writers.py", "csv.writer")}
+
+
+@pytest.mark.parametrize("data", [
+    [], {}, None, "x", [[]], [{}], {"k": [1, 2.5, 1e16, -0.0, True, None]},
+    [{"a": "\x1b]2;t\x07\u009b\u202e\u00e9\U0001f600\"\\", "b": [1, {"c": []}]}] * 2500,  # batches
+    [{"path": "x\udcff"}] * 3,  # an undecodable byte of a file name, which msgspec does not re-read
+])
+def test_json_is_written_byte_for_byte_as_json_dump_indents_it(data: object) -> None:
+    """The fast writer (C encoder, then indented a batch at a time) writes what `json.dump(indent=2)` writes."""
+    out = io.StringIO()
+    write_json(out, data)
+    assert out.getvalue() == json.dumps(data, indent=2, ensure_ascii=True, allow_nan=False) + "\n"
