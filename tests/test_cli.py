@@ -61,8 +61,24 @@ def test_query_returns_exactly_the_aarch64_specs_of_mpi4py(capsys: pytest.Captur
     assert {r["hash"] for r in rows} == expected and len(rows) == len(expected)
     assert set(rows[0]) == {"package", "tag", "hash", "version", "compiler", "platform", "os", "target",
                             "variants", "stacks", "size", "installable", "path", "dependencies"}
-    assert all(r["dependencies"] == [] for r in rows)  # site documents carry no dependency data
+    assert all(r["dependencies"] is None for r in rows)  # site documents record none: unknown, not "none"
     assert all(r["installable"] == "unknown" for r in rows)  # so whether they install alone is not known
+
+
+def test_unknown_is_written_alike_by_query_csv_and_the_browsers_export(capsys: pytest.CaptureFixture[str]) -> None:
+    """Site documents give no size: an empty cell in `query --format csv` and in the export (a spreadsheet's
+    unknown, as JSON's null), never the table's `-` in one and an empty cell in the other."""
+    from cachetui.core.load import LoadOptions, load_corpus
+    from cachetui.present.export import export_text
+
+    code, out, _ = run(capsys, "query", SAMPLE, "--package", "py-mpi4py", "--format", "csv", "--no-cache")
+    queried = list(csv.DictReader(io.StringIO(out)))
+    corpus = load_corpus([SAMPLE], LoadOptions(use_cache=False))
+    mpi4py = list(range(corpus.package_slice("py-mpi4py").start, corpus.package_slice("py-mpi4py").stop))
+    exported = list(csv.DictReader(io.StringIO(export_text(corpus, mpi4py, "csv"))))
+    assert code == 0 and queried
+    assert {r["size"] for r in queried} == {r["size"] for r in exported} == {""}
+    assert json.loads(export_text(corpus, mpi4py[:1], "json"))[0]["dependencies"] is None
 
 
 def test_query_compiler_uses_the_normalised_value_and_bare_names(capsys: pytest.CaptureFixture[str]) -> None:

@@ -24,6 +24,7 @@ from cachetui.present.writers import write_csv, write_json, write_lines
 FORMATS = ("table", "json", "csv", "spack")
 # The fields of a record, declared with each field of a spec (cachetui.core.model.fields), in their order.
 COLUMNS = View(lambda: tuple(REGISTRY.outputs()))
+_UNKNOWN_SIZE = human_size(None)  # as the table shows a size no source gives
 # A record's fields that are not one value of a facet (those are the spec's `values`, as the corpus has them).
 _VALUES: dict[str, Callable[[SpecView], Any]] = {
     "package": attrgetter("package"),
@@ -35,16 +36,17 @@ _VALUES: dict[str, Callable[[SpecView], Any]] = {
 
 
 def spec_record(spec: SpecView, dependencies: list[Dependency] | None = None) -> dict[str, Any]:
-    """A spec as `query --format json` prints it; `dependencies` is empty for site documents.
+    """A spec as `query --format json` prints it; `dependencies` None (null) where its source records none (site
+    documents): unknown, never the empty list that says it depends on nothing.
 
     `installable` is yes, no, or unknown (site documents record no dependencies).
     """
     return {output: _value(spec, output, name) for output, name in REGISTRY.outputs().items()} | {
         "path": spec.path,
-        "dependencies": [
+        "dependencies": None if dependencies is None else [
             {"name": d.name, "hash": d.hash, "deptypes": list(deptype_names(d.deptypes)),
              "virtuals": d.virtuals.split(",") if d.virtuals else []}
-            for d in dependencies or []
+            for d in dependencies
         ],
     }
 
@@ -54,13 +56,16 @@ def _value(spec: SpecView, output: str, name: str) -> Any:
     return held(spec) if held is not None else spec.values[name]
 
 
-def _cells(spec: SpecView) -> list[str]:
-    """The cells of `COLUMNS`, as the document has them: the writers make them inert."""
+def _cells(spec: SpecView, unknown: str) -> list[str]:
+    """The cells of `COLUMNS`, as the document has them (the writers make them inert); `unknown` where the
+    source does not say (an unknown size): `-` in the table, an empty cell in CSV, what a spreadsheet means by
+    unknown (JSON's null), in `query --format csv` and the browser's export alike."""
     record = spec_record(spec)
     del record["dependencies"]
     record["variants"] = " ".join(spec.raw_variants)
     record["stacks"] = ",".join(named_stacks(spec.stacks))
-    record["size"] = human_size(spec.size)
+    size = human_size(spec.size)
+    record["size"] = unknown if size == _UNKNOWN_SIZE else size
     return [str(record[column]) for column in COLUMNS]
 
 
@@ -69,12 +74,7 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def spreadsheet_safe(cell: str) -> str:
-    """Prefixed with `'` when a spreadsheet would read it as a formula (OWASP's advice for CSV injection).
-
-    The unknown-size placeholder `-` becomes an empty cell, which is what a spreadsheet means by unknown.
-    """
-    if cell == "-":
-        return ""
+    """Prefixed with `'` when a spreadsheet would read it as a formula (OWASP's advice for CSV injection)."""
     return "'" + cell if cell.startswith(FORMULA_START) else cell
 
 
@@ -82,15 +82,16 @@ def write_specs(out: TextIO, corpus: Corpus, indices: Sequence[int], fmt: str, *
     """`spreadsheet`: CSV cells are kept from being read as formulas (the browser's export)."""
     specs = [corpus.spec(i) for i in indices]
     if fmt == "json":
-        write_json(out, [spec_record(s, corpus.dependencies(s.index)) for s in specs])
+        recorded = corpus.dependencies_recorded
+        write_json(out, [spec_record(s, corpus.dependencies(s.index) if recorded[s.index] else None) for s in specs])
     elif fmt == "spack":  # as `spack buildcache list -lv` prints: grouped by architecture and compiler
         header = f"==> {len(indices)} cached build{'' if len(indices) == 1 else 's'}."
         write_lines(out, chain([header], (_with_offline_copy(corpus, line) for line in find_lines(corpus, indices))))
     elif fmt == "csv":
         safe = spreadsheet_safe if spreadsheet else str
-        write_csv(out, [[*COLUMNS, "path"], *([safe(cell) for cell in [*_cells(s), s.path]] for s in specs)])
+        write_csv(out, [[*COLUMNS, "path"], *([safe(cell) for cell in [*_cells(s, ""), s.path]] for s in specs)])
     else:
-        columns, rows = list(COLUMNS), [_cells(s) for s in specs]
+        columns, rows = list(COLUMNS), [_cells(s, _UNKNOWN_SIZE) for s in specs]
         copies = [corpus.offline_copy(s.index) for s in specs]
         if any(copies):  # a row read from an offline copy says so itself: never shown as current
             columns.append("offline")
