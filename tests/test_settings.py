@@ -15,14 +15,24 @@ from cachetui.app.user_settings import app_bindings, known
 from cachetui.cli.main import browse_parser, browser_app, main
 from cachetui.cli.options import UsageError
 from cachetui.core.load.sample import sample_path
-from cachetui.present.settings import Known, Settings, config_path, effective_toml, parse_settings, read_settings
+from cachetui.present.app_keys import KNOWN as APP_KNOWN
+from cachetui.present.settings import (
+    MAX_BYTES,
+    Known,
+    Settings,
+    config_path,
+    effective_toml,
+    parse_settings,
+    read_settings,
+)
 from cachetui.present.settings_file import ThemeNotSaved, save_theme, with_theme
 from cachetui.present.table_layout import HIDDEN_AT_FIRST
 from cachetui.present.toml_lines import key_lines, toml_string
 from tests.spack_env import isolated_spack
 
 KNOWN = Known({"browser.help": "question_mark", "browser.quit": "q", "table.sort": "s"},
-              frozenset({"nord", "dracula", "textual-dark"}), "textual-dark")
+              frozenset({"nord", "dracula", "textual-dark"}), "textual-dark",
+              key_names=APP_KNOWN.key_names, character_keys=APP_KNOWN.character_keys)
 PATH = Path("/home/u/.config/cachetui/config.toml")
 REPO = Path(__file__).resolve().parent.parent
 
@@ -296,3 +306,176 @@ def test_the_keys_config_checks_against_are_the_apps() -> None:
     from cachetui.present.app_keys import KNOWN
 
     assert KNOWN == known()
+
+
+# -- a file that lies about itself: bounded, never an internal error (issue 39, point 5) ----------------------
+
+def test_a_device_is_one_bad_entry_and_every_setting_its_default(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.symlink_to("/dev/null")  # /dev/zero would grow without end; the kind is refused before any read
+    user = read_settings(path, KNOWN)
+    assert user.found and user.settings == Settings()
+    [problem] = user.problems()
+    assert problem.described() == f"{path}: a character device, not a regular file; every setting is its default"
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(private_config_home: Path) -> None:
+    path = private_config_home / "cachetui" / "config.toml"
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)
+    # a guard, not a target: before, reading the FIFO waited for a writer that never came
+    done = subprocess.run([str(REPO / ".venv" / "bin" / "cachetui"), "config"], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "XDG_CONFIG_HOME": str(private_config_home)})
+    assert done.returncode == 1
+    assert done.stderr == f"cachetui: {path}: a FIFO (named pipe), not a regular file; every setting is its default\n"
+    assert '"browser.help" = "question_mark"  # default' in done.stdout
+
+
+def test_a_file_over_the_cap_is_refused_whole(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('theme = "nord"\n' + "#" * MAX_BYTES)  # valid TOML, but no settings file is a megabyte
+    user = read_settings(path, KNOWN)
+    assert user.settings == Settings()
+    [entry] = user.bad
+    assert entry.reason == "larger than 1 MiB; every setting is its default"
+
+
+def test_a_line_of_20000_spaces_is_read() -> None:
+    # each line is scanned once: before, the key scan backtracked over the spaces (cubic: hours)
+    user = parsed('theme = "nord"\n' + " " * 20_000 + "\n" + "\t " * 10_000 + "\n")
+    assert user.settings.theme == "nord" and not user.bad
+    assert key_lines('  a' + " " * 20_000 + ". b = 1\n") == {("a",): 1, ("a", "b"): 1}
+
+
+@pytest.mark.parametrize(("text", "line", "reason"), [
+    ("keymap." + ".".join(["a"] * 5000) + ' = "f2"\n', 1, "a key of more than 4 dotted parts is no setting"),
+    ("[" + ".".join(["t"] * 5000) + "]\n", 1, "a key of more than 4 dotted parts is no setting"),
+    ("x = " + "[" * 5000 + "]" * 5000 + "\n", None, "nested too deeply to be a setting"),
+    ("x = " + "{a = " * 2000 + "1" + "}" * 2000 + "\n", None, "nested too deeply to be a setting"),
+    ("x = " + "7" * 5000 + "\n", None, "not read: Exceeds the limit (4300 digits) for integer string conversion"),
+])
+def test_valid_toml_that_is_no_setting_is_one_bad_entry(text: str, line: int | None, reason: str) -> None:
+    user = parsed(text)
+    assert user.settings == Settings()
+    [entry] = user.bad
+    assert entry.line == line and entry.reason.startswith(reason)
+    assert entry.reason.endswith("every setting is its default")
+
+
+def test_a_deep_keymap_table_is_one_bad_entry() -> None:
+    user = parsed('[keymap.a.a.a]\nb = "f2"\n[keymap]\nbrowser.help = "f2"\n')
+    assert user.settings.keymap == {"browser.help": "f2"}
+    [entry] = user.bad
+    assert entry.line == 1 and entry.reason == "no binding id 'a.a.…'"
+
+
+def test_a_line_that_only_looks_like_a_key_inside_a_multiline_string_is_read() -> None:
+    # the scan reads lines, so it sees `"\UFFFFFFFF" = 1` as a key; no such character: left as written
+    user = parsed("x = '''\n\"\\UFFFFFFFF\" = 1\n'''\ntheme = \"nord\"\n")
+    assert user.settings.theme == "nord"
+    [entry] = user.bad
+    assert (entry.line, entry.key) == (1, "x")
+
+
+def test_an_unknown_themes_echo_and_did_you_mean_are_bounded() -> None:
+    [problem] = parsed('theme = "' + "nord" * 25_000 + '"\n').problems()
+    assert problem.described() == (f"{PATH}:1: theme: no theme 'nordnordnordnordnordnordnordnordnordnord…' "
+                                   "(100000 characters) (one of: dracula, nord, textual-dark)")
+
+
+def test_a_hundred_thousand_bad_entries_list_fifty_and_count_the_rest() -> None:
+    user = parsed("[keymap]\n" + "".join(f'"x{i}" = "f2"\n' for i in range(100_000)))
+    assert len(user.bad) == 51 and user.bad[-1].reason == "99950 more bad entries, not listed"
+    assert user.bad[0].line == 2 and user.bad[0].reason == "no binding id 'x0' ('cachetui config' lists them)"
+
+
+def test_the_line_numbers_are_tomls_a_line_separator_in_a_string_ends_no_line() -> None:
+    user = parsed('sources = ["a\u2028b"]\ntheme = 3\n')
+    assert [entry.line for entry in user.bad] == [2]
+
+
+# -- keymap values: keys that exist, and no two bindings of one view on one key (issue 39, point 6) -----------
+
+def app_parsed(text: str):  # noqa: ANN201 - a test helper
+    """Checked against the app's own bindings, keys and views."""
+    return parse_settings(text, PATH, APP_KNOWN)
+
+
+@pytest.mark.parametrize(("keys", "reason"), [
+    ("ctlr+h", "'ctlr' is not a modifier (did you mean 'ctrl+h'?)"),
+    ("shift+ctrl+a", "'shift+ctrl+a' is not a key: write 'ctrl+shift+a'"),
+    ("ctrl+?", "'ctrl+?' is not a key: write 'ctrl+question_mark'"),
+    ("f2,pgdown", "'pgdown' is not a key (did you mean 'pagedown'?)"),
+    ("\x1b]2;owned\x07", "'\\x1b]2;owned\\x07' is not a key (keys are named as Textual names them)"),
+    ("\u202e", "'right_to_left_override' is not a key (keys are named as Textual names them)"),
+])
+def test_a_key_that_does_not_exist_is_a_bad_entry_and_its_binding_keeps_its_default(keys: str, reason: str) -> None:
+    user = app_parsed(f'[keymap]\n"browser.help" = {toml_string(keys)}\n"browser.quit" = "ctrl+q"\n')
+    assert user.settings.keymap == {"browser.quit": "ctrl+q"}
+    [entry] = user.bad
+    assert (entry.line, entry.key, entry.reason) == (2, 'keymap."browser.help"', reason)
+    assert user.problems()[0].described().isprintable()
+
+
+def test_keys_as_textual_names_them_are_bound_and_no_others() -> None:
+    keys = "f2, ctrl+h,?,§,ctrl+@,space,ctrl+shift+left,alt+shift+a,A,question_mark,ctrl+pagedown,f35,comma"
+    user = app_parsed(f'[keymap]\n"browser.help" = "{keys}"\n"browser.search" = "ctrl+/"\n')
+    assert user.settings.keymap == {"browser.help": keys}
+    assert [entry.reason for entry in user.bad] == ["'ctrl+/' is not a key: write 'ctrl+slash'"]
+    every_default = "".join(f"{toml_string(binding)} = {toml_string(default)}\n"
+                            for binding, default in APP_KNOWN.bindings.items())
+    assert not app_parsed("[keymap]\n" + every_default).bad
+
+
+def test_a_key_taken_from_another_binding_of_the_same_view_is_one_line_naming_both() -> None:
+    # `n` acts only in the coverage view, `c` only out of it; `s` of the table and `b` of the details are
+    # panes apart; `q` closes the help before it quits the app, as by default: none of these is a clash
+    apart = ('"browser.copy-menu" = "n"\n"detail.build-deps" = "s"\n"help.close" = "escape,question_mark,q"\n'
+             '"browser.coverage-copy" = "y"\n')
+    user = app_parsed('[keymap]\n"browser.help" = "f2"\n"browser.clear" = "s"\n' + apart)
+    assert set(user.settings.keymap) == {"browser.help", "browser.copy-menu", "detail.build-deps", "help.close",
+                                         "browser.coverage-copy"}  # browser.clear keeps `x`
+    [problem] = user.problems()
+    assert problem.described() == (f"{PATH}:3: keymap.\"browser.clear\": 's' is bound to both browser.clear and "
+                                   "table.sort, which act together in the spec table; browser.clear keeps its "
+                                   "default keys")
+
+
+def test_two_of_the_files_bindings_on_one_key_both_keep_their_defaults() -> None:
+    user = app_parsed('[keymap]\n"table.sort" = "z"\n"browser.clear" = "z"\n"browser.search" = "question_mark"\n')
+    assert user.settings.keymap == {}
+    assert [(entry.line, entry.reason) for entry in user.bad] == [
+        (2, "'z' is bound to both browser.clear and table.sort, which act together in the spec table; both keep "
+            "their default keys"),
+        (4, "'question_mark' is bound to both browser.help and browser.search, which act together in the package "
+            "list; browser.search keeps its default keys")]
+
+
+def test_a_binding_taken_back_to_its_default_can_clash_in_turn() -> None:
+    # browser.clear = s clashes with the table's sort, so it is `x` again, which browser.tag now holds
+    user = app_parsed('[keymap]\n"browser.clear" = "s"\n"browser.tag" = "x"\n')
+    assert user.settings.keymap == {}
+    assert [entry.line for entry in user.bad] == [2, 3]
+    assert "'x' is bound to both browser.clear and browser.tag" in user.bad[1].reason
+
+
+# -- cachetui config: a source that does not exist (issue 39, point 14) --------------------------------------
+
+def test_cachetui_config_reports_a_source_that_does_not_exist_as_a_bad_entry(
+        private_config_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_config(private_config_home, f'theme = "nord"\nsources = [\n  "/no/such/mirror",\n'
+                                             f'  "{sample_path()}",\n]\n')
+    assert main(["config"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == f"cachetui: {path}:2: sources: no such file or directory: /no/such/mirror\n"
+    assert f'sources = ["/no/such/mirror", "{sample_path()}"]' in captured.out
+
+
+def test_a_deep_key_is_refused_and_the_dots_of_a_string_or_a_comment_are_no_keys() -> None:
+    [entry] = parsed('theme = "nord"\n' + ".".join(["a"] * 5000) + " = 1\n").bad
+    assert (entry.line, entry.reason) == (2, "a key of more than 4 dotted parts is no setting; every setting is "
+                                             "its default")
+    user = parsed('# see a.b.c.d.e.f\nsources = ["/m/spack.mirror.v0.22.1.x86_64"]\nx = """\na.b.c.d.e.f = 1\n"""\n')
+    assert user.settings.sources == ("/m/spack.mirror.v0.22.1.x86_64",)
+    [entry] = user.bad
+    assert entry.key == "x" and entry.reason.startswith("not a setting")

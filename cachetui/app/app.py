@@ -79,6 +79,11 @@ class CacheTuiApp(App[None]):
                 self.notify(f"{lines}\n\nThe defaults are used instead; the problems screen lists them.",
                             title="Bad entries in your settings", severity="warning", markup=False, timeout=15)
 
+    def get_key_display(self, binding: Binding) -> str:
+        """A key as the footer, the help and the palette show it, inert: a key's name can come from the user's
+        keymap, and Textual shows a name it does not know as it is written."""
+        return inert(super().get_key_display(binding))
+
     def _save_theme(self, theme: str) -> None:
         """A theme chosen in the palette is kept in config.toml: only its `theme` line changes."""
         if self.settings is None:

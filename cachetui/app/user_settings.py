@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import string
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
+from textual._keyboard_protocol import FUNCTIONAL_KEYS
 from textual.binding import Binding
 from textual.constants import DEFAULT_THEME
 from textual.dom import DOMNode
+from textual.keys import KEY_ALIASES, Keys, _character_to_key
 from textual.theme import BUILTIN_THEMES
 
 import cachetui.app
+from cachetui.present.key_views import VIEWS
 from cachetui.present.settings import Known, UserSettings, config_path, read_settings
 
 
@@ -46,7 +50,23 @@ def _subclasses(cls: type[DOMNode]) -> list[type[DOMNode]]:
 def known() -> Known:
     bindings = app_bindings()
     return Known({id_: b.key for id_, b in bindings.items()}, frozenset(BUILTIN_THEMES), DEFAULT_THEME,
-                 {id_: b.description or b.action.replace("_", " ") for id_, b in bindings.items()})
+                 {id_: b.description or b.action.replace("_", " ") for id_, b in bindings.items()},
+                 key_names(), character_keys(), VIEWS)
+
+
+def character_keys() -> dict[str, str]:
+    """How Textual names each printable ASCII character that is not a letter or digit (`?`: question_mark)."""
+    return {ch: _character_to_key(ch) for ch in string.punctuation + " "}
+
+
+def key_names() -> frozenset[str]:
+    """The names of the keys Textual reads from a terminal, other than a letter or digit: its `Keys` (whole,
+    `ctrl+@`, and what follows their modifiers, `pagedown`), its aliases, the keys of the kitty keyboard
+    protocol, and its names of ASCII characters."""
+    named = {key.value for key in Keys} | set(KEY_ALIASES) | {a for aliases in KEY_ALIASES.values() for a in aliases}
+    named |= set(FUNCTIONAL_KEYS.values()) | set(character_keys().values())
+    names = named | {key.rpartition("+")[2] for key in named}
+    return frozenset(name for name in names if len(name) > 1 and not name.startswith("<"))
 
 
 def load_user_settings() -> UserSettings:
@@ -62,14 +82,20 @@ def known_module_text(found: Known) -> str:
     def mapping(values: Mapping[str, str]) -> str:
         return "".join(f"        {key!r}: {value!r},\n" for key, value in sorted(values.items()))
 
-    themes = "".join(f"        {theme!r},\n" for theme in sorted(found.themes))
+    def names(values: frozenset[str]) -> str:
+        return "".join(f"        {value!r},\n" for value in sorted(values))
+
     return "".join([
-        '"""The app\'s binding ids, keys and themes, for `cachetui config` to check settings without importing '
-        'Textual.\n\nWritten by `python -m cachetui.app.user_settings` from the app\'s BINDINGS and Textual\'s '
-        'themes; a test\nfails when they differ.\n"""\n\nfrom cachetui.present.settings import Known\n\n',
+        '"""The app\'s binding ids, keys and themes, and Textual\'s names of keys, for `cachetui config` to check '
+        'settings\nwithout importing Textual.\n\nWritten by `python -m cachetui.app.user_settings` from the app\'s '
+        'BINDINGS and Textual; a test\nfails when they differ.\n"""\n\n'
+        'from cachetui.present.key_views import VIEWS\nfrom cachetui.present.settings import Known\n\n',
         f"KNOWN = Known(\n    bindings={{\n{mapping(found.bindings)}    }},\n",
-        f"    themes=frozenset({{\n{themes}    }}),\n    default_theme={found.default_theme!r},\n",
-        f"    descriptions={{\n{mapping(found.descriptions)}    }},\n)\n",
+        f"    themes=frozenset({{\n{names(found.themes)}    }}),\n    default_theme={found.default_theme!r},\n",
+        f"    descriptions={{\n{mapping(found.descriptions)}    }},\n",
+        f"    key_names=frozenset({{\n{names(found.key_names)}    }}),\n",
+        f"    character_keys={{\n{mapping(found.character_keys)}    }},\n",
+        "    views=VIEWS,\n)\n",
     ])
 
 

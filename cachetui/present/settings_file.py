@@ -15,7 +15,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from cachetui.present.toml_lines import key_lines, toml_string
+from cachetui.present.toml_lines import key_lines, toml_lines, toml_string
 
 
 class ThemeNotSaved(Exception):
@@ -42,7 +42,7 @@ def with_theme(text: str, theme: str) -> str:
 
 
 def _candidates(text: str, value: str) -> list[str]:
-    lines = text.splitlines(keepends=True)
+    lines = toml_lines(text, keepends=True)
     line = key_lines(text).get(("theme",))
     if line is not None:  # the line that sets it: the value changes, the key's spelling and a comment stay
         match = _VALUE.match(lines[line - 1])

@@ -3,13 +3,14 @@ saved, hidden columns hide, and a bad entry is said without stopping the app."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from textual.command import CommandList
 
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.commands import ActionCommands
-from cachetui.app.dialogs.help import HelpScreen
+from cachetui.app.dialogs.help import HelpScreen, help_sections
 from cachetui.app.dialogs.problems import ProblemsScreen
 from cachetui.app.widgets.key_footer import KeyFooter
 from cachetui.app.widgets.spec_table import SpecTable
@@ -134,3 +135,50 @@ async def test_an_app_without_settings_saves_no_theme(private_config_home: Path)
         app.theme = "nord"
         await pilot.pause()
     assert not (private_config_home / "cachetui").exists()
+
+
+async def test_a_fifo_for_a_settings_file_opens_the_browser_on_every_default_and_says_so(
+        private_config_home: Path) -> None:
+    path = private_config_home / "cachetui" / "config.toml"
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)  # before, the browser waited for a writer before it opened
+    app = browser_app(browse_parser().parse_args([str(sample_path()), "--no-cache"]))
+    app.system_clipboard = False
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        assert any(f"{path}: a FIFO (named pipe), not a regular file" in n.message for n in app._notifications)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+
+
+async def test_a_key_that_does_not_exist_or_clashes_leaves_its_binding_on_its_default(
+        private_config_home: Path) -> None:
+    app = _app_with(private_config_home, '[keymap]\n"browser.help" = "ctlr+h"\n"browser.clear" = "s"\n'
+                                         '"browser.tag" = "ctrl+t"\n')
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        assert app._keymap == {"browser.tag": "ctrl+t"}
+        said = "\n".join(n.message for n in app._notifications)
+        assert "keymap.\"browser.help\": 'ctlr' is not a modifier (did you mean 'ctrl+h'?)" in said
+        assert "'s' is bound to both browser.clear and table.sort, which act together in the spec table" in said
+        footer = app.screen.query_one(KeyFooter).render().plain
+        assert " ? Help " in footer and " ^t Tag " in footer
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+
+
+async def test_a_key_shown_in_the_footer_help_and_palette_is_inert(private_config_home: Path) -> None:
+    # config.toml's keys are checked before they are bound; this is the app's own last word, whatever it binds
+    app = CacheTuiApp([str(sample_path())], system_clipboard=False)
+    app.set_keymap({"browser.help": "\x1b]2;owned\x07"})
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_loaded(pilot)
+        footer = app.screen.query_one(KeyFooter)
+        assert any(key.display == "\\x1b]2;owned\\x07" for key in footer.keys)
+        assert "\x1b" not in footer.render().plain and "\x07" not in footer.render().plain
+        hints = {str(hit.match_display): hit.help async for hit in ActionCommands(app.screen).search("Help")}
+        assert hints["Help"] == "keys and how to use cachetui (\\x1b]2;owned\\x07)"
+        app.push_screen(HelpScreen(help_sections(app.screen, [])))
+        await pilot.pause()
+        text = app.screen.query_one("#help-body").render().plain
+        assert "\x1b" not in text and "\\x1b]2;owned\\x07" in text

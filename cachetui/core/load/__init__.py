@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         spack_mirror_inputs,
     )
     from cachetui.core.load.sources.redact import redact
+    from cachetui.core.load.sources.regular_file import NotRegular, open_regular
     from cachetui.core.load.sources.transport import is_url
     from cachetui.core.load.sources.wanted import STDIN, UnreadableWanted, read_wanted
 
@@ -47,6 +48,7 @@ _HOMES = {  # each export -> the module it is defined in
     **dict.fromkeys(["SPACK_MIRRORS", "binary_mirror_names", "local_input", "local_location", "public_sources",
                      "source_label", "spack_mirror_inputs"], "sources"),
     "redact": "sources.redact",
+    **dict.fromkeys(["NotRegular", "open_regular"], "sources.regular_file"),
     "is_url": "sources.transport",
     **dict.fromkeys(["STDIN", "UnreadableWanted", "read_wanted"], "sources.wanted"),
 }
@@ -59,6 +61,7 @@ __all__ = [
     "SPACK_MIRRORS",
     "STDIN",
     "LoadOptions",
+    "NotRegular",
     "PathNotFound",
     "Progress",
     "Provenance",
@@ -69,6 +72,7 @@ __all__ = [
     "load_corpus",
     "local_input",
     "local_location",
+    "open_regular",
     "public_sources",
     "read_wanted",
     "recognisable",

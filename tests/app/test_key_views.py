@@ -1,0 +1,73 @@
+"""The views config.toml's keymap is checked by (`present/key_views.py`) are what the app binds: in every
+screen and pane, the binding ids whose keys act at once are those of exactly one view, and each view is seen.
+A key the user moves onto another binding of the same view is then refused, and none of another view is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App
+from textual.widget import Widget
+
+from cachetui.app.app import CacheTuiApp
+from cachetui.app.dialogs.columns_dialog import ColumnsDialog
+from cachetui.app.dialogs.copy_menu import CopyMenu
+from cachetui.app.dialogs.export_dialog import ExportDialog
+from cachetui.app.dialogs.help import HelpScreen
+from cachetui.app.dialogs.problems import ProblemsScreen
+from cachetui.app.dialogs.tag_picker import TagPicker
+from cachetui.app.user_settings import app_bindings
+from cachetui.cli.main import browse_parser, wanted_of
+from cachetui.core.load import LoadOptions
+from cachetui.present.browser_actions import ACTIONS
+from cachetui.present.key_views import VIEWS, rows_acting
+from tests.wanted_files import write_changed_environment
+
+
+def _acting_now(app: App[None]) -> frozenset[str]:
+    """The binding ids of the focused pane, what holds it, the screen and the app; of the browser's rows,
+    those that can act in the view it shows (the coverage view, or the specs)."""
+    screen = app.screen
+    nodes = [*(screen.focused.ancestors_with_self if screen.focused else [screen]), app]
+    ids = {binding.id for node in nodes for _, binding in node._bindings if binding.id}
+    if screen is app.browser:  # type: ignore[attr-defined]
+        rows = {row.id for row in ACTIONS}
+        ids = (ids - rows) | (ids & rows_acting(app.browser.key_context().coverage))  # type: ignore[attr-defined]
+    return frozenset(ids)
+
+
+async def _every_pane(app: App[None], pilot) -> set[frozenset[str]]:  # noqa: ANN001 - a Pilot
+    seen = set()
+    for widget in list(app.screen.focus_chain):
+        assert isinstance(widget, Widget)
+        app.screen.set_focus(widget)
+        await pilot.pause()
+        seen.add(_acting_now(app))
+    return seen
+
+
+async def test_every_pane_of_every_screen_binds_the_ids_of_one_view(tmp_path: Path) -> None:
+    lock, mirror, _ = write_changed_environment(tmp_path)
+    args = browse_parser().parse_args(["--no-cache", "--want", str(lock), str(mirror)])
+    app = CacheTuiApp([str(mirror)], LoadOptions(use_cache=False), system_clipboard=False, wanted=wanted_of(args))
+    seen: set[frozenset[str]] = set()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        seen |= await _every_pane(app, pilot)  # the coverage view, as `--want` opens
+        await pilot.press("w")
+        await pilot.pause()
+        seen |= await _every_pane(app, pilot)  # the specs
+        assert app.browser.corpus is not None
+        for screen in (HelpScreen([]), ProblemsScreen(app.browser.corpus.report), ColumnsDialog(frozenset()),
+                       TagPicker(["develop"], {"develop": 1}, None), CopyMenu([("hash", "abc")]),
+                       ExportDialog("specs.csv", 1, [])):
+            await app.push_screen(screen)
+            await pilot.pause()
+            seen |= await _every_pane(app, pilot)
+            app.pop_screen()
+            await pilot.pause()
+    ids = set(app_bindings())
+    declared = {view.name: frozenset(i for i in ids if view.holds(i)) for view in VIEWS}
+    assert seen == set(declared.values()), {view: sorted(held) for view, held in declared.items() if held not in seen}
+    assert len(set(declared.values())) == len(VIEWS)  # no two views alike: each names one moment
