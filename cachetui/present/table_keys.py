@@ -15,13 +15,15 @@ from functools import partial
 import numpy as np
 
 from cachetui.core.model.corpus import RAW_VARIANTS, Corpus
-from cachetui.core.model.fields import DERIVED, REGISTRY, SINGLE
+from cachetui.core.model.fields import DERIVED, MULTI, REGISTRY, SINGLE
 from cachetui.present.separate import separating
 from cachetui.present.table_cells import SpecRows
 
 WHOLE_ROWS = 50_000  # above, every n-th row: the numbers cost what this many rows cost
 DEPENDENCY_ROWS = 2_000  # rows alike but for their dependencies whose dependencies are read, to name them
-MULTI = {"stacks": "stack", "variants": RAW_VARIANTS, "differs": RAW_VARIANTS}
+# The variants column, and the differs cell made of them, are told apart by the variants as documents wrote them
+# (the variant facet holds their atoms, which two different lists can share).
+AS_WRITTEN = {"variants": RAW_VARIANTS, "differs": RAW_VARIANTS}
 
 Keys = dict[str, np.ndarray]
 
@@ -39,7 +41,7 @@ def row_keys(rows: SpecRows) -> Keys:
     shown = keyed(rows)
     keys: Keys = {"package": corpus.package_of[shown], "size": corpus.size[shown]}
     keys |= {facet: corpus.single[facet][shown] for facet in REGISTRY.shown(SINGLE, DERIVED)}
-    for key, facet in MULTI.items():
+    for key, facet in _summed().items():
         keys[key] = corpus.memoised(("value-sums", facet), partial(_value_sums, corpus, facet))[shown]
     if corpus.has_dependencies:
         keys["dependencies"] = corpus.memoised("dependency-sums", partial(_dependency_sums, corpus))[shown]
@@ -75,6 +77,11 @@ def still_alike(keys: Keys, shown: Sequence[str], candidates: Sequence[str]) -> 
     features = np.stack([_dense(keys[key][alike]) + 1 for key in candidates], axis=1)
     chosen, _ = separating(group[alike], features)
     return [candidates[j] for j in chosen]
+
+
+def _summed() -> dict[str, str]:
+    """Column key -> the multi-valued list whose values number its rows: a multi facet's column its own values."""
+    return {REGISTRY.named[name].key: name for name in REGISTRY.shown(MULTI)} | AS_WRITTEN
 
 
 def _value_sums(corpus: Corpus, facet: str) -> np.ndarray:

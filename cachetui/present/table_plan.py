@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from rich.cells import cell_len
 
+from cachetui.core.model.fields import REGISTRY, View
 from cachetui.core.spack.hashes import hash_reference
 from cachetui.present.fit import fit
 from cachetui.present.inert import inert
@@ -40,7 +41,9 @@ TRIES = 4  # layouts tried as the differs column asks for more room
 # A differs column with no variant to say, only columns with no room, takes its turn after these (the
 # os's turn: before the os, the size, the platform and the stacks, which it then says).
 SPELLED_TURN = COLUMN["os"].priority
-NOT_TELLING = frozenset({"hash", "differs"})  # a hash tells every row apart and says nothing about it
+# Columns that tell every row apart and say nothing about any (a hash): never what tells rows apart. (The
+# differs column is never among the measured cells: it is made of them.)
+NOT_TELLING = View(lambda: REGISTRY.columns_marked("opaque"))
 PACKAGE_KEPT = 14  # a package name keeps this many cells when others are cut: most names whole, the rest legible
 
 

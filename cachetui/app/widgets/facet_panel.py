@@ -27,7 +27,6 @@ from cachetui.present.inert import inert
 
 FACET_TITLES = Lookup(REGISTRY.facet_titles)  # declared with each field (cachetui.core.model.fields)
 MAX_VALUES = 40  # per facet; the rest is one "… N more" row (Enter shows them), chosen values always show
-_ORDERED_BY_VALUE = frozenset({"version", "tag"})
 # Every spec of a tag is in its `root` stack: the whole tag, which as a facet value narrows nothing.
 _HIDDEN_VALUES = {"stack": WHOLE_TAG_LABELS}
 # Site documents record no dependencies: a facet that can only say "unknown" says nothing.
@@ -145,7 +144,7 @@ def facet_entries(state: FacetState) -> list[Entry]:
 
 
 def _ordered(facet: str, counts: Mapping[str, int]) -> list[str]:
-    if facet in _ORDERED_BY_VALUE:
+    if facet in REGISTRY.facets_marked("dated"):  # releases newest first, the rest by how many binaries
         return sort_values(facet, list(counts))
     return sorted(counts, key=lambda v: (-counts[v], v.lower(), v))
 

@@ -13,7 +13,7 @@ from rich.text import Text
 from cachetui.present.apart import cut_middle
 from cachetui.present.fit import fit
 from cachetui.present.inert import inert
-from cachetui.present.table_cells import CHANGE_TEXT, MIDDLE_CUT, SpecRows, cell_getters, cut_cells
+from cachetui.present.table_cells import CHANGE_TEXT, SpecRows, cell_getters, cut_cells
 from cachetui.present.table_layout import GAP
 from cachetui.present.table_plan import Plan, differs_getter, measure, plan
 
@@ -144,7 +144,7 @@ class ColumnRows(RowSource):
             if column.key == "change":
                 mark = change_mark(self.rows, spec)
                 text.append(fit(mark.plain, column_width, pad=True), mark.style)
-            elif column.key in MIDDLE_CUT:
+            elif column.middle:
                 shown = self._cut(column.key, column_width)[self.cell(column.key, spec)]
                 text.append(fit(shown, column_width, pad=True))
             elif column.key == "differs":  # what tells siblings apart is often at its end (stacks=…-cpu, …-cuda)

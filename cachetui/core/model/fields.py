@@ -55,6 +55,9 @@ class Facet:
     at: int  # its place among the facets (the panel, the counts)
     read: str = ""  # SINGLE: the SpecColumns list documents give it in ("" for the two the builder makes)
     derive: Derivation | None = None  # DERIVED: what works it out
+    # Its values are releases with an order of their own, read newest first (versions the Spack way, tags in
+    # site order): the panel lists them so rather than by count, and the table sorts by that order.
+    dated: bool = False
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,8 @@ class Column:
     min_width: int
     max_width: int
     flexible: bool = False  # cut short (down to min_width, cells marked …) rather than dropped when space is short
+    middle: bool = False  # cut in the middle, not at the end: names of one family differ at their end
+    opaque: bool = False  # tells every row apart and says nothing about any (a hash): never what tells rows apart
 
 
 @dataclass(frozen=True)
@@ -106,6 +111,7 @@ class Field:
     sort: str = ""  # BY_…: how the table sorts by its column; "" when it does not
     architecture: bool = False  # a part of Spack's platform-os-target
     configuration: bool = False  # what tells two builds of a package apart in a diff: version, compiler, arch
+    compiler: bool = False  # its values are compilers: typed under either of a compiler's names, said as %name
 
     @property
     def key(self) -> str:
@@ -116,17 +122,17 @@ class Field:
 BUILTIN = (
     Field("change", column=Column("change", "change", 0, 9, 9)),
     Field("package", output=Output("package", 0), sort=BY_PACKAGE,
-          column=Column("package", "package", 0, 8, 28, flexible=True)),  # the package list beside it shows it whole
-    Field("hash", output=Output("hash", 2), column=Column("hash", "hash", 0, 7, 7), sort=BY_HASH),
-    Field("version", Facet(SINGLE, "Version", 1, read="versions"),
+          column=Column("package", "package", 0, 8, 28, flexible=True, middle=True)),  # the package list shows it whole
+    Field("hash", output=Output("hash", 2), column=Column("hash", "hash", 0, 7, 7, opaque=True), sort=BY_HASH),
+    Field("version", Facet(SINGLE, "Version", 1, read="versions", dated=True),
           Option("a version as Spack reads @: 1.14 (1.14 to 1.14.x), 1.12:1.14, =1.14.3", 1),
           Output("version", 3), Column("version", "version", 1, 7, 12), Spelling("@{}", 0), BY_VALUES,
           configuration=True),
     Field("compiler", Facet(SINGLE, "Compiler", 2, read="compilers"),
           Option("gcc (every gcc), gcc@13 (13 to 13.x), gcc@=13.2.0; old and new names are one compiler", 2),
           Output("compiler", 4), Column("compiler", "compiler", 2, 8, 18), Spelling("%{}", 1), BY_VALUES,
-          configuration=True),
-    Field("compiler_name", Facet(SINGLE, "Compiler name", 3)),  # the builder takes it from the compiler
+          configuration=True, compiler=True),
+    Field("compiler_name", Facet(SINGLE, "Compiler name", 3), compiler=True),  # the builder takes it from the compiler
     Field("differs", column=Column("differs", "differs", 1, 6, 24, flexible=True),  # as wide as its variants need
           sort=BY_VARIANTS),
     Field("platform", Facet(SINGLE, "Platform", 4, read="platforms"), Option("linux, darwin, …", 3),
@@ -152,9 +158,9 @@ BUILTIN = (
                  "sources, so `spack install --use-buildcache only` can fetch it; no; unknown (site documents)", 8,
                  const=YES, choices=INSTALLABLE_VALUES),
           Output("installable", 11), Column("installable", "cache-only", 3, 10, 10)),
-    Field("tag", Facet(SINGLE, "Tag", 0),  # the builder takes it from the document
+    Field("tag", Facet(SINGLE, "Tag", 0, dated=True),  # the builder takes it from the document
           Option("a tag (snapshot) of the sources, e.g. develop", 0), Output("tag", 1),
-          Column("tag", "tag", 6, 7, 18, flexible=True),  # cut in the middle: tags of one family differ at their end
+          Column("tag", "tag", 6, 7, 18, flexible=True, middle=True),  # develop-2025-04-20: kept apart at the end
           Spelling("tag={}", 5), BY_VALUES),
     Field("dependencies", spelling=Spelling("{}", 7)),  # ^zlib@1.3.1/abc1234 (see cachetui.present.table_plan)
 )
@@ -268,8 +274,17 @@ class Registry:
             f.name for f in self._fields if f.column is not None and f.facet is not None and f.facet.kind in kinds))
 
     def marked(self, flag: str) -> tuple[str, ...]:
-        """Names of the fields with a flag set (`architecture`, `configuration`), in registry order."""
+        """Names of the fields with a flag set (`architecture`, `configuration`, `compiler`), in registry order."""
         return self._view(flag, lambda: tuple(f.name for f in self._fields if getattr(f, flag)))
+
+    def facets_marked(self, flag: str) -> tuple[str, ...]:
+        """Names of the facets whose `Facet` has a flag set (`dated`), in the order a user reads them."""
+        return self._view(f"facet {flag}", lambda: tuple(f.name for f in self.facet_fields()
+                                                         if f.facet is not None and getattr(f.facet, flag)))
+
+    def columns_marked(self, flag: str) -> tuple[str, ...]:
+        """Keys of the columns whose `Column` has a flag set (`middle`, `opaque`), in the table's order."""
+        return self._view(f"column {flag}", lambda: tuple(c.key for c in self.columns() if getattr(c, flag)))
 
 
 _LISTS = frozenset(f.name for f in fields(SpecColumns))

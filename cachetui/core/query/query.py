@@ -255,7 +255,7 @@ def filter_label(facet: str, values: frozenset[str]) -> str:
     ordered = sorted(values)
     if facet == "version":
         return "@" + ",".join(ordered)
-    if facet in ("compiler", "compiler_name"):
+    if facet in REGISTRY.marked("compiler"):
         return " or ".join(f"%{value}" for value in ordered)
     if facet == "variant":
         return " or ".join(ordered)

@@ -163,13 +163,10 @@ def nearest_compilers(typed: str, names: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(held_as[s] for s in nearest(typed, held_as, limit=2 * SUGGESTIONS)))[:SUGGESTIONS]
 
 
-COMPILER_FACETS = ("compiler", "compiler_name")
-
-
 def typed_forms(facet: str, value: str) -> list[str]:
     """How a facet value may be typed, its own text first: a compiler under either of its names, any
     other value as it is (the palette matches what is typed against these)."""
-    return spellings_of(value) if facet in COMPILER_FACETS else [value]
+    return spellings_of(value) if facet in REGISTRY.marked("compiler") else [value]
 
 
 def resolve_variant(scope: Scope, name: str, values: tuple[str, ...], boolean: bool) -> list[str]:

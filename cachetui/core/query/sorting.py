@@ -24,8 +24,8 @@ def version_ranks(corpus: Corpus) -> np.ndarray:
 def _compute_ranks(corpus: Corpus, facet: str) -> np.ndarray:
     values = corpus.vocab[facet].values
     ordered = sort_values(facet, list(values))
-    if facet in ("version", "tag"):
-        ordered.reverse()  # sort_values gives newest first; ranks ascend oldest -> newest
+    if facet in REGISTRY.facets_marked("dated"):
+        ordered.reverse()  # sort_values gives releases newest first; ranks ascend oldest -> newest
     position = {v: i for i, v in enumerate(ordered)}
     return np.fromiter((position[v] for v in values), dtype=np.int64, count=len(values))
 
