@@ -6,7 +6,7 @@ writers (`present/writers.py`, `present/table.py`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from cachetui.core.load import BinaryProvenance, ClosureDownload, Signature
@@ -16,7 +16,17 @@ from cachetui.present.table import write_table
 from cachetui.present.writers import write_json
 
 FORMATS = ("table", "json")
-COLUMNS = ("package", "tag", "hash", "signature", "signer", "expires", "size", "note")
+# `verify`'s table: a binary's column -> its cell (a binary's own fields, not a spec's: it names no registry field).
+CELLS: dict[str, Callable[[BinaryProvenance], str]] = {
+    "package": lambda b: b.package,
+    "tag": lambda b: b.tag,
+    "hash": lambda b: b.hash,
+    "signature": lambda b: b.signature.outcome,
+    "signer": lambda b: b.signature.signer or "-",
+    "expires": lambda b: expiry_cell(b.signature),
+    "size": lambda b: human_size(b.size),
+    "note": lambda b: _note(b.signature),
+}
 
 
 def provenance_record(binary: BinaryProvenance) -> dict[str, Any]:
@@ -81,9 +91,7 @@ def write_provenance(out: TextIO, binaries: Sequence[BinaryProvenance], fmt: str
         return
     if not binaries:
         return
-    rows = [[b.package, b.tag, b.hash, b.signature.outcome, b.signature.signer or "-",
-             expiry_cell(b.signature), human_size(b.size), _note(b.signature)] for b in binaries]
-    write_table(out, [list(COLUMNS), *rows])
+    write_table(out, [list(CELLS), *([cell(b) for cell in CELLS.values()] for b in binaries)])
 
 
 def expiry_cell(signature: Signature) -> str:

@@ -7,13 +7,11 @@ StringTables; either way a Document is made when one is read, never 50,000 of th
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 from cachetui.core.model.tables import ReadOnDemand
-
-DOCUMENT_STRINGS = ("path", "package", "tag", "title", "generation")  # Document's string fields, in order
 
 
 def mirror_generation(generation: str) -> bool:
@@ -39,6 +37,10 @@ class Document:
     def __reduce__(self) -> tuple[type, tuple]:
         # By position: unpickling 50,000 of them through the dataclass __setstate__ cost 0.3 s of a warm start.
         return Document, (self.path, self.package, self.tag, self.title, self.generation, self.start, self.stop)
+
+
+# Document's string fields, in order: the columns a DocumentTable (and the warm cache) keeps them in.
+DOCUMENT_STRINGS = tuple(f.name for f in fields(Document) if f.type == "str")
 
 
 class DocumentTable(ReadOnDemand[Document]):
