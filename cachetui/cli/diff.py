@@ -16,7 +16,8 @@ from typing import Any, TextIO
 from cachetui.cli.options import add_inputs, fail_usage, load_or_exit, names_a_source, report_load_errors
 from cachetui.core.load import recognisable, redact
 from cachetui.core.model.corpus import Corpus
-from cachetui.core.query.diff import Diff, Side, corpus_side, diff, tag_side
+from cachetui.core.model.fields import REGISTRY
+from cachetui.core.query.diff import Configuration, Diff, Side, configuration_parts, corpus_side, diff, tag_side
 from cachetui.core.query.filters import UnknownValue, resolve_package
 from cachetui.core.spack.words import counted
 from cachetui.present import table, writers
@@ -101,9 +102,22 @@ def write_table(out: TextIO, found: Diff) -> None:
     table.write_table(out, rows, right=range(1, len(SUMMARY)))  # the package, then counts
     lines = [("+", c) for p in found.packages for c in p.gained] + [("-", c) for p in found.packages for c in p.lost]
     if lines:
-        out.write("\nconfigurations (package@version %compiler arch):\n")
-    for sign, (package, version, compiler, arch) in sorted(lines, key=lambda line: (line[1], line[0])):
-        out.write(inert(f"{sign} {package}@{version} %{compiler} arch={arch}") + "\n")
+        out.write(f"\nconfigurations ({_spelled(('package', *configuration_parts()), heading=True)}):\n")
+    for sign, config in sorted(lines, key=lambda line: (line[1], line[0])):
+        out.write(inert(f"{sign} {_spelled(config)}") + "\n")
+
+
+def _spelled(config: Configuration, heading: bool = False) -> str:
+    """A configuration in spec syntax (`hdf5@1.14.3 %gcc@13.2.0 arch=linux-ubuntu22.04-zen3`), each part as the
+    differs cell spells its field (else `name=value`); a heading names each part: `key=value` by its key alone."""
+    said = config[0]
+    for part, value in zip(configuration_parts(), config[1:]):
+        plain = f"{part}={{}}"
+        field = REGISTRY.named.get(part)  # none for the architecture's part
+        spelling = REGISTRY.spellings().get(field.key, plain) if field is not None else plain
+        text = part if heading and spelling == plain else spelling.format(value)
+        said += text if text.startswith("@") else f" {text}"  # a version stands against its package, as Spack writes
+    return said
 
 
 def _said(label: str, offline: dict[str, list[str]]) -> str:
@@ -125,8 +139,8 @@ def write_csv(out: TextIO, found: Diff) -> None:
 
 
 def write_json(out: TextIO, found: Diff) -> None:
-    def configs(items: list[tuple[str, str, str, str]]) -> list[dict[str, str]]:
-        return [{"version": v, "compiler": c, "arch": a} for _, v, c, a in items]
+    def configs(items: list[Configuration]) -> list[dict[str, str]]:
+        return [dict(zip(configuration_parts(), config[1:])) for config in items]
 
     data = {
         "old": found.old, "new": found.new, "changed": found.changed, "total": found.totals(),

@@ -2,9 +2,10 @@
 
 A side is a set of specs: one tag of a corpus, or a whole corpus (a source loaded on its own).
 A binary is its hash: the same hash in both sides is kept, whatever documents or stacks list
-it. A configuration is (package, version, compiler, platform-os-target); a side covers it when
-it has at least one binary of it, so a configuration gained or lost says what users of that
-platform and compiler can or can no longer install from the cache.
+it. A configuration is a package and its configuration fields (the registry's: version, compiler,
+platform-os-target); a side covers it when it has at least one binary of it, so a configuration
+gained or lost says what users of that platform and compiler can or can no longer install from the
+cache.
 """
 
 from __future__ import annotations
@@ -17,7 +18,19 @@ import numpy as np
 from cachetui.core.model.corpus import Corpus, arch_triple
 from cachetui.core.model.fields import REGISTRY
 
-Configuration = tuple[str, str, str, str]  # package, version, compiler, platform-os-target
+Configuration = tuple[str, ...]  # the package, then a value per configuration_parts()
+ARCH = "arch"  # the architecture's fields said as one part, platform-os-target, as Spack writes it
+
+
+def configuration_parts() -> tuple[str, ...]:
+    """What a configuration names after its package, in the registry's order: each configuration field, but the
+    architecture's as one `arch` where the first of them stands (version, compiler, arch)."""
+    parts: list[str] = []
+    for name in REGISTRY.marked("configuration"):
+        part = ARCH if name in REGISTRY.marked("architecture") else name
+        if part not in parts:
+            parts.append(part)
+    return tuple(parts)
 
 
 @dataclass(frozen=True)
@@ -42,11 +55,19 @@ class Side:
         """The configurations these specs cover: distinct id rows first (numpy), then their names."""
         rows = np.fromiter(indices, dtype=np.int64)
         corpus = self.corpus
-        columns = [corpus.package_of[rows]] + [corpus.single[f][rows] for f in REGISTRY.marked("configuration")]
-        distinct = np.unique(np.stack(columns, axis=1), axis=0) if len(rows) else np.empty((0, 6), dtype=np.int64)
-        values = [corpus.vocab[f].values for f in REGISTRY.marked("configuration")]
-        return {(corpus.packages[p], values[0][v], values[1][c], arch_triple(values[2][pl], values[3][o], values[4][t]))
-                for p, v, c, pl, o, t in distinct.tolist()}
+        named = REGISTRY.marked("configuration")
+        columns = [corpus.package_of[rows]] + [corpus.single[f][rows] for f in named]
+        distinct = (np.unique(np.stack(columns, axis=1), axis=0) if len(rows)
+                    else np.empty((0, len(columns)), dtype=np.int64))
+        values = [corpus.vocab[f].values for f in named]
+        arch = [named.index(f) for f in REGISTRY.marked("architecture")]
+        at = [None if part == ARCH else named.index(part) for part in configuration_parts()]
+        found = set()
+        for p, *ids in distinct.tolist():
+            said = [vocabulary[i] for vocabulary, i in zip(values, ids)]
+            found.add((corpus.packages[p],
+                       *(arch_triple(*(said[a] for a in arch)) if k is None else said[k] for k in at)))
+        return found
 
     def package(self, i: int) -> str:
         return self.corpus.packages[self.corpus.package_of[i]]
