@@ -12,7 +12,7 @@ from operator import attrgetter
 from typing import Any, TextIO
 
 from cachetui.core.model.corpus import Corpus, SpecView
-from cachetui.core.model.fields import REGISTRY, View
+from cachetui.core.model.fields import REGISTRY, RegistryView
 from cachetui.core.model.records import Dependency
 from cachetui.core.query.spack_find import FindLine, find_lines
 from cachetui.core.spack.deptypes import deptype_names
@@ -23,7 +23,7 @@ from cachetui.present.writers import write_csv, write_json, write_lines
 
 FORMATS = ("table", "json", "csv", "spack")
 # The fields of a record, declared with each field of a spec (cachetui.core.model.fields), in their order.
-COLUMNS = View(lambda: tuple(REGISTRY.outputs()))
+COLUMNS = RegistryView(lambda: tuple(REGISTRY.outputs()))
 _UNKNOWN_SIZE = human_size(None)  # as the table shows a size no source gives
 # A record's fields that are not one value of a facet (those are the spec's `values`, as the corpus has them).
 _VALUES: dict[str, Callable[[SpecView], Any]] = {

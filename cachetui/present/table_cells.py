@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cachetui.core.model.corpus import Corpus
-from cachetui.core.model.fields import DERIVED, REGISTRY, SINGLE, Lookup, View
+from cachetui.core.model.fields import DERIVED, REGISTRY, SINGLE, RegistryLookup, RegistryView
 from cachetui.core.model.installable import NO, UNKNOWN, YES
 from cachetui.core.query.common import Common
 from cachetui.core.query.diff import Comparison
@@ -39,10 +39,10 @@ class SpecRows:
 INSTALLABLE_TEXT = {YES: "yes", NO: "no: builds", UNKNOWN: "?"}
 CHANGE_TEXT = {"added": "+ added", "removed": "− removed", "kept": "= kept", "": ""}
 # A column's value said inside the differs cell, in spec syntax, when the column itself has no room.
-SPELLING = Lookup(REGISTRY.spellings)  # declared with each field (cachetui.core.model.fields)
+SPELLING = RegistryLookup(REGISTRY.spellings)  # declared with each field (cachetui.core.model.fields)
 
 # Names of one family differ at their end (`py-torch-geometric-xyz1`, `develop-2025-04-20`): cut in the middle.
-MIDDLE_CUT = View(lambda: REGISTRY.columns_marked("middle"))
+MIDDLE_CUT = RegistryView(lambda: REGISTRY.columns_marked("middle"))
 
 Getter = Callable[[int], str]
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cachetui.core.model.fields import REGISTRY, Column, Lookup, View
+from cachetui.core.model.fields import REGISTRY, Column, RegistryLookup, RegistryView
 
 GAP = 1  # cells between two columns
 
 # The columns (declared with the other fields of a spec, in cachetui.core.model.fields), in the table's order.
-COLUMNS: Sequence[Column] = View(REGISTRY.columns)
-COLUMN = Lookup(REGISTRY.column_keys)
+COLUMNS: Sequence[Column] = RegistryView(REGISTRY.columns)
+COLUMN = RegistryLookup(REGISTRY.column_keys)
 
 HIDDEN_AT_FIRST = frozenset({"variants"})  # "differs" and the common line above say it without repeats
 

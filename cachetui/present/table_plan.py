@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from rich.cells import cell_len
 
-from cachetui.core.model.fields import REGISTRY, View
+from cachetui.core.model.fields import REGISTRY, RegistryView
 from cachetui.core.spack.hashes import hash_reference
 from cachetui.present.fit import fit
 from cachetui.present.inert import inert
@@ -43,7 +43,7 @@ TRIES = 4  # layouts tried as the differs column asks for more room
 SPELLED_TURN = COLUMN["os"].priority
 # Columns that tell every row apart and say nothing about any (a hash): never what tells rows apart. (The
 # differs column is never among the measured cells: it is made of them.)
-NOT_TELLING = View(lambda: REGISTRY.columns_marked("opaque"))
+NOT_TELLING = RegistryView(lambda: REGISTRY.columns_marked("opaque"))
 PACKAGE_KEPT = 14  # a package name keeps this many cells when others are cut: most names whole, the rest legible
 
 

@@ -18,14 +18,14 @@ from textual.reactive import reactive
 from textual.widgets import Input
 
 from cachetui.app.widgets.pick_list import PickList
-from cachetui.core.model.fields import REGISTRY, Lookup
+from cachetui.core.model.fields import REGISTRY, RegistryLookup
 from cachetui.core.query.query import sort_values
 from cachetui.core.spack.tags import WHOLE_TAG_LABELS
 from cachetui.present.apart import apart
 from cachetui.present.fit import fit
 from cachetui.present.inert import inert
 
-FACET_TITLES = Lookup(REGISTRY.facet_titles)  # declared with each field (cachetui.core.model.fields)
+FACET_TITLES = RegistryLookup(REGISTRY.facet_titles)  # declared with each field (cachetui.core.model.fields)
 MAX_VALUES = 40  # per facet; the rest is one "… N more" row (Enter shows them), chosen values always show
 # Every spec of a tag is in its `root` stack: the whole tag, which as a facet value narrows nothing.
 _HIDDEN_VALUES = {"stack": WHOLE_TAG_LABELS}

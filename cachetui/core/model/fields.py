@@ -4,7 +4,7 @@ A field says what it is in each place it shows: a facet (read from documents, se
 spec, or worked out over the whole load), a `query` option, a JSON/CSV field, a table column (its
 bounds and its turn when space is short), how the differs cell spells it, how the table sorts by
 it. Views keep the order a user reads each place in; every place has its own, so each field carries
-its position in it (`at`). A view is read at each use (`View`, `Lookup`), so a field registered
+its position in it (`at`). A view is read at each use (`RegistryView`, `RegistryLookup`), so a field registered
 later (a test's, an extension's) shows everywhere at once.
 
 Adding a field: one `Field` here. A facet read from documents also names the `SpecColumns` list it
@@ -307,7 +307,7 @@ for _declared in BUILTIN:
 REGISTRY = Registry(BUILTIN)
 
 
-class View(Sequence[T], Generic[T]):
+class RegistryView(Sequence[T], Generic[T]):
     """A view of the registry read afresh at each use: a module-level name others import stays current."""
 
     def __init__(self, make: Callable[[], Sequence[T]]) -> None:
@@ -330,8 +330,8 @@ class View(Sequence[T], Generic[T]):
         return repr(tuple(self._make()))
 
 
-class Lookup(Mapping[str, T], Generic[T]):
-    """A mapping built from the registry at each use (see View)."""
+class RegistryLookup(Mapping[str, T], Generic[T]):
+    """A mapping built from the registry at each use (see RegistryView)."""
 
     def __init__(self, make: Callable[[], Mapping[str, T]]) -> None:
         self._make = make

@@ -5,10 +5,19 @@ from __future__ import annotations
 import numpy as np
 
 from cachetui.core.model.corpus import Corpus
-from cachetui.core.model.fields import BY_COUNT, BY_HASH, BY_PACKAGE, BY_SIZE, BY_VALUES, BY_VARIANTS, REGISTRY, View
+from cachetui.core.model.fields import (
+    BY_COUNT,
+    BY_HASH,
+    BY_PACKAGE,
+    BY_SIZE,
+    BY_VALUES,
+    BY_VARIANTS,
+    REGISTRY,
+    RegistryView,
+)
 from cachetui.core.query.query import sort_values
 
-SORT_COLUMNS = View(lambda: tuple(dict(REGISTRY.sorts())))  # the table's sortable columns (not "change")
+SORT_COLUMNS = RegistryView(lambda: tuple(dict(REGISTRY.sorts())))  # the table's sortable columns (not "change")
 
 
 def _ranks(corpus: Corpus, facet: str) -> np.ndarray:
