@@ -18,8 +18,6 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
-import msgspec
-
 from cachetui.present.inert import inert
 
 
@@ -36,13 +34,12 @@ def write_csv(out: TextIO, rows: Iterable[Sequence[str]]) -> None:
 def write_json(out: TextIO, data: Any) -> None:
     """Strict JSON (RFC 8259: no NaN), indented, ASCII only, then a line end.
 
-    Python's encoder is C only without `indent` (indented, it is Python, line by line): each batch of a list's
-    items is encoded by it, then indented by msgspec, which changes whitespace alone (the text is what
-    `json.dump(indent=2)` writes, byte for byte), a batch at a time so that a large answer is never held twice.
-    What msgspec will not re-read (the escape of a lone surrogate, a file name's undecodable byte) is written
-    by Python's encoder as it is."""
-    if not isinstance(data, list) or not data:
-        out.write(_indented(data))
+    Python's encoder is C only without `indent` (indented, it is Python, line by line): a long list's items
+    are encoded by it a batch at a time, then indented by msgspec, which changes whitespace alone (the text is
+    what `json.dump(indent=2)` writes, byte for byte), so that a large answer is never held twice. A short
+    answer is written as it always was (msgspec is not imported where a warm `check` answers)."""
+    if not isinstance(data, list) or len(data) <= _BATCH:
+        json.dump(data, out, indent=2, ensure_ascii=True, allow_nan=False)
     else:
         out.write("[\n")
         for start in range(0, len(data), _BATCH):
@@ -55,9 +52,11 @@ def write_json(out: TextIO, data: Any) -> None:
 _BATCH = 1000
 
 
-def _indented(data: Any) -> str:
-    compact = json.dumps(data, ensure_ascii=True, allow_nan=False)
+def _indented(items: list[Any]) -> str:
+    import msgspec  # here: only a long answer needs it
+
+    compact = json.dumps(items, ensure_ascii=True, allow_nan=False)
     try:
         return msgspec.json.format(compact, indent=2)
-    except msgspec.DecodeError:
-        return json.dumps(data, indent=2, ensure_ascii=True, allow_nan=False)
+    except msgspec.DecodeError:  # what it will not re-read (the escape of a lone surrogate, a file name's byte)
+        return json.dumps(items, indent=2, ensure_ascii=True, allow_nan=False)
