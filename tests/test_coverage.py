@@ -21,7 +21,9 @@ from cachetui.cli.main import main
 from cachetui.core.load import LoadOptions, UnreadableWanted, load_corpus, read_wanted
 from cachetui.core.load.cache import CorpusCache
 from cachetui.core.load.sample import sample_path
+from cachetui.core.load.sources.wanted import MAX_SAID
 from cachetui.core.query.coverage import coverage
+from cachetui.present.coverage_output import CSV_HEADER
 from tests.cli_answers import strict_json
 from tests.dag_mirror import hash_of
 from tests.wanted_files import (
@@ -443,3 +445,180 @@ def test_a_yaml_specfile_with_aliases_is_refused_unexpanded(capsys, tmp_path):
     assert out == "[]\n"
     assert err.strip().splitlines() == [f"cachetui: {bomb}: a YAML alias at line 2: refused, not expanded "
                                         "(Spack writes none)"]
+
+
+# -- bounded whatever WANTED is: cycles, many roots, many nodes ----------------------------------------------
+
+
+def _adversarial(tmp_path: Path, shape: str, count: int) -> Path:
+    from benchmarks.coverage_bench import adversarial_lock
+
+    templates = [node for name, node in nodes().items() if name not in ("gcc", "glibc")]  # none an external
+    return write(tmp_path / f"{shape}.lock", adversarial_lock(shape, count, templates))
+
+
+def test_each_dependency_cycle_is_said_once_shortened_and_past_a_cap_counted(capsys, tmp_path):
+    """200 nodes each closing a cycle: 20 cycles named, each line bounded, one line counting the rest; every node
+    still answered (the warnings grew with nodes x cycle length: 2.7 GB of them at 20,000 nodes)."""
+    code, rows, err = run_coverage(capsys, str(_adversarial(tmp_path, "cycles", 200)),
+                                   str(write_mirror(tmp_path / "m", nodes())))
+    cycles = [line for line in err.splitlines() if "dependency cycle" in line]
+    assert len(cycles) == MAX_SAID + 1 and all(len(line) < 300 for line in cycles)
+    assert cycles[0].endswith("-> … (200 nodes) -> cmake")  # the first walk closes the whole chain
+    assert cycles[-1].endswith(f"{200 - 1 - MAX_SAID} more dependency cycles (not named one by one)")
+    assert len(rows) == 200 and code == 1
+
+
+class _CountingNodes(dict):
+    """The wanted DAG's nodes, counting each look-up of a node."""
+
+    looked_up = 0
+
+    def __getitem__(self, key: str) -> Any:
+        _CountingNodes.looked_up += 1
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        _CountingNodes.looked_up += 1
+        return super().get(key, default)
+
+
+def test_many_roots_over_one_chain_walk_the_dag_once(tmp_path):
+    """300 roots over a 300-node chain: whether each root installs from the caches alone is worked out in one
+    walk of the DAG, not one walk of the chain per root (8,000 roots over 8,000 nodes took 31-43 s)."""
+    dag = read_wanted(str(_adversarial(tmp_path, "fan", 600)), MB)
+    dag.nodes = _CountingNodes(dag.nodes)
+    _CountingNodes.looked_up = 0
+    found = coverage(load_corpus([str(write_mirror(tmp_path / "m", nodes()))], LoadOptions(use_cache=False)), dag)
+    assert len(found.roots) == 300 and not any(root.installable for root in found.roots)  # none is a hit
+    assert _CountingNodes.looked_up < 20 * len(dag.nodes)
+
+
+def test_a_packages_binaries_are_scored_once_per_distinct_question(tmp_path, monkeypatch):
+    """5,000 nodes shaped as 19 distinct ones: what scoring finds depends only on what a node is and on which
+    binaries match its dependencies, so it is worked out once per distinct such question, not once per node."""
+    from cachetui.core.query import coverage as module
+
+    scored = []
+    original = module._Comparison._scores
+    monkeypatch.setattr(module._Comparison, "_scores", lambda self, *a: scored.append(1) or original(self, *a))
+    dag = read_wanted(str(_adversarial(tmp_path, "wide", 5000)), MB)
+    found = coverage(load_corpus([str(write_mirror(tmp_path / "m", nodes()))], LoadOptions(use_cache=False)), dag)
+    assert len(found.nodes) == 5000 and {n.status for n in found.nodes} == {"differs"}
+    assert len(scored) < 200
+
+
+# -- bad scalars in WANTED: one line, exit 2 (never an internal error) ----------------------------------------
+
+
+BAD_SCALARS = {
+    "!!int abc": "a YAML int that is not an integer at line 3",
+    "!!float xyz": "a YAML float that is not a number at line 3",
+    "!!bool maybe": "a YAML bool that is not true or false at line 3",
+    "2024-02-30": "a YAML timestamp that is not a real date or time at line 3",
+    "!!timestamp 2024-13-45": "a YAML timestamp that is not a real date or time at line 3",
+    "9" * 4301: "a YAML int of more than 4,300 characters at line 3",
+    "0x" + "f" * 4000: "a YAML int of more than 4,300 digits at line 3",
+}
+
+
+@pytest.mark.parametrize("fmt, printed", [("json", "[]\n"), ("csv", ",".join(CSV_HEADER) + "\n")])
+@pytest.mark.parametrize("scalar", list(BAD_SCALARS))
+def test_a_bad_scalar_in_wanted_is_one_line_and_exit_2(capsys, tmp_path, scalar, fmt, printed):
+    spec = tmp_path / "zlib.spec.yaml"
+    spec.write_text(f"spec:\n  - zlib:\n      version: {scalar}\n")
+    code = main(["coverage", "--no-cache", "--format", fmt, str(spec), str(sample_path())])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, printed)
+    assert err.splitlines() == [f"cachetui: {spec}: {BAD_SCALARS[scalar]}: not a Spack file"]
+
+
+def test_a_bad_scalar_in_want_is_one_line_and_exit_2_before_the_browser_opens(capsys, tmp_path):
+    spec = tmp_path / "zlib.spec.yaml"
+    spec.write_text("spec:\n  - zlib:\n      version: !!int abc\n")
+    assert main(["--want", str(spec), str(sample_path()), "--no-cache"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"cachetui: {spec}: a YAML int that is not an integer at line 3: not a Spack file"]
+
+
+def test_a_json_integer_too_long_to_read_is_one_line_and_exit_2(capsys, tmp_path):
+    lock = tmp_path / "spack.lock"
+    lock.write_text('{"_meta": {"lockfile-version": ' + "9" * 5000 + '}, "concrete_specs": {}}')
+    code, rows, err = run_coverage(capsys, str(lock), str(sample_path()))
+    assert (code, rows) == (2, [])
+    assert err.splitlines() == [f"cachetui: {lock}: a number of more than 4,300 digits: not a Spack file"]
+
+
+# -- formats newer than the reader, and what an install database holds but has not installed -------------------
+
+
+def test_a_lockfile_newer_than_the_reader_is_said_on_one_line(capsys, tmp_path):
+    lock = write(tmp_path / "spack.lock", lockfile(version=99))
+    code, rows, err = run_coverage(capsys, str(lock), str(write_mirror(tmp_path / "m", nodes())))
+    assert err.splitlines() == [f"cachetui: warning: {lock}: lockfile version 99 is newer than this reader knows "
+                                "(the newest it knows is 8); read as far as it is recognisable"]
+    assert len(rows) == len(nodes()) and code == 0  # read as far as it is recognisable: all of it here
+
+
+def test_a_specfile_and_an_install_database_newer_than_the_reader_say_so(tmp_path):
+    spec = write(tmp_path / "zlib.spec.json", _specfile("zlib-ng", version=99))
+    assert [p.reason for p in read_wanted(str(spec), MB).problems] == [
+        "specfile version 99 is newer than this reader knows (the newest it knows is 6); "
+        "read as far as it is recognisable"]
+    installs = {n["hash"]: {"spec": n, "installed": True, "explicit": True} for n in nodes().values()}
+    database = write(tmp_path / "index.json", {"database": {"version": "99", "installs": installs}})
+    assert [p.reason for p in read_wanted(str(database), MB).problems] == [
+        "install database version 99 is newer than this reader knows (the newest it knows is 9); "
+        "read as far as it is recognisable"]
+
+
+def test_a_mirror_database_newer_than_the_reader_names_the_newest_it_knows(tmp_path):
+    from tests.mirrors import v3_mirror
+
+    index = {"database": {"version": "99", "installs": {}}}
+    mirror = tmp_path / "m"
+    v3_mirror(mirror, json.dumps(index).encode())
+    corpus = load_corpus([str(mirror)], LoadOptions(use_cache=False))
+    assert any(p.reason == "database version 99 is newer than this reader knows (the newest it knows is 8); "
+               "read as far as it is recognisable" for p in corpus.report.warnings)
+
+
+def test_records_not_installed_are_not_wanted_but_resolve_the_edges_naming_them(tmp_path):
+    """`spack gc` leaves a build dependency's record (installed: false) while installed specs still name it:
+    it is not wanted, and the edges to it are the file's own, not dangling ones."""
+    n = nodes()
+    installs = {node["hash"]: {"spec": node, "ref_count": 1, "installed": name != "gmake", "explicit": name == "cmake",
+                               "path": f"/opt/spack/{name}"} for name, node in n.items()}
+    dag = read_wanted(str(write(tmp_path / "index.json", {"database": {"version": "8", "installs": installs}})), MB)
+    assert hash_of("gmake") not in dag.nodes
+    assert dag.problems == []  # no "cmake depends on gmake …, which the file does not hold"
+    cmake = dag.nodes[hash_of("cmake")]
+    assert [(e.name, e.hash) for e in cmake.edges if e.name == "gmake"] == [("gmake", hash_of("gmake"))]
+
+
+# -- the nearest binary runs where the wanted spec runs -------------------------------------------------------
+
+
+def _targeted(node: dict[str, Any], target: str, new_hash: str) -> dict[str, Any]:
+    rebuilt = copy.deepcopy(node)
+    rebuilt["arch"]["target"] = {"name": target}
+    return changed(rebuilt, new_hash)
+
+
+@pytest.mark.parametrize("others, expected", [
+    (("power9le", "neoverse_v1", "haswell"), "haswell"),  # the wanted target's family (x86_64) first
+    (("icelake", "haswell"), "haswell"),  # then a target the wanted skylake can run (icelake is newer)
+    (("power9le", "icelake"), "icelake"),  # the family before whether it runs
+])
+def test_the_nearest_prefers_the_wanted_targets_family_then_what_it_can_run(capsys, tmp_path, others, expected):
+    """zlib-ng wanted for skylake; the mirror holds it only for other targets, each one difference away, hashes
+    in the order the targets are listed (hash order alone would take the first)."""
+    n = nodes()
+    wanted = _targeted(n["zlib-ng"], "skylake", hash_of("zlib-ng"))
+    held = {k: v for k, v in n.items() if k != "zlib-ng"}
+    for rank, target in enumerate(others):
+        held[target] = _targeted(n["zlib-ng"], target, f"{'abcdefgh'[rank]}{target}".ljust(32, "q")[:32])
+    lock = _one_node_lock(tmp_path, wanted, 6, *(n[k] for k in ("gcc", "gcc-runtime", "glibc", "compiler-wrapper")))
+    _, rows, _ = run_coverage(capsys, str(lock), str(write_mirror(tmp_path / "m", held)))
+    row = by_package(rows)["zlib-ng"]
+    assert differences(row) == [("node_target", None, "skylake", expected)]

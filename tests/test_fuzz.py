@@ -98,3 +98,82 @@ def test_the_column_fast_path_agrees_with_the_careful_path(details: list[dict]) 
     warn.flush()
     assert _columns_at_once(details) == careful
     assert doc.problems == []
+
+
+# -- WANTED (`coverage`, `--want`): any shape of DAG, any scalar ----------------------------------------------
+
+_PACKAGES = ["zlib", "cmake", "py-mpi4py", "py-pdm-backend"]  # two the bundled sample holds, two it does not
+
+
+def _sample_corpus():  # noqa: ANN202 - loaded once for every example
+    from cachetui.core.load import LoadOptions, load_corpus
+    from cachetui.core.load.sample import sample_path
+
+    global _SAMPLE
+    if _SAMPLE is None:
+        _SAMPLE = load_corpus([str(sample_path())], LoadOptions(use_cache=False))
+    return _SAMPLE
+
+
+_SAMPLE = None
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.integers(min_value=1, max_value=80).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.lists(st.integers(min_value=0, max_value=n), max_size=4), min_size=n, max_size=n),
+    st.lists(st.integers(min_value=0, max_value=n), max_size=n))))
+def test_any_shape_of_wanted_dag_is_answered_node_for_node_with_bounded_warnings(shape) -> None:  # noqa: ANN001
+    """Cycles, self-loops, dangling edges (index n), any roots: every node answered once, each root said, and
+    what is warned of bounded in lines and in each line's length, whatever the shape (warnings once grew
+    with cycles x their length, and each root's closure was walked on its own)."""
+    import tempfile
+    from pathlib import Path
+
+    from cachetui.core.load import read_wanted
+    from cachetui.core.query.coverage import coverage
+
+    n, edges, roots = shape
+    hash_of = [f"{i:032d}"[::-1].translate(str.maketrans("0123456789", "abcdefghij")) for i in range(n + 1)]
+    specs = {hash_of[i]: {"name": _PACKAGES[i % 4], "version": "1.0", "hash": hash_of[i], "dependencies": [
+        {"name": _PACKAGES[j % 4], "hash": hash_of[j], "parameters": {"deptypes": ["link"], "virtuals": []}}
+        for j in targets]} for i, targets in enumerate(edges)}
+    lock = {"_meta": {"lockfile-version": 6}, "roots": [{"hash": hash_of[r]} for r in roots],
+            "concrete_specs": specs}
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "spack.lock"
+        path.write_text(json.dumps(lock))
+        dag = read_wanted(str(path), 2**24)
+    found = coverage(_sample_corpus(), dag)
+    assert sorted(node.hash for node in found.nodes) == sorted(specs)
+    assert {root.hash for root in found.roots} == {hash_of[r] for r in roots if r < n} or not any(r < n for r in roots)
+    assert len(dag.problems) <= 2 * 21 and all(len(p.reason) < 300 for p in dag.problems)
+
+
+_scalars = st.one_of(
+    st.text(max_size=30),
+    st.tuples(st.sampled_from(["!!int", "!!float", "!!bool", "!!timestamp", "!!str", "!!null", "!!binary"]),
+              st.text(max_size=30)).map(" ".join),
+    st.from_regex(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}( [0-9]{1,2}:[0-9]{2}:[0-9]{2}( ?[+-][0-9]{1,2}(:[0-9]{2})?)?)?",
+                  fullmatch=True),
+    st.from_regex(r"[-+]?(0x[0-9a-f]{1,5000}|0o[0-7]{1,5000}|0b[01]{1,5000}|[1-9][0-9:]{0,5000})", fullmatch=True),
+)
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(_scalars)
+def test_any_scalar_in_a_yaml_specfile_is_read_or_is_one_unreadable_line(scalar: str) -> None:
+    """A value YAML cannot make (`!!int abc`, a 30 February, a 5,000-digit hex) is UnreadableWanted (exit 2, one
+    line), never another exception (once: exit 3)."""
+    import tempfile
+    from pathlib import Path
+
+    from cachetui.core.load import UnreadableWanted, read_wanted
+
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "zlib.spec.yaml"
+        path.write_text(f"spec:\n  - zlib:\n      version: {scalar}\n      variants: {{a: {scalar}}}\n",
+                        encoding="utf-8", errors="surrogatepass")
+        try:
+            read_wanted(str(path), 2**24)
+        except UnreadableWanted as exc:
+            assert "\n" not in str(exc) and len(str(exc)) < 400 + len(str(path))

@@ -8,10 +8,8 @@ last corpus is reused wherever its inputs are unchanged (see cachetui.core.load.
 
 from __future__ import annotations
 
-import gc
 import os
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -43,6 +41,7 @@ from cachetui.core.load.sources.indexes import (
 )
 from cachetui.core.load.sources.locator import store_root
 from cachetui.core.load.sources.mirror import Net
+from cachetui.core.load.sources.no_cyclic_gc import no_cyclic_gc
 from cachetui.core.load.sources.spack_config import SpackMirrors, configured_groups
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity, UnusableInput
@@ -52,23 +51,6 @@ if TYPE_CHECKING:  # imported where a miss uses them: a warm start imports no pa
     from cachetui.core.model.build import CorpusBuilder
 
 __all__ = ["CACHE_REBUILT", "LoadOptions", "PathNotFound", "load_corpus", "recognisable", "require_inputs"]
-
-
-@contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """A load allocates millions of acyclic objects; collecting them mid-load is wasted work.
-
-    Afterwards the survivors are frozen out of the collector: they live as long as the
-    corpus, and scanning them on every full collection showed up as 100 ms hiccups in the UI.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
 
 
 def require_inputs(inputs: Sequence[str | os.PathLike[str]]) -> tuple[list[Source], list[Problem]]:
@@ -131,7 +113,7 @@ def load_corpus(
         cache = CorpusCache()
     sources, problems = require_inputs(inputs)
     net = Net(timeout=options.timeout, progress=progress, store=IndexStore(cache.directory) if cache else None)
-    with _no_cyclic_gc():
+    with no_cyclic_gc():
         return _Load(sources, [str(i) for i in inputs], cache, options.max_file_bytes, progress, options.workers,
                      net, LoadReport(problems=problems)).run()
 

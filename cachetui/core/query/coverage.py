@@ -8,8 +8,9 @@ and the browser both show what it returns, so they cannot disagree.
   build-only dependencies), its link/run dependencies being the wanted ones or themselves reusable
   matches for them. Spack's concretizer with `reuse` does not hold such differences against a binary;
   this is not a prediction of what the concretizer will choose;
-- `differs`: the nearest held binary (fewest differences that block reuse, then fewest in all, then
-  tag and hash order) and exactly what differs;
+- `differs`: the nearest held binary (fewest differences that block reuse, then fewest in all; among those,
+  one of the wanted target's family, then one whose target the wanted target runs, then tag and hash order)
+  and exactly what differs;
 - `absent`: no binary of the package is held; `external`: an external in the wanted spec.
 
 Differences are named as `spack diff` names its facts. A dependency that differs is said once, where it
@@ -19,7 +20,9 @@ dependencies, package hash, namespace or flags) is a difference with `cached` No
 held only by site documents is `reusable`.
 
 Candidates are one package's slice of the corpus, scored column by column with numpy; the exact
-differences are then worked out for the nearest alone.
+differences are then worked out for the nearest alone. Each package's columns are prepared once, and each
+distinct question (what a node is, which binaries match its dependencies) scored once, so the cost follows
+what is asked, and every walk of the wanted DAG is one walk, whatever its shape (cycles, thousands of roots).
 """
 
 from __future__ import annotations
@@ -31,9 +34,10 @@ from functools import cached_property
 import numpy as np
 
 from cachetui.core.model.corpus import BUILD_PROVENANCE, RAW_VARIANTS, Corpus
-from cachetui.core.model.records import BUILD_PROVENANCE_SEPARATOR, build_provenance_parts
+from cachetui.core.model.records import BUILD_PROVENANCE_SEPARATOR, Dependency, build_provenance_parts
 from cachetui.core.model.wanted import LINK_RUN, WantedDag, WantedNode
 from cachetui.core.spack.hashes import short_hash
+from cachetui.core.spack.targets import known, runs_on, target_family
 from cachetui.core.spack.variants import atom_name, canonical_variant
 from cachetui.core.spack.words import counted
 
@@ -113,12 +117,10 @@ def coverage(corpus: Corpus, wanted: WantedDag) -> Coverage:
     """Every wanted node's status, and for a node that is not held its nearest binary and what differs."""
     decided = _Comparison(corpus, wanted).run()
     roots = set(wanted.roots)
-    nodes = tuple(replace(decided[h], root=h in roots) for h in wanted.order())
-    by_hash = {n.hash: n for n in nodes}
-    root_lines = tuple(
-        RootCoverage(h, wanted.nodes[h].name, wanted.nodes[h].version,
-                     all(by_hash[k].status in (HIT, EXTERNAL) for k in wanted.link_run_closure(h)))
-        for h in wanted.roots)
+    nodes = tuple(replace(decided[h], root=True) if h in roots else decided[h] for h in wanted.order())
+    blocked = wanted.needing(n.hash for n in nodes if n.status not in (HIT, EXTERNAL))
+    root_lines = tuple(RootCoverage(h, wanted.nodes[h].name, wanted.nodes[h].version, h not in blocked)
+                       for h in wanted.roots)
     return Coverage(wanted, nodes, root_lines)
 
 
@@ -127,15 +129,52 @@ def reference(package: str, version: str, hash_: str) -> str:
     return f"{package}@{version}/{short_hash(hash_)}" if version else f"{package}/{short_hash(hash_)}"
 
 
+@dataclass(frozen=True, slots=True)
+class _Package:
+    """What scoring one package's binaries takes that no wanted node changes, worked out once per package: a
+    lockfile of 50,000 nodes asks about a few thousand packages, many times each."""
+
+    window: slice
+    variants: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[str, ...]]  # distinct, inverse,
+    # lengths, owner, and each distinct variant in one spelling
+    dep_owner: np.ndarray  # per link/run edge of the window's binaries: whose it is
+    dep_hash: np.ndarray  # per link/run edge: the dependency's dep_hash id
+    held_deps: np.ndarray  # per binary: how many link/run edges it has
+    recorded: np.ndarray  # per binary: whether its source records dependencies
+    provenance: tuple[np.ndarray, np.ndarray, tuple[str, ...]]  # distinct, inverse, values
+    targets: tuple[np.ndarray, np.ndarray]  # distinct target ids, inverse
+    order: np.ndarray  # per binary: its rank in tag order, then hash order (the last tie-break)
+
+
+_Key = tuple[object, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Nearest:
+    """One answer of `_nearest_for`: alike for every wanted node of the same key."""
+
+    index: int
+    matches: frozenset[int]  # dep_hash ids of the binaries with no difference blocking reuse
+    differences: tuple[Difference, ...]  # but the dependencies' (which name the wanted node's own edges)
+
+
 class _Comparison:
-    """One comparison: nodes decided dependencies first, so a dependent knows which held binaries match each."""
+    """One comparison: nodes decided dependencies first, so a dependent knows which held binaries match each.
+
+    What scoring a node finds depends only on what it is (name, version, arch, compiler, variants, build
+    provenance) and on which held binaries match its dependencies, so it is worked out once per distinct such
+    key, and what a package's binaries are, once per package: the comparison costs the distinct questions
+    asked, never wanted nodes x binaries."""
 
     def __init__(self, corpus: Corpus, wanted: WantedDag) -> None:
         self.corpus, self.wanted = corpus, wanted
         self.decided: dict[str, NodeCoverage] = {}
         # Per wanted node: the dep_hash ids of held binaries that are it (its own hash) or reusable matches for it.
-        self.matches: dict[str, set[int]] = {}
+        self.matches: dict[str, frozenset[int]] = {}
         self.tag_rank = {corpus.vocab["tag"].ids[t]: r for r, t in enumerate(corpus.tags)}
+        self.packages: dict[str, _Package] = {}
+        self.answers: dict[_Key, _Nearest] = {}
+        self.held_edges: dict[int, dict[str, Dependency]] = {}
 
     def run(self) -> dict[str, NodeCoverage]:
         for hash_ in self._dependencies_first():
@@ -167,33 +206,45 @@ class _Comparison:
     def _decide(self, node: WantedNode) -> NodeCoverage:
         corpus = self.corpus
         own = corpus.vocab["dep_hash"].ids.get(node.hash)
-        self.matches[node.hash] = {own} if own is not None and not self.wanted.old_hashes else set()
+        mine = frozenset((own,)) if own is not None and not self.wanted.old_hashes else frozenset()
         if node.external:
-            self.matches[node.hash] |= self._externals_like(node)
+            self.matches[node.hash] = mine | self._externals_like(node)
             return self._node(node, EXTERNAL)
+        self.matches[node.hash] = mine
         if not self.wanted.old_hashes and corpus.occurrences(node.hash):
             return self._node(node, HIT, tuple(corpus.tags_of_hash(node.hash)))
         if node.name not in corpus.package_index:
             return self._node(node, ABSENT)
-        window = corpus.package_slice(node.name)
-        blocking, total = self._scores(node, window)
-        dep_hash = corpus.vocab["dep_hash"].ids
-        for i in np.flatnonzero(blocking == 0).tolist():
-            found = dep_hash.get(corpus.hashes[window.start + i])
-            if found is not None:
-                self.matches[node.hash].add(found)
-        best = self._nearest(window, blocking, total)
-        differences = self._differences(node, best)
+        found = self._nearest_for(node)
+        self.matches[node.hash] = mine | found.matches
+        differences = tuple(sorted((*found.differences, *self._dependency_differences(node, found.index)),
+                                   key=_difference_order))
         status = DIFFERS if any(d.blocks_reuse for d in differences) else REUSABLE
-        tag = corpus.value("tag", corpus.single["tag"][best])
-        return self._node(node, status, (), Nearest(best, corpus.hashes[best], tag, differences))
+        tag = corpus.value("tag", corpus.single["tag"][found.index])
+        return self._node(node, status, (), Nearest(found.index, corpus.hashes[found.index], tag, differences))
 
-    def _externals_like(self, node: WantedNode) -> set[int]:
+    def _nearest_for(self, node: WantedNode) -> _Nearest:
+        package = self._package(node.name)
+        wanted_deps = node.dependencies
+        accepted = frozenset(m for e in wanted_deps for m in self.matches.get(e.hash, ()))
+        key = (node.name, node.version, node.platform, node.os, node.target, node.compiler, node.variants,
+               node.build_provenance, len(wanted_deps), accepted if package.dep_hash.size else None)
+        found = self.answers.get(key)
+        if found is None:
+            blocking, total = self._scores(node, package, accepted)
+            dep_hash, start = self.corpus.vocab["dep_hash"].ids, package.window.start
+            matches = (dep_hash.get(self.corpus.hashes[start + i]) for i in np.flatnonzero(blocking == 0).tolist())
+            best = self._nearest(node, package, blocking, total)
+            found = self.answers[key] = _Nearest(best, frozenset(m for m in matches if m is not None),
+                                                 self._own_differences(node, best))
+        return found
+
+    def _externals_like(self, node: WantedNode) -> frozenset[int]:
         """The externals of this name and version the indexes record: a binary linked to one was built against
         what the wanted external is (whatever hash each side gave it)."""
         d, vocab = self.corpus.deps, self.corpus.vocab
         name, version = vocab["dep_name"].ids.get(node.name, -1), vocab["dep_version"].ids.get(node.version, -1)
-        return set(np.flatnonzero(d.external & (d.name_of == name) & (d.version_of == version)).tolist())
+        return frozenset(np.flatnonzero(d.external & (d.name_of == name) & (d.version_of == version)).tolist())
 
     @staticmethod
     def _node(node: WantedNode, status: str, tags: tuple[str, ...] = (),
@@ -202,83 +253,119 @@ class _Comparison:
 
     # -- scoring every candidate of the package at once -----------------------------------------------------
 
-    def _scores(self, node: WantedNode, window: slice) -> tuple[np.ndarray, np.ndarray]:
-        """Per candidate binary: (differences that block reuse, differences in all), counted column-wise."""
-        c, start, stop = self.corpus, window.start, window.stop
-        n = stop - start
-        blocking = np.zeros(n, dtype=np.int64)
-        for facet, value in (("version", node.version), ("platform", node.platform), ("os", node.os),
-                             ("target", node.target), ("compiler", node.compiler)):
-            blocking += c.single[facet][window] != c.vocab[facet].ids.get(value, -1)
-        blocking += self._variant_scores(node, start, stop)
-        known_deps = c.dependencies_recorded[window]
-        blocking += np.where(known_deps, self._dependency_scores(node, start, stop), len(node.dependencies))
-        provenance = self._provenance_scores(node, window)
-        blocking += provenance[0]
-        return blocking, blocking + provenance[1]
-
-    def _variant_scores(self, node: WantedNode, start: int, stop: int) -> np.ndarray:
-        column, values = self.corpus.multi[RAW_VARIANTS], self.corpus.vocab[RAW_VARIANTS].values
+    def _package(self, name: str) -> _Package:
+        found = self.packages.get(name)
+        if found is not None:
+            return found
+        c = self.corpus
+        window = c.package_slice(name)
+        start, stop = window.start, window.stop
+        column = c.multi[RAW_VARIANTS]
         lo, hi = int(column.offsets[start]), int(column.offsets[stop])
         # Compared in one spelling (`k:=v` is `k=v`), once per distinct variant string of the package.
-        wanted = {canonical_variant(v) for v in node.variants}
         distinct, inverse = np.unique(column.flat[lo:hi], return_inverse=True)
-        same = np.fromiter((canonical_variant(values[i]) in wanted for i in distinct.tolist()), dtype=bool,
-                           count=len(distinct))
+        values = c.vocab[RAW_VARIANTS].values
         lengths = np.diff(column.offsets[start : stop + 1])
-        owner = np.repeat(np.arange(stop - start), lengths)
-        matched = np.bincount(owner[same[inverse]], minlength=stop - start)
-        return np.maximum(lengths - matched, len(node.variants) - matched)
-
-    def _dependency_scores(self, node: WantedNode, start: int, stop: int) -> np.ndarray:
-        d = self.corpus.deps
+        variants = (distinct, inverse, lengths, np.repeat(np.arange(stop - start), lengths),
+                    tuple(canonical_variant(values[i]) for i in distinct.tolist()))
+        d = c.deps
         lo, hi = int(d.offsets[start]), int(d.offsets[stop])
         owner = np.repeat(np.arange(stop - start), np.diff(d.offsets[start : stop + 1]))
         link_run = (d.types[lo:hi] & LINK_RUN) != 0
-        wanted = node.dependencies
-        accepted = np.array(sorted({m for e in wanted for m in self.matches.get(e.hash, ())}), dtype=np.int64)
-        matched = np.bincount(owner[link_run & np.isin(d.hash[lo:hi], accepted)], minlength=stop - start)
-        held = np.bincount(owner[link_run], minlength=stop - start)
-        return np.maximum(held - matched, len(wanted) - matched)
+        recorded = np.asarray(c.dependencies_recorded[window], dtype=bool)
+        tag_rank = np.array([self.tag_rank[int(t)] for t in c.single["tag"][window].tolist()], dtype=np.int64)
+        hashes = np.array([c.hashes[i] for i in range(start, stop)], dtype=object)
+        order = np.empty(stop - start, dtype=np.int64)
+        order[np.lexsort((hashes, tag_rank))] = np.arange(stop - start)
+        provenance = np.unique(c.build_provenance[window], return_inverse=True)
+        targets = np.unique(c.single["target"][window], return_inverse=True)
+        found = self.packages[name] = _Package(
+            window, variants, owner[link_run], d.hash[lo:hi][link_run],
+            np.bincount(owner[link_run], minlength=stop - start), recorded,
+            (*provenance, tuple(c.vocab[BUILD_PROVENANCE].values[v] for v in provenance[0].tolist())),
+            targets, order)
+        return found
 
-    def _provenance_scores(self, node: WantedNode, window: slice) -> tuple[np.ndarray, np.ndarray]:
+    def _scores(self, node: WantedNode, package: _Package, accepted: frozenset[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Per candidate binary: (differences that block reuse, differences in all), counted column-wise."""
+        c, window = self.corpus, package.window
+        blocking = np.zeros(window.stop - window.start, dtype=np.int64)
+        for facet, value in (("version", node.version), ("platform", node.platform), ("os", node.os),
+                             ("target", node.target), ("compiler", node.compiler)):
+            blocking += c.single[facet][window] != c.vocab[facet].ids.get(value, -1)
+        blocking += self._variant_scores(node, package)
+        blocking += np.where(package.recorded, self._dependency_scores(node, package, accepted),
+                             len(node.dependencies))
+        provenance = self._provenance_scores(node, package)
+        blocking += provenance[0]
+        return blocking, blocking + provenance[1]
+
+    @staticmethod
+    def _variant_scores(node: WantedNode, package: _Package) -> np.ndarray:
+        distinct, inverse, lengths, owner, spelled = package.variants
+        wanted = {canonical_variant(v) for v in node.variants}
+        same = np.fromiter((v in wanted for v in spelled), dtype=bool, count=len(distinct))
+        matched = np.bincount(owner[same[inverse]], minlength=len(lengths))
+        return np.maximum(lengths - matched, len(node.variants) - matched)
+
+    @staticmethod
+    def _dependency_scores(node: WantedNode, package: _Package, accepted: frozenset[int]) -> np.ndarray:
+        wanted = len(node.dependencies)
+        if not accepted:
+            return np.maximum(package.held_deps, wanted)
+        hit = np.isin(package.dep_hash, np.fromiter(accepted, dtype=np.int64, count=len(accepted)))
+        matched = np.bincount(package.dep_owner[hit], minlength=len(package.held_deps))
+        return np.maximum(package.held_deps - matched, wanted - matched)
+
+    @staticmethod
+    def _provenance_scores(node: WantedNode, package: _Package) -> tuple[np.ndarray, np.ndarray]:
         """(blocking, not blocking): flags block reuse; package hash and namespace do not, unless unknown.
         Compared once per distinct provenance of the package's binaries (a handful: one per build)."""
-        values = self.corpus.vocab[BUILD_PROVENANCE].values
-        distinct, inverse = np.unique(self.corpus.build_provenance[window], return_inverse=True)
+        distinct, inverse, values = package.provenance
         blocking, other = np.zeros(len(distinct), dtype=np.int64), np.zeros(len(distinct), dtype=np.int64)
         package_hash, namespace, flags = node.build_provenance.split(BUILD_PROVENANCE_SEPARATOR, 2)
-        for k, value_id in enumerate(distinct.tolist()):
-            if not values[value_id]:  # the source records none
+        for k, value in enumerate(values):
+            if not value:  # the source records none
                 blocking[k] = len(_UNKNOWN_PROVENANCE)
                 continue
-            held_hash, held_namespace, held_flags = values[value_id].split(BUILD_PROVENANCE_SEPARATOR, 2)
+            held_hash, held_namespace, held_flags = value.split(BUILD_PROVENANCE_SEPARATOR, 2)
             blocking[k] = held_flags != flags
             other[k] = (held_hash != package_hash) + (held_namespace != namespace)
         return blocking[inverse], other[inverse]
 
-    def _nearest(self, window: slice, blocking: np.ndarray, total: np.ndarray) -> int:
-        """Fewest differences blocking reuse, then fewest in all, then tag order, then hash order."""
-        best = np.flatnonzero((blocking == blocking.min()))
+    def _nearest(self, node: WantedNode, package: _Package, blocking: np.ndarray, total: np.ndarray) -> int:
+        """Fewest differences blocking reuse, then fewest in all; among those, a binary of the wanted target's
+        family (x86_64, aarch64, ppc64le…), then one whose target the wanted target runs, then tag order,
+        then hash order."""
+        best = np.flatnonzero(blocking == blocking.min())
         best = best[total[best] == total[best].min()]
-        c = self.corpus
-        return min((window.start + int(i) for i in best),
-                   key=lambda i: (self.tag_rank[int(c.single["tag"][i])], c.hashes[i]))
+        if len(best) > 1:
+            distinct, inverse = package.targets
+            family = target_family(node.target)
+            values = self.corpus.vocab["target"].values
+            other_family = np.array([family is None or target_family(values[t]) != family
+                                     for t in distinct.tolist()], dtype=np.int64)
+            runs_here = known(node.target)  # a wanted target archspec does not know runs nothing it can name
+            cannot_run = np.array([not (runs_here and runs_on(values[t], node.target)) for t in distinct.tolist()],
+                                  dtype=np.int64)
+            n = len(blocking)
+            rank = (other_family[inverse[best]] * 2 + cannot_run[inverse[best]]) * n + package.order[best]
+            return package.window.start + int(best[np.argmin(rank)])
+        return package.window.start + int(best[0])
 
     # -- what differs, exactly, for the nearest ---------------------------------------------------------------
 
-    def _differences(self, node: WantedNode, i: int) -> tuple[Difference, ...]:
+    def _own_differences(self, node: WantedNode, i: int) -> tuple[Difference, ...]:
+        """What differs between the node and binary i, but its dependencies (`_dependency_differences`)."""
         spec = self.corpus.spec(i)
         found = [Difference(category, None, wanted, cached) for category, wanted, cached in (
             ("version", node.version, spec.version), ("node_platform", node.platform, spec.platform),
             ("node_os", node.os, spec.os), ("node_target", node.target, spec.target),
             ("node_compiler_version", node.compiler, spec.compiler)) if wanted != cached]
         found += _variant_differences(node.variants, self.corpus.raw_variants(i))
-        found += self._dependency_differences(node, i)
         found += _provenance_differences(build_provenance_parts(node.build_provenance),
                                          self.corpus.build_provenance_of(i))
-        order = {category: rank for rank, category in enumerate(CATEGORIES)}
-        return tuple(sorted(found, key=lambda d: (order[d.category], d.name or "")))
+        return tuple(found)
 
     def _dependency_differences(self, node: WantedNode, i: int) -> list[Difference]:
         nodes = self.wanted.nodes
@@ -292,7 +379,9 @@ class _Comparison:
         if not self.corpus.dependencies_recorded[i]:
             return [Difference("depends_on", name, wanted_reference(name), None) for name in sorted(wanted)]
         dep_hash = self.corpus.vocab["dep_hash"].ids
-        held = {e.name: e for e in self.corpus.dependencies(i) if e.deptypes & LINK_RUN}
+        held = self.held_edges.get(i)
+        if held is None:
+            held = self.held_edges[i] = {e.name: e for e in self.corpus.dependencies(i) if e.deptypes & LINK_RUN}
         found = []
         for name in sorted(wanted.keys() | held.keys()):
             edge, binary = wanted.get(name), held.get(name)
@@ -309,6 +398,11 @@ class _Comparison:
 
 
 _UNKNOWN_PROVENANCE = ("node_flag", "package_hash", "namespace")  # what a source without provenance cannot tell
+_CATEGORY_RANK = {category: rank for rank, category in enumerate(CATEGORIES)}
+
+
+def _difference_order(d: Difference) -> tuple[int, str]:
+    return _CATEGORY_RANK[d.category], d.name or ""
 
 
 def _variant_differences(wanted: tuple[str, ...], cached: tuple[str, ...]) -> list[Difference]:

@@ -44,6 +44,13 @@ def runs_on(binary_target: str, machine: str) -> bool:
     return _target(binary_target) < _target(machine)
 
 
+@lru_cache(maxsize=4096)
+def target_family(name: str) -> str | None:
+    """The family a microarchitecture belongs to (`skylake` and `x86_64_v3`: x86_64; `neoverse_v1`: aarch64);
+    None for a name archspec does not know."""
+    return _target(name).family.name if known(name) else None
+
+
 def in_range(target: str, lo: str | None, hi: str | None) -> bool:
     """lo <= target <= hi in archspec's partial order (either bound may be open)."""
     if not known(target):

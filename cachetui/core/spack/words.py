@@ -44,3 +44,15 @@ def echo_at(text: str, position: int) -> tuple[str, int]:
 def one_line(text: str) -> str:
     """A message on one line: any run of whitespace (newlines too) as one space."""
     return " ".join(text.split())
+
+
+def newer_format(what: str, version: object, newest: int) -> str | None:
+    """For a file whose version (an integer, or its decimal text) is above the newest its reader knows:
+    `lockfile version 99 is newer than this reader knows (the newest it knows is 8); read as far as it is
+    recognisable`, the version cut as any echo is (a JSON integer may hold 4,300 digits); else None."""
+    if isinstance(version, int) and not isinstance(version, bool):
+        version = str(version)
+    if not isinstance(version, str) or not version.isdecimal() or (len(version) < 10 and int(version) <= newest):
+        return None
+    return (f"{what} version {echo(version)} is newer than this reader knows (the newest it knows is "
+            f"{newest}); read as far as it is recognisable")

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from cachetui.core.model.problems import Problem, Severity
-from cachetui.core.spack.words import counted
+from cachetui.core.spack.words import counted, echo, newer_format
 
 KNOWN_VERSIONS = frozenset({"6", "7", "8"})
+NEWEST_VERSION = 8
 MAX_RECORD_PROBLEMS = 20  # records named one by one; past this, one line counts the rest
 NOT_UTF8 = "not valid UTF-8; skipped"
 NO_SPEC = "no usable spec (a node with a name); skipped"
@@ -21,7 +22,8 @@ class IndexFormatError(ValueError):
 def version_problems(version: str, origin: str) -> list[Problem]:
     if version in KNOWN_VERSIONS:
         return []
-    reason = f"database version {version or '(none)'} is not one of 6, 7, 8; read as far as it is recognisable"
+    reason = newer_format("database", version, NEWEST_VERSION) or (
+        f"database version {echo(version or '(none)')} is not one of 6, 7, 8; read as far as it is recognisable")
     return [Problem(origin, reason, Severity.WARNING)]
 
 
