@@ -35,7 +35,7 @@ def test_a_package_search_asks_nothing_while_no_spec_query_is_open(corpus: Corpu
 def test_a_spec_query_is_asked_where_the_opened_package_is_and_keeps_the_filters(corpus: Corpus) -> None:
     start = Browsing(query=Query("hdf5", {"tag": frozenset({"develop"})}), opened="hdf5")
     state, effects = go.typed(start, "+mpi", corpus)
-    assert effects.ask and state.wanted is not None
+    assert effects.ask and state.asked_spec is not None
     assert state.query.package == "hdf5" and state.query.filters == start.query.filters
     assert str(state.query.spec) == "+mpi"
 
@@ -59,7 +59,7 @@ def test_clearing_a_spec_query_goes_back_to_the_opened_package(corpus: Corpus) -
     state, _ = go.typed(Browsing(opened="zlib"), "hdf5 +mpi", corpus)
     state, effects = go.typed(state, "", corpus)
     assert effects.ask and effects.clears_problem
-    assert state.query == Query("zlib") and state.wanted is None
+    assert state.query == Query("zlib") and state.asked_spec is None
 
 
 def test_a_refused_answer_puts_back_the_question_shown_and_forgets_what_waited_on_it(corpus: Corpus) -> None:

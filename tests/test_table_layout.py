@@ -182,8 +182,9 @@ def test_the_differs_column_leads_with_the_even_split_and_says_no_more_than_need
 
 def test_the_room_wanted_does_not_depend_on_the_room_given(width_corpus: Corpus) -> None:
     measured = measure(rows_of(width_corpus, "hdf5 +mpi %gcc"), frozenset({"variants"}))
-    assert measured.wanted > 79  # more than the table has at 120 columns: the panes give way
-    assert {key for key in plan(measured, measured.wanted - 1).widths} <= {key for key in plan(measured, 200).widths}
+    assert measured.telling_width > 79  # more than the table has at 120 columns: the panes give way
+    narrower = plan(measured, measured.telling_width - 1)
+    assert {key for key in narrower.widths} <= {key for key in plan(measured, 200).widths}
 
 
 def test_a_pair_the_sample_misses_is_still_told_apart(tmp_path: Path) -> None:

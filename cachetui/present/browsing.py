@@ -43,7 +43,7 @@ class Browsing:
     applied: Query = Query()  # the question whose answer the widgets show
     line: str = ""  # the query line's text as last used (typing a spec query: once it pauses)
     opened: str | None = None  # the package opened from the list: where a query without a name looks
-    wanted: SpecQuery | None = None  # the last spec query parsed from the line
+    asked_spec: SpecQuery | None = None  # the last spec query parsed from the line
     select_after: int | None = None  # a spec to put the cursor on once its answer arrives
     # Enter on a spec query still being answered: (the query, the line's text); the table takes the
     # focus once that answer shows, never after a refusal (the letters typed next fix the query).
@@ -78,7 +78,7 @@ def typed(state: Browsing, text: str, corpus: Corpus | None) -> Step:
     """The line's text changed (or Enter): a package search, or a spec query to interpret."""
     state = replace(state, line=text)
     if not looks_like_spec(text):
-        state = replace(state, wanted=None)
+        state = replace(state, asked_spec=None)
         if state.query.spec is None:
             return state, Effects(clears_problem=True)
         return _asking(state, replace(state.query, spec=None, package=state.opened), Effects(clears_problem=True))
@@ -92,7 +92,7 @@ def typed(state: Browsing, text: str, corpus: Corpus | None) -> Step:
     except QueryProblem as exc:
         return state, Effects(problem=str(exc))
     select = interpretation.select if interpretation.select is not None else state.select_after
-    state = replace(state, wanted=spec, select_after=select)
+    state = replace(state, asked_spec=spec, select_after=select)
     if interpretation.query != state.query:
         return _asking(state, interpretation.query)
     # the same question as the one answered (or on its way): nothing to redo
@@ -110,7 +110,7 @@ def answered(state: Browsing, query: Query, line: str, line_focused: bool) -> St
     """The answer to `query` shows; `line` is the line's text now (typing may have gone on)."""
     select, waiting = state.select_after, state.focus_when_answered
     state = replace(state, applied=query, select_after=None, focus_when_answered=None)
-    done = query.spec is not None and query.spec == state.wanted
+    done = query.spec is not None and query.spec == state.asked_spec
     return state, Effects(clears_problem=done, select=select, focus_table=line_focused and waiting == (query, line))
 
 
@@ -199,5 +199,5 @@ def jumped_back(state: Browsing) -> Step:
     if not state.jumps:
         return state, NOTHING
     last = state.jumps[-1]
-    state = replace(state, jumps=state.jumps[:-1], line=last.line, opened=last.opened, wanted=last.query.spec)
+    state = replace(state, jumps=state.jumps[:-1], line=last.line, opened=last.opened, asked_spec=last.query.spec)
     return _aim(state, last.query, last.spec, Effects(put_line=last.line))

@@ -79,7 +79,7 @@ class Measured:
     names: tuple[str, ...] = ()  # the differing variant names, the one that splits the rows most evenly first
     values: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))  # rows x names, 0: none
     differs_longest: int = 0  # the widest differs cell
-    wanted: int = 0  # cells that show every column that tells rows apart (and the scrollbar)
+    telling_width: int = 0  # cells that show every column that tells rows apart (and the scrollbar)
     need: int = 0  # what the differs cells' leading variants need when every column that tells rows apart shows
     keys: Keys = field(default_factory=dict)  # per column, a number per row of the whole answer
     siblings: Siblings | None = None  # what each row's package shares in the answer (differs leaves it out)
@@ -118,7 +118,7 @@ def measure(rows: SpecRows, hidden: frozenset[str], getters: dict[str, Getter] |
     cells = {c.key: [inert(getters[c.key](i)) for i in shown] for c in columns if c.key != "differs"}
     fills = {key: _fill(COLUMN[key], column_cells, rows) for key, column_cells in cells.items()}
     if not any(c.key == "differs" for c in columns):
-        return Measured(columns, fills, cells, wanted=_wanted(fills.values(), 0))
+        return Measured(columns, fills, cells, telling_width=_telling_width(fills.values(), 0))
     siblings = Siblings(rows)
     variants = [siblings.variants(i) for i in shown]
     names, values = _numbered(variants)
@@ -129,8 +129,8 @@ def measure(rows: SpecRows, hidden: frozenset[str], getters: dict[str, Getter] |
     need = max(trial.need(trial.lead(everything)[0], ()), min(measured.differs_longest, DIFFERS_AT_LEAST))
     telling = [column for key, column in cells.items() if key not in NOT_TELLING]
     identical = _pairs([*telling, [" ".join(sorted(v.values())) for v in variants]], len(shown))
-    return replace(measured, wanted=_wanted(fills.values(), need), need=need, keys=row_keys(rows), identical=identical,
-                   specs=keyed(rows))
+    return replace(measured, telling_width=_telling_width(fills.values(), need), need=need, keys=row_keys(rows),
+                   identical=identical, specs=keyed(rows))
 
 
 def plan(measured: Measured, room: int) -> Plan:
@@ -240,7 +240,7 @@ def _fill(column: Column, cells: list[str], rows: SpecRows) -> Fill:
     return Fill(column, width, longest if column.key == "variants" else 0, alike, turn)
 
 
-def _wanted(fills: Iterable[Fill], differs: int) -> int:
+def _telling_width(fills: Iterable[Fill], differs: int) -> int:
     return sum(f.width + GAP for f in fills if not f.alike) + (differs + GAP if differs else 0) + 1  # and the scrollbar
 
 

@@ -49,7 +49,7 @@ class RowSource:
     """What every source tells the table."""
 
     sortable = True  # `s` and a click on a title sort the rows
-    wanted = 0  # cells it would use to show all it has to show
+    telling_width = 0  # cells it would use to show all it has to show
 
     def __init__(self, rows: SpecRows) -> None:
         self.rows = rows
@@ -104,7 +104,7 @@ class ColumnRows(RowSource):
         super().__init__(rows)
         self._getters = cell_getters(rows)
         self._measured = measure(rows, hidden, self._getters)
-        self.wanted = self._measured.wanted
+        self.telling_width = self._measured.telling_width
         self.plan = Plan()
         self._room: int | None = None
         self._cuts: dict[tuple[str, int], dict[str, str]] = {}  # (column, width) -> value -> as shown

@@ -93,7 +93,7 @@ class SpecTable(LineView):
         # The same rows shown again (`l` or `d` off again) keep their source: measuring the columns
         # of 500k rows takes ~35 ms.
         self._sources: Recent[tuple[SpecRows, frozenset[str]], RowSource] = Recent(2)
-        self._wanted = 0
+        self._telling_width = 0
         self.x_offset = 0  # how far the common line and the find view are scrolled sideways
 
     @property
@@ -140,9 +140,9 @@ class SpecTable(LineView):
         self.source = None if rows is None else self._sources.get((rows, hidden), partial(source_for, rows, hidden))
         if self.source is not None:
             self.source.lay_out(self.content_width)
-            if self.source.wanted and self.source.wanted != self._wanted:
-                self._wanted = self.source.wanted
-                self.post_message(self.WidthWanted(self._wanted))
+            if self.source.telling_width and self.source.telling_width != self._telling_width:
+                self._telling_width = self.source.telling_width
+                self.post_message(self.WidthWanted(self._telling_width))
 
     def on_resize(self) -> None:
         super().on_resize()
