@@ -81,7 +81,9 @@ class CoverageBrowsing:
             del path[line.depth:]
             if self.nodes[line.hash].status in self.chosen:
                 keep[i] = True
-                for above in path:
+                for above in reversed(path):  # a line kept before had the same lines above it kept with it
+                    if keep[above]:
+                        break
                     keep[above] = True
             path.append(i)
         return tuple(line if self.nodes[line.hash].status in self.chosen else replace(line, context=True)
