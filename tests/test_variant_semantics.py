@@ -117,4 +117,4 @@ def test_atoms_and_their_variant_names(text: str, atoms: tuple[str, ...], names:
 
 def test_colon_equals_parses_as_the_plain_kind() -> None:
     (multi,) = parse_variants("cuda_arch:=80,90")
-    assert multi.kind is VariantKind.MULTI and multi.exact and multi.values == ("80", "90")
+    assert multi.kind is VariantKind.LIST and multi.exact and multi.values == ("80", "90")

@@ -41,7 +41,7 @@ def _condensed_text(text: str) -> str:
 def condensed(variant: Variant) -> str:
     if variant.name == "patches" and variant.values:
         return f"patches({len(variant.values)})"
-    if variant.kind is VariantKind.MULTI and len(",".join(variant.values)) > 24:
+    if variant.kind is VariantKind.LIST and len(",".join(variant.values)) > 24:
         return f"{variant.name}={variant.values[0]},…(+{len(variant.values) - 1})"
     return str(variant)
 
@@ -54,7 +54,7 @@ def describe_variant(variant: Variant) -> tuple[str, str]:
         return "off", variant.name
     if variant.kind is VariantKind.BARE:
         return "listed", variant.name
-    if variant.kind is VariantKind.MULTI:
+    if variant.kind is VariantKind.LIST:
         return f"[{len(variant.values)}]", f"{variant.name} = {', '.join(variant.values)}"
     return "=", f"{variant.name} = {variant.values[0] if variant.values else ''}"
 

@@ -23,7 +23,7 @@ class VariantKind(str, Enum):
     ON = "on"  # +name
     OFF = "off"  # ~name
     VALUE = "value"  # name=value
-    MULTI = "multi"  # name=a,b
+    LIST = "list"  # name=a,b: several values (Spack's multi-valued variant)
     BARE = "bare"  # older site generations listed bare names
 
 
@@ -51,7 +51,7 @@ class Variant:
         Spellings that mean the same variant give the same atoms: `k:=v`, `k==v` and `k=v`;
         `~~x` and `~x`.
         """
-        if self.kind in (VariantKind.VALUE, VariantKind.MULTI):
+        if self.kind in (VariantKind.VALUE, VariantKind.LIST):
             return tuple(f"{self.name}={value}" for value in self.values)
         if self.kind is VariantKind.ON:
             return ("+" + self.name,)
@@ -143,7 +143,7 @@ def _parse_token(token: str) -> list[Variant]:
             kind = VariantKind.VALUE
             return [Variant(name, kind, (_unquoted(value),), propagate=propagate, exact=exact)]
         values = tuple(v for v in value.split(",") if v) if value else ("",)
-        kind = VariantKind.MULTI if len(values) > 1 else VariantKind.VALUE
+        kind = VariantKind.LIST if len(values) > 1 else VariantKind.VALUE
         return [Variant(name, kind, values, propagate=propagate, exact=exact)]
     if token.startswith(("+", "~")):
         flags = _FLAGS.findall(token)
