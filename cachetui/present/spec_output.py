@@ -23,7 +23,7 @@ from cachetui.present.writers import write_csv, write_json, write_lines
 
 FORMATS = ("table", "json", "csv", "spack")
 # The fields of a record, declared with each field of a spec (cachetui.core.model.fields), in their order.
-COLUMNS = RegistryView(lambda: tuple(REGISTRY.outputs()))
+OUTPUT_FIELDS = RegistryView(lambda: tuple(REGISTRY.outputs()))
 _UNKNOWN_SIZE = human_size(None)  # as the table shows a size no source gives
 # A record's fields that are not one value of a facet (those are the spec's `values`, as the corpus has them).
 _VALUES: dict[str, Callable[[SpecView], Any]] = {
@@ -57,7 +57,7 @@ def _value(spec: SpecView, output: str, name: str) -> Any:
 
 
 def _cells(spec: SpecView, unknown: str) -> list[str]:
-    """The cells of `COLUMNS`, as the document has them (the writers make them inert); `unknown` where the
+    """The cells of `OUTPUT_FIELDS`, as the document has them (the writers make them inert); `unknown` where the
     source does not say (an unknown size): `-` in the table, an empty cell in CSV, what a spreadsheet means by
     unknown (JSON's null), in `query --format csv` and the browser's export alike."""
     record = spec_record(spec)
@@ -66,7 +66,7 @@ def _cells(spec: SpecView, unknown: str) -> list[str]:
     record["stacks"] = ",".join(named_stacks(spec.stacks))
     size = human_size(spec.size)
     record["size"] = unknown if size == _UNKNOWN_SIZE else size
-    return [str(record[column]) for column in COLUMNS]
+    return [str(record[column]) for column in OUTPUT_FIELDS]
 
 
 # A cell a spreadsheet would run as a formula (`+mpi`, `=cmd|…`): documents are others' text.
@@ -89,9 +89,9 @@ def write_specs(out: TextIO, corpus: Corpus, indices: Sequence[int], fmt: str, *
         write_lines(out, chain([header], (_with_offline_copy(corpus, line) for line in find_lines(corpus, indices))))
     elif fmt == "csv":
         safe = spreadsheet_safe if spreadsheet else str
-        write_csv(out, [[*COLUMNS, "path"], *([safe(cell) for cell in [*_cells(s, ""), s.path]] for s in specs)])
+        write_csv(out, [[*OUTPUT_FIELDS, "path"], *([safe(cell) for cell in [*_cells(s, ""), s.path]] for s in specs)])
     else:
-        columns, rows = list(COLUMNS), [_cells(s, _UNKNOWN_SIZE) for s in specs]
+        columns, rows = list(OUTPUT_FIELDS), [_cells(s, _UNKNOWN_SIZE) for s in specs]
         copies = [corpus.offline_copy(s.index) for s in specs]
         if any(copies):  # a row read from an offline copy says so itself: never shown as current
             columns.append("offline")
@@ -105,7 +105,7 @@ def write_no_answer(out: TextIO, fmt: str) -> None:
     if fmt == "json":
         write_json(out, [])
     elif fmt == "csv":
-        write_csv(out, [[*COLUMNS, "path"]])
+        write_csv(out, [[*OUTPUT_FIELDS, "path"]])
 
 
 def _with_offline_copy(corpus: Corpus, line: FindLine) -> str:
