@@ -120,7 +120,7 @@ def _binary_fields(corpus: Corpus, i: int) -> Fields:
                         corpus.build_provenance_of(i), dependencies)
 
 
-def copy_choices(corpus: Corpus, detail: NodeDetail) -> list[tuple[str, str]]:
+def node_copy_choices(corpus: Corpus, detail: NodeDetail) -> list[tuple[str, str]]:
     """(what, exact text) for the copy menu: the wanted hash; a hit's install line; for a binary that is near,
     the line installing it and the spec that selects it (`name@version +variants arch=… %compiler`)."""
     choices = [("wanted hash", inert(detail.node.hash))]

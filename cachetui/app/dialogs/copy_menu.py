@@ -29,7 +29,8 @@ def copy_choices(spec: SpecView, origin: MirrorOrigin | None = None,
 
 
 class CopyMenu(ChoiceDialog[tuple[str, str]]):
-    """(what, text) choices, inert already (`copy_choices`, or the coverage view's), each picked by its number."""
+    """(what, text) choices, inert already (a spec's `copy_choices`, or a wanted node's `node_copy_choices`), each
+    picked by its number."""
 
     BINDINGS = [Binding(str(n), f"pick({n - 1})", show=False, id=f"copy.{n}") for n in range(1, 6)]
 

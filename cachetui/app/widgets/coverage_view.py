@@ -39,7 +39,7 @@ from cachetui.core.query.coverage import (
 )
 from cachetui.present.browser_actions import KeyContext
 from cachetui.present.coverage_browsing import FACET_TITLE, MARKS, MEANINGS, CoverageBrowsing, compared, status_toggled
-from cachetui.present.coverage_detail import UNKNOWN, NodeDetail, copy_choices, node_detail
+from cachetui.present.coverage_detail import UNKNOWN, NodeDetail, node_copy_choices, node_detail
 from cachetui.present.format import counted
 from cachetui.present.inert import inert
 
@@ -263,6 +263,6 @@ class CoverageView(Vertical):
         detail = self.query_one(CoverageDetail).detail
         if detail is None or self.corpus is None:
             return
-        choice = await self.app.push_screen_wait(CopyMenu(copy_choices(self.corpus, detail)))
+        choice = await self.app.push_screen_wait(CopyMenu(node_copy_choices(self.corpus, detail)))
         if choice is not None:
             self.post_message(CopyRequested(choice[1], choice[0]))
