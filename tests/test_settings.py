@@ -7,6 +7,9 @@ import os
 import re
 import stat
 import subprocess
+import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,18 @@ from cachetui.present.settings import (
     effective_toml,
     parse_settings,
     read_settings,
+    settings_table,
+)
+from cachetui.present.settings_declared import (
+    HIDDEN_COLUMNS,
+    KEYMAP,
+    SETTINGS,
+    SOURCES,
+    THEME,
+    Checked,
+    Setting,
+    kind_of,
+    refused,
 )
 from cachetui.present.settings_file import ThemeNotSaved, save_theme, with_theme
 from cachetui.present.table_layout import HIDDEN_AT_FIRST
@@ -54,27 +69,28 @@ def test_a_binding_id_quoted_or_dotted_is_the_same_binding() -> None:
     quoted = parsed('[keymap]\n"browser.help" = "f2"\n')
     dotted = parsed('[keymap]\nbrowser.help = "f2"\n')
     top_level = parsed('keymap."browser.help" = "f2"\n')
-    assert quoted.settings.keymap == dotted.settings.keymap == top_level.settings.keymap == {"browser.help": "f2"}
+    assert quoted.settings[KEYMAP] == dotted.settings[KEYMAP] == top_level.settings[KEYMAP] == {"browser.help": "f2"}
     assert not quoted.bad and not dotted.bad and not top_level.bad
 
 
 def test_every_setting_is_read() -> None:
     user = parsed('theme = "nord"\nsources = ["/m", "v1=https://example.org/m"]\n'
                   'hidden_columns = ["variants", "os"]\n[keymap]\n"table.sort" = "o,ctrl+o"\n')
-    assert user.settings == Settings({"table.sort": "o,ctrl+o"}, "nord", ("/m", "v1=https://example.org/m"),
-                                     frozenset({"variants", "os"}))
+    assert user.settings == Settings({"keymap": {"table.sort": "o,ctrl+o"}, "theme": "nord",
+                                      "sources": ("/m", "v1=https://example.org/m"),
+                                      "hidden_columns": frozenset({"variants", "os"})})
     assert user.given == {"theme", "sources", "hidden_columns", "keymap"} and not user.bad
 
 
 def test_no_file_is_every_default(tmp_path: Path) -> None:
     user = read_settings(tmp_path / "config.toml", KNOWN)
     assert not user.found and not user.bad
-    assert user.settings == Settings() and user.settings.hidden_columns == HIDDEN_AT_FIRST
+    assert user.settings == Settings() and user.settings[HIDDEN_COLUMNS] == HIDDEN_AT_FIRST
 
 
 def test_an_unknown_binding_id_is_one_line_naming_file_line_and_key_and_the_rest_applies() -> None:
     user = parsed('theme = "nord"\n\n[keymap]\nbrowser.quit = "ctrl+q"\nbrowser.hlep = "f2"\n')
-    assert user.settings.theme == "nord" and user.settings.keymap == {"browser.quit": "ctrl+q"}
+    assert user.settings[THEME] == "nord" and user.settings[KEYMAP] == {"browser.quit": "ctrl+q"}
     [problem] = user.problems()
     assert problem.described() == (f"{PATH}:5: keymap.browser.hlep: no binding id 'browser.hlep' "
                                    "(did you mean 'browser.help'?)")
@@ -100,8 +116,8 @@ def test_a_value_of_the_wrong_type_is_a_bad_entry_and_keeps_that_default(text: s
     user = parsed(text)
     [entry] = user.bad
     assert (entry.line, entry.key) == (line, key)
-    name = key.split(".")[0]
-    assert getattr(user.settings, name) == getattr(Settings(), name)
+    setting = next(setting for setting in SETTINGS if setting.name == key.split(".")[0])
+    assert user.settings[setting] == Settings()[setting]
 
 
 @pytest.mark.parametrize(("text", "wrong"), [
@@ -119,16 +135,16 @@ def test_an_unknown_theme_column_or_setting_is_a_bad_entry(text: str, wrong: str
 def test_a_binding_given_quoted_and_dotted_is_said_twice() -> None:
     user = parsed('[keymap]\n"browser.help" = "f2"\nbrowser.help = "f3"\n')
     assert len(user.bad) == 1 and "twice" in user.bad[0].reason
-    assert user.settings.keymap == {"browser.help": "f2"}
+    assert user.settings[KEYMAP] == {"browser.help": "f2"}
 
 
 def test_a_column_is_named_as_csv_heads_it_or_as_the_table_titles_it() -> None:
-    assert parsed('hidden_columns = ["installable", "cache-only", "os"]\n').settings.hidden_columns == {
+    assert parsed('hidden_columns = ["installable", "cache-only", "os"]\n').settings[HIDDEN_COLUMNS] == {
         "installable", "os"}
 
 
 def test_sources_starting_with_a_tilde_are_in_the_home_folder() -> None:
-    sources = parsed('sources = ["~/mirror", "https://example.org/~x"]\n').settings.sources
+    sources = parsed('sources = ["~/mirror", "https://example.org/~x"]\n').settings[SOURCES]
     assert sources == (os.path.expanduser("~/mirror"), "https://example.org/~x")
 
 
@@ -343,7 +359,7 @@ def test_a_file_over_the_cap_is_refused_whole(tmp_path: Path) -> None:
 def test_a_line_of_20000_spaces_is_read() -> None:
     # each line is scanned once: before, the key scan backtracked over the spaces (cubic: hours)
     user = parsed('theme = "nord"\n' + " " * 20_000 + "\n" + "\t " * 10_000 + "\n")
-    assert user.settings.theme == "nord" and not user.bad
+    assert user.settings[THEME] == "nord" and not user.bad
     assert key_lines('  a' + " " * 20_000 + ". b = 1\n") == {("a",): 1, ("a", "b"): 1}
 
 
@@ -364,7 +380,7 @@ def test_valid_toml_that_is_no_setting_is_one_bad_entry(text: str, line: int | N
 
 def test_a_deep_keymap_table_is_one_bad_entry() -> None:
     user = parsed('[keymap.a.a.a]\nb = "f2"\n[keymap]\nbrowser.help = "f2"\n')
-    assert user.settings.keymap == {"browser.help": "f2"}
+    assert user.settings[KEYMAP] == {"browser.help": "f2"}
     [entry] = user.bad
     assert entry.line == 1 and entry.reason == "no binding id 'a.a.…'"
 
@@ -372,7 +388,7 @@ def test_a_deep_keymap_table_is_one_bad_entry() -> None:
 def test_a_line_that_only_looks_like_a_key_inside_a_multiline_string_is_read() -> None:
     # the scan reads lines, so it sees `"\UFFFFFFFF" = 1` as a key; no such character: left as written
     user = parsed("x = '''\n\"\\UFFFFFFFF\" = 1\n'''\ntheme = \"nord\"\n")
-    assert user.settings.theme == "nord"
+    assert user.settings[THEME] == "nord"
     [entry] = user.bad
     assert (entry.line, entry.key) == (1, "x")
 
@@ -411,7 +427,7 @@ def app_parsed(text: str):  # noqa: ANN201 - a test helper
 ])
 def test_a_key_that_does_not_exist_is_a_bad_entry_and_its_binding_keeps_its_default(keys: str, reason: str) -> None:
     user = app_parsed(f'[keymap]\n"browser.help" = {toml_string(keys)}\n"browser.quit" = "ctrl+q"\n')
-    assert user.settings.keymap == {"browser.quit": "ctrl+q"}
+    assert user.settings[KEYMAP] == {"browser.quit": "ctrl+q"}
     [entry] = user.bad
     assert (entry.line, entry.key, entry.reason) == (2, 'keymap."browser.help"', reason)
     assert user.problems()[0].described().isprintable()
@@ -420,7 +436,7 @@ def test_a_key_that_does_not_exist_is_a_bad_entry_and_its_binding_keeps_its_defa
 def test_keys_as_textual_names_them_are_bound_and_no_others() -> None:
     keys = "f2, ctrl+h,?,§,ctrl+@,space,ctrl+shift+left,alt+shift+a,A,question_mark,ctrl+pagedown,f35,comma"
     user = app_parsed(f'[keymap]\n"browser.help" = "{keys}"\n"browser.search" = "ctrl+/"\n')
-    assert user.settings.keymap == {"browser.help": keys}
+    assert user.settings[KEYMAP] == {"browser.help": keys}
     assert [entry.reason for entry in user.bad] == ["'ctrl+/' is not a key: write 'ctrl+slash'"]
     every_default = "".join(f"{toml_string(binding)} = {toml_string(default)}\n"
                             for binding, default in APP_KNOWN.bindings.items())
@@ -433,7 +449,7 @@ def test_a_key_taken_from_another_binding_of_the_same_view_is_one_line_naming_bo
     apart = ('"browser.copy-menu" = "n"\n"detail.build-deps" = "s"\n"help.close" = "escape,question_mark,q"\n'
              '"browser.coverage-copy" = "y"\n')
     user = app_parsed('[keymap]\n"browser.help" = "f2"\n"browser.clear" = "s"\n' + apart)
-    assert set(user.settings.keymap) == {"browser.help", "browser.copy-menu", "detail.build-deps", "help.close",
+    assert set(user.settings[KEYMAP]) == {"browser.help", "browser.copy-menu", "detail.build-deps", "help.close",
                                          "browser.coverage-copy"}  # browser.clear keeps `x`
     [problem] = user.problems()
     assert problem.described() == (f"{PATH}:3: keymap.\"browser.clear\": 's' is bound to both browser.clear and "
@@ -443,7 +459,7 @@ def test_a_key_taken_from_another_binding_of_the_same_view_is_one_line_naming_bo
 
 def test_two_of_the_files_bindings_on_one_key_both_keep_their_defaults() -> None:
     user = app_parsed('[keymap]\n"table.sort" = "z"\n"browser.clear" = "z"\n"browser.search" = "question_mark"\n')
-    assert user.settings.keymap == {}
+    assert user.settings[KEYMAP] == {}
     assert [(entry.line, entry.reason) for entry in user.bad] == [
         (2, "'z' is bound to both browser.clear and table.sort, which act together in the spec table; both keep "
             "their default keys"),
@@ -454,7 +470,7 @@ def test_two_of_the_files_bindings_on_one_key_both_keep_their_defaults() -> None
 def test_a_binding_taken_back_to_its_default_can_clash_in_turn() -> None:
     # browser.clear = s clashes with the table's sort, so it is `x` again, which browser.tag now holds
     user = app_parsed('[keymap]\n"browser.clear" = "s"\n"browser.tag" = "x"\n')
-    assert user.settings.keymap == {}
+    assert user.settings[KEYMAP] == {}
     assert [entry.line for entry in user.bad] == [2, 3]
     assert "'x' is bound to both browser.clear and browser.tag" in user.bad[1].reason
 
@@ -476,6 +492,82 @@ def test_a_deep_key_is_refused_and_the_dots_of_a_string_or_a_comment_are_no_keys
     assert (entry.line, entry.reason) == (2, "a key of more than 4 dotted parts is no setting; every setting is "
                                              "its default")
     user = parsed('# see a.b.c.d.e.f\nsources = ["/m/spack.mirror.v0.22.1.x86_64"]\nx = """\na.b.c.d.e.f = 1\n"""\n')
-    assert user.settings.sources == ("/m/spack.mirror.v0.22.1.x86_64",)
+    assert user.settings[SOURCES] == ("/m/spack.mirror.v0.22.1.x86_64",)
     [entry] = user.bad
     assert entry.key == "x" and entry.reason.startswith("not a setting")
+
+
+# -- each setting declared once: its type, default, check and help ---------------------------------------------
+
+def _pager(value: object, known: Known) -> Checked[str]:
+    if not isinstance(value, str):
+        return refused(f"a pager is a string, not {kind_of(value)}")
+    if value not in ("less", "most"):
+        return refused(f"no pager {value!r}")
+    return Checked(value)
+
+
+PAGER = Setting("pager", "string", "less", _pager, lambda pager, known: toml_string(pager), "what pages long output")
+
+
+@contextmanager
+def declared(setting: Setting[str]) -> Iterator[None]:
+    SETTINGS.declare(setting)
+    try:
+        yield
+    finally:
+        SETTINGS.withdraw(setting.name)
+
+
+def config_output(capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["config"])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_a_setting_declared_once_is_read_written_by_cachetui_config_and_documented(
+        private_config_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with declared(PAGER):
+        code, out, _ = config_output(capsys)
+        assert code == 0 and 'pager = "less"  # default\n' in out
+        path = write_config(private_config_home, 'theme = "nord"\npager = "most"\n')
+        assert read_settings(path, KNOWN).settings[PAGER] == "most"
+        code, out, _ = config_output(capsys)
+        assert code == 0 and 'pager = "most"  # default: "less"\n' in out
+        assert out.index("hidden_columns = ") < out.index("pager = ") < out.index("[keymap]")  # before any table
+        write_config(private_config_home, 'pager = "more"\n')
+        assert config_output(capsys)[::2] == (1, f"cachetui: {path}:1: pager: no pager 'more'\n")
+        assert parsed('pager = "more"\n').settings[PAGER] == "less"
+        assert "| `pager` | string | `\"less\"` | what pages long output |" in settings_table(KNOWN)
+
+
+def test_a_setting_no_longer_declared_is_nowhere(private_config_home: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_config(private_config_home, 'pager = "most"\n')
+    before = config_output(capsys), settings_table(KNOWN)
+    with declared(PAGER):
+        assert config_output(capsys)[0] == 0
+    after = config_output(capsys), settings_table(KNOWN)
+    assert after == before and "pager" not in before[0][1] and "pager" not in before[1]
+    assert before[0][::2] == (1, f"cachetui: {path}:1: pager: not a setting "
+                                 "(one of: hidden_columns, keymap, sources, theme)\n")
+
+
+def test_a_setting_is_declared_once() -> None:
+    with pytest.raises(ValueError, match="already declared"):
+        SETTINGS.declare(Setting("theme", "string", "x", _pager, lambda value, known: value, "a second theme"))
+
+
+TOML_VALUES = {"string": "x", "array of strings": ["x"], "table": {"x": "y"}}
+
+
+@pytest.mark.parametrize("setting", list(SETTINGS), ids=SETTINGS.names)
+def test_a_value_not_of_its_toml_type_is_refused_whole_and_the_default_is_of_it(setting: Setting[object]) -> None:
+    for toml_type, value in [*TOML_VALUES.items(), ("number", 3), ("boolean", True)]:
+        if toml_type != setting.toml_type:
+            checked = setting.check(value, APP_KNOWN)
+            assert checked.value is None and [refusal.at for refusal in checked.refused] == [((),)], toml_type
+    if not setting.is_table:
+        default = tomllib.loads(f"v = {setting.written(setting.default, APP_KNOWN)}")["v"]
+        assert isinstance(default, type(TOML_VALUES[setting.toml_type]))
+    assert Settings()[setting] == setting.default

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from cachetui.present.app_keys import KNOWN
 from cachetui.present.inert import inert, unsafe
 from cachetui.present.key_names import key_problem, keys_of
-from cachetui.present.settings import SETTINGS, UserSettings, parse_settings, read_settings
+from cachetui.present.settings import UserSettings, parse_settings, read_settings
+from cachetui.present.settings_declared import KEYMAP, SETTINGS, SOURCES, THEME
 from cachetui.present.toml_lines import toml_string
 
 PATH = Path("/home/u/.config/cachetui/config.toml")
@@ -34,11 +35,11 @@ def _checked(user: UserSettings) -> None:
         line = inert(problem.described())
         assert not any(unsafe(ch) for ch in line)
         assert len(problem.described()) < 2_000  # echoes are cut: a megabyte of key is never a line
-    for binding, keys in user.settings.keymap.items():
+    for binding, keys in user.settings[KEYMAP].items():
         assert binding in KNOWN.bindings
         assert all(key_problem(key, KNOWN.key_names, KNOWN.character_keys) is None
                    for key in keys_of(keys, KNOWN.character_keys))
-    assert isinstance(user.settings.theme, str | None) and all(isinstance(s, str) for s in user.settings.sources)
+    assert isinstance(user.settings[THEME], str | None) and all(isinstance(s, str) for s in user.settings[SOURCES])
 
 
 # -- any bytes, any text ---------------------------------------------------------------------------------------
@@ -115,7 +116,7 @@ def _value(value: object) -> str:
     return "{" + ", ".join(f"{toml_string(key)} = {_value(item)}" for key, item in value.items()) + "}"
 
 
-_keys = st.one_of(st.sampled_from([*SETTINGS, *KNOWN.bindings, "browser", "help"]), st.text(max_size=12))
+_keys = st.one_of(st.sampled_from([*SETTINGS.names, *KNOWN.bindings, "browser", "help"]), st.text(max_size=12))
 _scalars = st.one_of(
     st.booleans(), st.integers(), st.floats(), st.text(max_size=30),
     st.sampled_from(sorted(KNOWN.themes)), st.sampled_from(sorted(KNOWN.bindings.values())),
@@ -172,13 +173,13 @@ def test_a_keymap_binds_only_keys_that_exist_and_no_new_clash(keymap: dict[str, 
         if " is bound to both " in entry.reason:
             first, second = entry.reason.split(" is bound to both ")[1].split(", which")[0].split(" and ")
             assert {first, second} <= set(KNOWN.bindings) and (first in keymap or second in keymap)
-    bound = {binding: set(keys_of(user.settings.keymap.get(binding, default), KNOWN.character_keys))
+    bound = {binding: set(keys_of(user.settings[KEYMAP].get(binding, default), KNOWN.character_keys))
              for binding, default in KNOWN.bindings.items()}
     defaults = {binding: set(keys_of(default, KNOWN.character_keys)) for binding, default in KNOWN.bindings.items()}
     for view in KNOWN.views:
         held = sorted(binding for binding in bound if view.holds(binding))
         for i, first in enumerate(held):
             for second in held[i + 1:]:
-                if first in user.settings.keymap or second in user.settings.keymap:
+                if first in user.settings[KEYMAP] or second in user.settings[KEYMAP]:
                     shared = bound[first] & bound[second]
                     assert shared <= defaults[first] & defaults[second], (view.name, first, second, shared)

@@ -25,6 +25,7 @@ from cachetui.core.model.records import MirrorOrigin
 from cachetui.core.query.spack_commands import mirror_of
 from cachetui.present.inert import inert
 from cachetui.present.settings import UserSettings
+from cachetui.present.settings_declared import HIDDEN_COLUMNS, KEYMAP, THEME
 from cachetui.present.settings_file import ThemeNotSaved, save_theme
 from cachetui.present.table_cells import SpecRows
 
@@ -62,18 +63,20 @@ class CacheTuiApp(App[None]):
         self._keys_asked = False
         self.settings = settings  # the user's config.toml; None: Textual's and cachetui's defaults, nothing saved
         if settings is not None:
-            self.set_keymap(dict(settings.settings.keymap))
+            keymap = settings.settings[KEYMAP]
+            self.set_keymap(dict(keymap))
 
     async def on_mount(self) -> None:
         settings = self.settings
-        if settings is not None and settings.settings.theme is not None:
-            self.theme = settings.settings.theme
+        theme = settings.settings[THEME] if settings is not None else None
+        if theme is not None:
+            self.theme = theme
         self.watch(self, "theme", self._save_theme, init=False)  # only what is chosen from now on is saved
         mounted = self.push_screen(self.browser)
         self.load_documents()
         if settings is not None:
             await mounted  # the table the columns go to is there
-            self.browser.hidden_columns = settings.settings.hidden_columns
+            self.browser.hidden_columns = settings.settings[HIDDEN_COLUMNS]
             if settings.bad:
                 lines = "\n".join(inert(p.described()) for p in settings.problems()[:3])
                 self.notify(f"{lines}\n\nThe defaults are used instead; the problems screen lists them.",

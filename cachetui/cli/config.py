@@ -12,6 +12,7 @@ from cachetui.core.spack.words import echo
 from cachetui.present.app_keys import KNOWN
 from cachetui.present.inert import inert
 from cachetui.present.settings import UserSettings, config_path, effective_toml, read_settings
+from cachetui.present.settings_declared import SOURCES
 
 
 def add_parser(subparsers: Any) -> None:
@@ -42,7 +43,7 @@ def _sources_checked(user: UserSettings) -> UserSettings:
     command line checks its sources with (`require_inputs`), which fetches nothing and never opens a FIFO."""
     from cachetui.core.load import require_inputs
 
-    for source in user.settings.sources:
+    for source in user.settings[SOURCES]:
         try:
             require_inputs([source])
         except PathNotFound:

@@ -92,11 +92,13 @@ def browser_app(args: argparse.Namespace) -> CacheTuiApp:
     """The browser for a command line: its sources, else config.toml's, else the bundled sample."""
     from cachetui.app.app import CacheTuiApp  # Textual loads only when the browser opens
     from cachetui.app.user_settings import load_user_settings
+    from cachetui.present.settings_declared import SOURCES
 
     settings = load_user_settings()  # the browser's alone: no other command reads it
-    from_settings = not names_a_source(args) and bool(settings.settings.sources)
+    sources = settings.settings[SOURCES]
+    from_settings = not names_a_source(args) and bool(sources)
     if from_settings:
-        args.inputs = list(settings.settings.sources)
+        args.inputs = list(sources)
     try:
         inputs = check_inputs(args)  # before the window opens: a typo is a usage error, not a blank app
     except UsageError as exc:
