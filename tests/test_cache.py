@@ -133,7 +133,7 @@ def test_no_cache_writes_nothing(tmp_path: Path, private_cache_home: Path) -> No
     assert not (private_cache_home / "cachetui").exists()
 
 
-# -- never stale: every input in the signature, I/O failures never cached, code changes noticed ---------
+# -- never stale: every input in the stamp, I/O failures never cached, code changes noticed -------------
 
 
 def _oldest_generation(root: Path, version: str, *, index: bool = True) -> Path:
@@ -330,7 +330,7 @@ def _as_if_owned_by_someone_else(real_fstat):  # noqa: ANN001, ANN202
         fields = list(info)
         fields[stat.ST_UID] = info.st_uid + 1
         extra = {name: getattr(info, name) for name in ("st_atime_ns", "st_mtime_ns", "st_ctime_ns")}
-        return os.stat_result(fields, extra)  # everything else as it is (the loader's signatures use it)
+        return os.stat_result(fields, extra)  # everything else as it is (the loader's stamps use it)
 
     return fstat
 

@@ -234,13 +234,13 @@ def test_load_options_ask_for_the_users_cache(inputs: list[str], private_cache_h
     assert load_corpus(inputs, LoadOptions(use_cache=True)).cache_status == "hit"
 
 
-def test_a_signature_past_int64_is_kept_wrapped_and_never_matches_the_file_again() -> None:
+def test_a_stamp_past_int64_is_kept_wrapped_and_never_matches_the_file_again() -> None:
     """An inode of 2**63 or more (some network file systems) is stored without failing the load, and the
     stored value never equals the stat, so that file is read afresh rather than served from the cache."""
-    from cachetui.core.load.cache_layout import _signatures
+    from cachetui.core.load.cache_layout import _stamps
 
     inode = 2**63 + 5
-    values, known = _signatures([(10, 20, 30, inode), None], 4)
+    values, known = _stamps([(10, 20, 30, inode), None], 4)
     assert known.tolist() == [1, 0]
     assert values.tolist()[:3] == [10, 20, 30] and values.tolist()[3] != inode
 

@@ -1,7 +1,7 @@
 """Warm start: the parsed corpus kept in the user's cache directory.
 
 One cache file per set of input roots, under `$XDG_CACHE_HOME/cachetui` (or
-`~/.cache/cachetui`). It holds the built Corpus, the signature (size, mtime, ctime,
+`~/.cache/cachetui`). It holds the built Corpus, the stamp (size, mtime, ctime,
 inode) of every file a result was built from (documents and the spec files they name),
 and each walked directory's (mtime, ctime):
 

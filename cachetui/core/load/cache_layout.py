@@ -1,6 +1,6 @@
 """What of a Snapshot goes in which buffer of the cache file, and the bounds every buffer is checked against.
 
-Arrays (columns, the dependency CSR, every interned string, the documents, the file signatures) are
+Arrays (columns, the dependency CSR, every interned string, the documents, the file stamps) are
 buffers, mapped; what is small and irregular (problems, index groups' checksums, the few files that
 were read with others) is JSON in the file's table. Nothing is unpickled. A file whose buffers
 disagree with each other (an id past its vocabulary, offsets that run backwards or past their
@@ -19,7 +19,7 @@ import numpy as np
 
 from cachetui.core.load.cache_file import Damaged
 from cachetui.core.load.snapshot import Listing, Snapshot
-from cachetui.core.load.sources.site.walk import Candidate, DirSignature, Signature, signatures_now
+from cachetui.core.load.sources.site.walk import Candidate, DirStamp, Stamp, stamps_now
 from cachetui.core.model.corpus import BUILD_PROVENANCE, UNIQUE_HASHES, Corpus, MultiColumn, Vocabulary
 from cachetui.core.model.dependency_columns import DependencyColumns
 from cachetui.core.model.documents import DOCUMENT_STRINGS, DocumentTable
@@ -34,18 +34,18 @@ _DEP_IDS = {"hash": "dep_hash", "virtuals": "dep_virtuals", "name_of": "dep_name
 
 class MappedListing(Listing):
     """A Listing over the cache file's buffers: Python objects (a Candidate, a tuple per file) only when asked,
-    so a warm start that finds nothing changed compares 100,000 signatures without building one."""
+    so a warm start that finds nothing changed compares 100,000 stamps without building one."""
 
     def __init__(self, read: _Reader) -> None:  # every buffer checked now, decoded on first use
-        # What the bulk comparison stat'ed (flat, as signatures_now gives them): when it finds a file changed, the
+        # What the bulk comparison stat'ed (flat, as stamps_now gives them): when it finds a file changed, the
         # partial warm start that follows uses these rather than stat'ing 100,000 paths a second time.
         self._directories_now: list[int] | None = None
         self._files_now: list[int] | None = None
         self._paths = read.strings("candidates")
         self._explicit = read.array("candidates.explicit", len(self._paths))
-        self._signed, self._known = _signature_buffers(read, "candidates", len(self._paths), 4)
+        self._files_then, self._known = _stamp_buffers(read, "candidates", len(self._paths), 4)
         self._directory_table = read.strings("directories")
-        self._directory_signed, self._directory_known = _signature_buffers(
+        self._directories_then, self._directory_known = _stamp_buffers(
             read, "directories", len(self._directory_table), 2)
 
     @property
@@ -65,32 +65,32 @@ class MappedListing(Listing):
         return list(map(Candidate, self._file_paths, map(bool, self._explicit.tolist())))
 
     @cached_property
-    def directories(self) -> dict[str, DirSignature | None]:  # type: ignore[override]
-        return dict(zip(self._directory_paths, _signatures_of(self._directory_signed, self._directory_known, 2)))
+    def directories(self) -> dict[str, DirStamp | None]:  # type: ignore[override]
+        return dict(zip(self._directory_paths, _stamps_of(self._directories_then, self._directory_known, 2)))
 
     @cached_property
-    def signatures(self) -> dict[str, Signature | None]:  # type: ignore[override]
-        return dict(zip(self._file_paths, _signatures_of(self._signed, self._known, 4)))
+    def stamps(self) -> dict[str, Stamp | None]:  # type: ignore[override]
+        return dict(zip(self._file_paths, _stamps_of(self._files_then, self._known, 4)))
 
     def unchanged(self) -> bool:
         if not (self._directory_known.all() and self._known.all()):
             return False
-        self._directories_now = signatures_now(self._directory_paths, directories=True)
-        if self._directories_now != self._directory_signed.tolist():
+        self._directories_now = stamps_now(self._directory_paths, directories=True)
+        if self._directories_now != self._directories_then.tolist():
             return False
-        self._files_now = signatures_now(self._file_paths)
-        return self._files_now == self._signed.tolist()
+        self._files_now = stamps_now(self._file_paths)
+        return self._files_now == self._files_then.tolist()
 
     def directories_as_they_were(self) -> bool:
         if self._directories_now is not None:
-            return self._directories_now == self._directory_signed.tolist()
+            return self._directories_now == self._directories_then.tolist()
         return super().directories_as_they_were()
 
-    def current_signatures(self) -> dict[str, Signature | None]:
+    def current_stamps(self) -> dict[str, Stamp | None]:
         if self._files_now is not None:
             by_four = iter(self._files_now)
             return dict(zip(self._file_paths, zip(by_four, by_four, by_four, by_four)))
-        return super().current_signatures()
+        return super().current_stamps()
 
 
 def to_buffers(snapshot: Snapshot) -> tuple[Iterator[tuple[str, np.ndarray]], Callable[[], dict[str, Any]]]:
@@ -130,9 +130,9 @@ def to_buffers(snapshot: Snapshot) -> tuple[Iterator[tuple[str, np.ndarray]], Ca
         yield "candidates.explicit", np.fromiter((c.explicit for c in snapshot.candidates), dtype=np.uint8,
                                                  count=len(snapshot.candidates))
         yield from zip(("candidates.signature", "candidates.known"),
-                       _signatures([snapshot.signatures.get(c.path) for c in snapshot.candidates], 4))
+                       _stamps([snapshot.stamps.get(c.path) for c in snapshot.candidates], 4))
         yield from zip(("directories.signature", "directories.known"),
-                       _signatures(list(snapshot.directories.values()), 2))
+                       _stamps(list(snapshot.directories.values()), 2))
 
     def meta() -> dict[str, Any]:
         return {
@@ -163,9 +163,9 @@ def _strings(snapshot: Snapshot, table: DocumentTable | None) -> Iterator[tuple[
     yield "directories", list(snapshot.directories)
 
 
-def _signatures(signatures: Sequence[tuple[int, ...] | None], width: int) -> tuple[np.ndarray, np.ndarray]:
-    known = np.fromiter((s is not None for s in signatures), dtype=np.uint8, count=len(signatures))
-    rows = [s or (0,) * width for s in signatures]
+def _stamps(stamps: Sequence[tuple[int, ...] | None], width: int) -> tuple[np.ndarray, np.ndarray]:
+    known = np.fromiter((s is not None for s in stamps), dtype=np.uint8, count=len(stamps))
+    rows = [s or (0,) * width for s in stamps]
     try:  # one flat pass: quicker than numpy reading 50,000 tuples as rows
         values = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=width * len(rows))
     except OverflowError:  # an inode of 2**63 or more (some network file systems) does not fit an int64:
@@ -255,7 +255,7 @@ def _fields(read: _Reader) -> dict[str, Any]:
     corpus.memo[UNIQUE_HASHES] = count
     return {
         "listing": MappedListing(read),
-        "inputs": {path: {p: _tuple(sig) for p, sig in files.items()} for path, files in meta["inputs"].items()},
+        "inputs": {path: {p: _tuple(stamp) for p, stamp in files.items()} for path, files in meta["inputs"].items()},
         "corpus": corpus,
         "walk_problems": _problems_of(meta["walk_problems"]),
         "file_problems": {path: _problems_of(ps) for path, ps in meta["file_problems"].items()},
@@ -287,12 +287,13 @@ def _build_provenance(read: _Reader, n: int, vocab: dict[str, Vocabulary]) -> np
     return ids
 
 
-def _signature_buffers(read: _Reader, name: str, count: int, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """The flat signatures of `count` paths, `width` numbers each, and whether each is known."""
+def _stamp_buffers(read: _Reader, name: str, count: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """The flat stamps of `count` paths, `width` numbers each, and whether each is known (in the file,
+    `NAME.signature`: a buffer's name is part of the file's format)."""
     return read.array(f"{name}.signature", count * width), read.array(f"{name}.known", count)
 
 
-def _signatures_of(flat: np.ndarray, known: np.ndarray, width: int) -> list[Any]:
+def _stamps_of(flat: np.ndarray, known: np.ndarray, width: int) -> list[Any]:
     values = flat.reshape(-1, width)
     if known.all():  # the usual case, at C speed: 50,000 rows
         return list(map(tuple, values.tolist()))

@@ -3,7 +3,7 @@
 Only the modules a load imports count, so a change to query code (resolving, matching, explaining)
 leaves users' caches valid; a change to a parser, the model or its builders does not. Finding those
 modules means reading ~70 files, so the digest is remembered in the private cache directory beside
-the signature (size, mtime, ctime, inode) of every file it read and of every file whose absence it
+the stamp (size, mtime, ctime, inode) of every file it read and of every file whose absence it
 relied on: any change to one of them and it is worked out again. The import statements are found
 with a regular expression, not `ast`: parsing the files cost 0.1 s of every cold load, the scan
 0.03 s, and where the two could differ (an import written in a docstring) the scan finds more
@@ -27,7 +27,7 @@ import numpy as np
 import cachetui.core
 from cachetui.core.load.cache_file import CACHE_FORMAT
 from cachetui.core.load.private_dir import NotPrivate, open_private, private_directory, write_private
-from cachetui.core.load.sources.site.walk import signature
+from cachetui.core.load.sources.site.walk import stamp
 
 # The modules a load runs: what they import (within the core), at any depth, shapes what is cached.
 LOADING_ROOTS = ("load/pipeline.py",)
@@ -75,9 +75,9 @@ def _digest(core: Path, modules: set[Path]) -> str:
     return digest.hexdigest()
 
 
-def _signature(path: Path) -> list[int] | None:
-    """A file's signature as the warm cache takes it (`walk.signature`), as the memo's JSON holds it."""
-    found = signature(str(path))
+def _stamp(path: Path) -> list[int] | None:
+    """A file's stamp as the warm cache takes it (`walk.stamp`), as the memo's JSON holds it."""
+    found = stamp(str(path))
     return None if found is None else list(found)
 
 
@@ -91,12 +91,12 @@ def remembered_digest(core: Path, directory: Path) -> str:
         memo = None
     if memo is not None and all(memo.get(k) == v for k, v in key.items()) and isinstance(memo.get("files"), dict) \
             and isinstance(memo.get("digest"), str) \
-            and all(_signature(core / name) == signature for name, signature in memo["files"].items()):
+            and all(_stamp(core / name) == then for name, then in memo["files"].items()):
         return str(memo["digest"])
     modules, absent = _loading_files(core)
-    signatures = {os.path.relpath(path, core): _signature(path) for path in sorted(modules | absent)}
-    digest = _digest(core, modules)  # after the signatures: a file changed meanwhile is read again next time
-    _write(directory, {**key, "files": signatures, "digest": digest})
+    stamps = {os.path.relpath(path, core): _stamp(path) for path in sorted(modules | absent)}
+    digest = _digest(core, modules)  # after the stamps: a file changed meanwhile is read again next time
+    _write(directory, {**key, "files": stamps, "digest": digest})
     return digest
 
 

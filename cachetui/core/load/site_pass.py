@@ -17,7 +17,7 @@ from cachetui.core.load.sources.site.walk import (
     expected_documents,
     find_candidates,
     iter_candidates,
-    signature,
+    stamp,
 )
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import LoadReport, Problem
@@ -54,22 +54,22 @@ class SitePass:
         if snapshot.listing.directories_as_they_were():
             candidates, directories = snapshot.candidates, snapshot.directories
             report.extend(snapshot.walk_problems)
-            signatures = snapshot.listing.current_signatures()  # before reading: never newer
+            stamps = snapshot.listing.current_stamps()  # before reading: never newer
         else:
             directories = {}
             candidates = find_candidates(roots, report, directories) if roots else []
-            signatures = {c.path: signature(c.path) for c in candidates}
+            stamps = {c.path: stamp(c.path) for c in candidates}
         self.walk_problems = list(report.problems)
-        self.listing = Listing(candidates, directories, signatures)
+        self.listing = Listing(candidates, directories, stamps)
         # Only which files are unchanged: their documents are rebuilt from the cached corpus if, and only
         # if, something else changed (when nothing did, the cached corpus is used as it is).
-        self._reused = snapshot.reusable_among(signatures)
+        self._reused = snapshot.reusable_among(stamps)
 
     @property
     def reused(self) -> set[str]:
         """The files whose cached results still hold (when nothing changed, all: listed only if asked)."""
         if self._reused is None:
-            self._reused = set(self.listing.signatures)
+            self._reused = set(self.listing.stamps)
         return self._reused
 
     def all_reused(self) -> bool:
@@ -99,8 +99,8 @@ class SitePass:
         done = len(self.reused)
         for chunk, summaries in load_into(builder, to_parse, max_bytes, workers, self._before_reading):
             self.results.update(zip((c.path for c in chunk), summaries))
-            if self.snapshot is None:  # cold: each file's signature as its reader took it
-                self.listing.signatures.update((c.path, r.signature) for c, r in zip(chunk, summaries))
+            if self.snapshot is None:  # cold: each file's stamp as its reader took it
+                self.listing.stamps.update((c.path, r.stamp) for c, r in zip(chunk, summaries))
             done += len(chunk)
             if progress is not None:
                 progress(done, len(self.listing.candidates) if self.walked else None, DOCUMENTS)
@@ -133,7 +133,7 @@ def _summary(result: FileResult) -> FileResult:
     """What the cache keeps of a file's result: not its document (that is in the corpus)."""
     from cachetui.core.load.sources.site.loader import FileResult
 
-    return FileResult(None, result.problems, result.inputs, result.io_error, result.signature)
+    return FileResult(None, result.problems, result.inputs, result.io_error, result.stamp)
 
 
 def _reused_result(snapshot: Snapshot, path: str) -> FileResult:

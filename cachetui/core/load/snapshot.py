@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cachetui.core.load.sources.site.walk import Candidate, DirSignature, Signature, directory_signature, signature
+from cachetui.core.load.sources.site.walk import Candidate, DirStamp, Stamp, directory_stamp, stamp
 from cachetui.core.model.as_records import documents_as_records
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import Problem
@@ -17,36 +17,36 @@ from cachetui.core.model.records import ParsedDocument
 
 @dataclass
 class Listing:
-    """The files and directories one load walked, with the signature of each as it was read (None: unknown)."""
+    """The files and directories one load walked, with the stamp of each as it was read (None: unknown)."""
 
     candidates: list[Candidate]
-    directories: dict[str, DirSignature | None]  # None: could not be listed, walk again
-    signatures: dict[str, Signature | None]  # every candidate
+    directories: dict[str, DirStamp | None]  # None: could not be listed, walk again
+    stamps: dict[str, Stamp | None]  # every candidate
 
     @property
     def files(self) -> int:
         return len(self.candidates)
 
     def unchanged(self) -> bool:
-        """Whether every directory and file is known to have its signature still, compared in bulk; False says
+        """Whether every directory and file is known to have its stamp still, compared in bulk; False says
         only that the caller compares file by file (a listing built by a load is not compared in bulk)."""
         return False
 
     def directories_as_they_were(self) -> bool:
-        """Every directory walked is still there with the same signature: the walk would find the same files."""
-        return all(sig is not None and directory_signature(d) == sig for d, sig in self.directories.items())
+        """Every directory walked is still there with the same stamp: the walk would find the same files."""
+        return all(then is not None and directory_stamp(d) == then for d, then in self.directories.items())
 
-    def current_signatures(self) -> dict[str, Signature | None]:
-        """Each file's signature now (taken before any is read, so never newer than what is read)."""
-        return {c.path: signature(c.path) for c in self.candidates}
+    def current_stamps(self) -> dict[str, Stamp | None]:
+        """Each file's stamp now (taken before any is read, so never newer than what is read)."""
+        return {c.path: stamp(c.path) for c in self.candidates}
 
 
 @dataclass
 class Snapshot:
     """What one load saw, stored with the corpus it built."""
 
-    listing: Listing  # the files and directories walked, with their signatures
-    inputs: dict[str, dict[str, Signature | None]]  # candidate -> other files its result was built from
+    listing: Listing  # the files and directories walked, with their stamps
+    inputs: dict[str, dict[str, Stamp | None]]  # candidate -> other files its result was built from
     corpus: Corpus
     walk_problems: list[Problem] = field(default_factory=list)  # symlink loops, unreadable directories
     file_problems: dict[str, list[Problem]] = field(default_factory=dict)  # each file's own problems
@@ -59,12 +59,12 @@ class Snapshot:
         return self.listing.candidates
 
     @property
-    def directories(self) -> dict[str, DirSignature | None]:
+    def directories(self) -> dict[str, DirStamp | None]:
         return self.listing.directories
 
     @property
-    def signatures(self) -> dict[str, Signature | None]:
-        return self.listing.signatures
+    def stamps(self) -> dict[str, Stamp | None]:
+        return self.listing.stamps
 
     def unchanged(self) -> bool:
         """Every file and directory as it was, and no result shaped by an I/O failure or read from other files:
@@ -84,14 +84,14 @@ class Snapshot:
         chosen = [d for d in by_origin.get(origin, []) if tag is None or corpus.documents[d].tag == tag]
         return documents_as_records(corpus, chosen)
 
-    def reusable_among(self, current: dict[str, Signature | None]) -> set[str]:
-        """The paths in `current` (path -> signature now) whose cached results still hold."""
-        if current == self.signatures and not self.retry and not self.inputs and None not in current.values():
+    def reusable_among(self, current: dict[str, Stamp | None]) -> set[str]:
+        """The paths in `current` (path -> stamp now) whose cached results still hold."""
+        if current == self.stamps and not self.retry and not self.inputs and None not in current.values():
             return set(current)  # the usual warm start, compared in C: every file as it was
-        return {path for path, sig in current.items() if self.reusable(path, sig)}
+        return {path for path, now in current.items() if self.reusable(path, now)}
 
-    def reusable(self, path: str, current: Signature | None) -> bool:
+    def reusable(self, path: str, current: Stamp | None) -> bool:
         """Whether `path`'s cached result still holds: same file, same inputs, no I/O failure."""
-        if current is None or path in self.retry or self.signatures.get(path) != current:
+        if current is None or path in self.retry or self.stamps.get(path) != current:
             return False
-        return all(signature(p) == sig for p, sig in self.inputs.get(path, {}).items())
+        return all(stamp(p) == then for p, then in self.inputs.get(path, {}).items())

@@ -19,9 +19,9 @@ from cachetui.core.load.sources.site.parse import parse_front_matter
 from cachetui.core.load.sources.site.walk import (
     MAX_FILE_BYTES,
     Candidate,
-    Signature,
+    Stamp,
     find_candidates,
-    stat_signature,
+    stat_stamp,
 )
 from cachetui.core.model.problems import LoadReport, Problem, Severity
 from cachetui.core.model.records import ParsedDocument
@@ -34,33 +34,33 @@ class FileResult:
     """What loading one file gave: a document, problems, or neither (a quiet skip: not a document).
 
     `inputs` are the other files the result was built from (the oldest generation's spec
-    files), with their signatures when read; `io_error` marks a result that an I/O failure
+    files), with their stamps when read; `io_error` marks a result that an I/O failure
     shaped, which must be tried again next time rather than remembered.
     """
 
     document: ParsedDocument | None = None
     problems: list[Problem] = field(default_factory=list)
-    inputs: dict[str, Signature | None] = field(default_factory=dict)
+    inputs: dict[str, Stamp | None] = field(default_factory=dict)
     io_error: bool = False
-    signature: Signature | None = None  # the file's, taken as it was opened (before reading): never newer
+    stamp: Stamp | None = None  # the file's, taken as it was opened (before reading): never newer
 
     def __reduce__(self) -> tuple[type, tuple]:
         # By position: 50,000 of these come back from the workers; the dataclass way pickles field by name.
-        return FileResult, (self.document, self.problems, self.inputs, self.io_error, self.signature)
+        return FileResult, (self.document, self.problems, self.inputs, self.io_error, self.stamp)
 
 
 def load_file(candidate: Candidate, max_bytes: int = MAX_FILE_BYTES) -> FileResult:
     """Load one file; never raises for anything the file contains."""
     path = candidate.path
     try:
-        data, read_signature = _read_document(path, max_bytes, must_be_document=candidate.explicit,
-                                              listed_regular=candidate.listed_regular)
+        data, read_stamp = _read_document(path, max_bytes, must_be_document=candidate.explicit,
+                                          listed_regular=candidate.listed_regular)
     except _Unreadable as exc:
         return FileResult(problems=[Problem(path, exc.reason)], io_error=exc.io_error)
     if data is None:
-        return FileResult(signature=read_signature)
+        return FileResult(stamp=read_stamp)
     result = load_bytes(path, data, max_bytes)
-    result.signature = read_signature
+    result.stamp = read_stamp
     return result
 
 
@@ -103,8 +103,8 @@ def _megabytes(size: int) -> str:
 
 
 def _read_document(path: str, max_bytes: int, *, must_be_document: bool, listed_regular: bool = False
-                   ) -> tuple[bytes | None, Signature]:
-    """The file's bytes (None for a file that is quietly not a document) and its signature when read.
+                   ) -> tuple[bytes | None, Stamp]:
+    """The file's bytes (None for a file that is quietly not a document) and its stamp when read.
 
     On the descriptor itself, not a file object: a whole site's reads are then the open, a status,
     the read and a status after it (to see a file written to while read), and nothing else.
@@ -123,7 +123,7 @@ def _read_document(path: str, max_bytes: int, *, must_be_document: bool, listed_
             asked = _ONE_READ_BYTES + 1 if info.st_size <= _ONE_READ_BYTES else _HEAD_BYTES
             data = _read(fd, asked, info.st_size)
             if not must_be_document and not has_front_matter(data[:_HEAD_BYTES]):
-                return None, stat_signature(info)
+                return None, stat_stamp(info)
             if info.st_size > max_bytes:
                 cap = f"over the {_megabytes(max_bytes)} cap (--max-file-size)"
                 raise _Unreadable(f"file is {_megabytes(info.st_size)}, {cap}; skipped", io_error=False)
@@ -132,11 +132,11 @@ def _read_document(path: str, max_bytes: int, *, must_be_document: bool, listed_
             if len(data) > max_bytes:
                 raise _Unreadable(f"file grew past the {_megabytes(max_bytes)} cap while read; skipped")
             after = os.fstat(fd)
-            if len(data) != info.st_size or stat_signature(after) != stat_signature(info):
+            if len(data) != info.st_size or stat_stamp(after) != stat_stamp(info):
                 # written to while read: what was read may be half of one version and half of another
                 raise _Unreadable(f"changed while it was read ({info.st_size} bytes, then {after.st_size}); "
                                   "skipped, and read again next time")
-            return data, stat_signature(info)
+            return data, stat_stamp(info)
     except PermissionError:
         raise _Unreadable("permission denied") from None
     except OSError as exc:
@@ -184,7 +184,7 @@ class _SiblingReader:
     def __init__(self, path: str, max_bytes: int) -> None:
         self.directory = os.path.dirname(path)
         self.max_bytes = max_bytes
-        self.inputs: dict[str, Signature | None] = {}
+        self.inputs: dict[str, Stamp | None] = {}
         self.io_error = False
 
     def read(self, name: str) -> tuple[str | None, str]:

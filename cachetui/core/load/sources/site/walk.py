@@ -1,4 +1,4 @@
-"""Find the site's files, and tell whether each is as it was: the walk and the signatures of files and directories.
+"""Find the site's files, and tell whether each is as it was: the walk and the stamps of files and directories.
 
 Apart from the reading (`loader`), so that a warm start, which only stats what the last walk found,
 imports none of the parsers.
@@ -16,26 +16,26 @@ from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Seve
 LISTING_NAMES = frozenset({"specs.md", "index.md"})
 MAX_FILE_BYTES = 64 * 1024 * 1024  # one site document, or the reader skips it; the largest real one is well under 1 MB
 
-Signature = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode: any write changes one
-_FILE_SIGNATURE = attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")  # a Signature, from a stat
-_DIRECTORY_SIGNATURE = attrgetter("st_mtime_ns", "st_ctime_ns")  # a DirSignature
+Stamp = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode: any write changes one
+_FILE_STAMP = attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")  # a Stamp, from a stat
+_DIRECTORY_STAMP = attrgetter("st_mtime_ns", "st_ctime_ns")  # a DirStamp
 
 
-def signature(path: str) -> Signature | None:
+def stamp(path: str) -> Stamp | None:
     try:
-        return stat_signature(os.stat(path))
+        return stat_stamp(os.stat(path))
     except OSError:
         return None
 
 
-def stat_signature(info: os.stat_result) -> Signature:
-    return _FILE_SIGNATURE(info)
+def stat_stamp(info: os.stat_result) -> Stamp:
+    return _FILE_STAMP(info)
 
 
-def signatures_now(paths: Iterable[str], *, directories: bool = False) -> list[int] | None:
-    """Each path's signature now (a DirSignature when `directories`), one after another in one flat list;
+def stamps_now(paths: Iterable[str], *, directories: bool = False) -> list[int] | None:
+    """Each path's stamp now (a DirStamp when `directories`), one after another in one flat list;
     None when any cannot be stat'ed. A warm start's 100,000 stats, with no Python object kept per path."""
-    fields = _DIRECTORY_SIGNATURE if directories else _FILE_SIGNATURE
+    fields = _DIRECTORY_STAMP if directories else _FILE_STAMP
     flat: list[int] = []
     extend, stat = flat.extend, os.stat
     try:
@@ -57,12 +57,12 @@ class Candidate:
         return Candidate, (self.path, self.explicit, self.listed_regular)
 
 
-DirSignature = tuple[int, int]  # mtime_ns, ctime_ns: an entry added, removed or renamed changes them
+DirStamp = tuple[int, int]  # mtime_ns, ctime_ns: an entry added, removed or renamed changes them
 
 
-def directory_signature(path: str) -> DirSignature | None:
+def directory_stamp(path: str) -> DirStamp | None:
     try:
-        return _DIRECTORY_SIGNATURE(os.stat(path))
+        return _DIRECTORY_STAMP(os.stat(path))
     except OSError:
         return None
 
@@ -70,11 +70,11 @@ def directory_signature(path: str) -> DirSignature | None:
 def find_candidates(
     paths: Sequence[str | os.PathLike[str]],
     report: LoadReport,
-    directories: dict[str, DirSignature | None] | None = None,
+    directories: dict[str, DirStamp | None] | None = None,
 ) -> list[Candidate]:
     """Expand files and directories (recursively, symlink loops detected) into candidate files.
 
-    `directories`, when given, receives each directory walked and its signature (for the
+    `directories`, when given, receives each directory walked and its stamp (for the
     warm-start cache); None for one that could not be listed, so the next load walks again.
     """
     require_paths(paths)
@@ -84,7 +84,7 @@ def find_candidates(
 def iter_candidates(
     paths: Sequence[str | os.PathLike[str]],
     report: LoadReport,
-    directories: dict[str, DirSignature | None] | None = None,
+    directories: dict[str, DirStamp | None] | None = None,
 ) -> Iterator[Candidate]:
     """find_candidates as the walk goes (the paths are known to exist)."""
     for raw in paths:
@@ -103,10 +103,10 @@ def require_paths(paths: Sequence[str | os.PathLike[str]]) -> None:
 
 
 def _walk(
-    top: str, report: LoadReport, visited: set[tuple[int, int]], directories: dict[str, DirSignature | None]
+    top: str, report: LoadReport, visited: set[tuple[int, int]], directories: dict[str, DirStamp | None]
 ) -> Iterator[Candidate]:
     """Depth first, entries in name order, a site's `_cache` package by package (`_by_package`); one stat per
-    directory (loops, and its signature for the cache)."""
+    directory (loops, and its stamp for the cache)."""
     if os.path.basename(os.path.normpath(top)) == SITE_CACHE:
         yield from _by_package(top, report, visited, directories)
     else:
@@ -114,7 +114,7 @@ def _walk(
 
 
 def _depth_first(
-    top: str, report: LoadReport, visited: set[tuple[int, int]], directories: dict[str, DirSignature | None]
+    top: str, report: LoadReport, visited: set[tuple[int, int]], directories: dict[str, DirStamp | None]
 ) -> Iterator[Candidate]:
     stack = [iter(_entries(top, report, visited, directories))]
     while stack:
@@ -136,7 +136,7 @@ SITE_CACHE = "_cache"  # the site's `_cache/<tag>/<package>/specs.md`
 
 
 def _by_package(
-    cache: str, report: LoadReport, visited: set[tuple[int, int]], directories: dict[str, DirSignature | None]
+    cache: str, report: LoadReport, visited: set[tuple[int, int]], directories: dict[str, DirStamp | None]
 ) -> Iterator[Candidate]:
     """A site's `_cache/<tag>/<package>/…`, package by package, each package's tags in display order.
 
@@ -167,7 +167,7 @@ def _by_package(
 
 
 def _split(directory: str, report: LoadReport, visited: set[tuple[int, int]],
-           directories: dict[str, DirSignature | None]) -> tuple[dict[str, str], list[Candidate]]:
+           directories: dict[str, DirStamp | None]) -> tuple[dict[str, str], list[Candidate]]:
     """A directory's subdirectories (name -> path) and its files, hidden entries left out."""
     subdirectories: dict[str, str] = {}
     files: list[Candidate] = []
@@ -221,7 +221,7 @@ _NAME = attrgetter("name")
 
 
 def _entries(directory: str, report: LoadReport, visited: set[tuple[int, int]],
-             directories: dict[str, DirSignature | None]) -> list[os.DirEntry[str]]:
+             directories: dict[str, DirStamp | None]) -> list[os.DirEntry[str]]:
     try:
         info = os.stat(directory)
     except OSError as exc:
@@ -233,7 +233,7 @@ def _entries(directory: str, report: LoadReport, visited: set[tuple[int, int]],
         report.add(Problem(directory, "symlink loop: directory already visited; not followed", Severity.WARNING))
         return []
     visited.add(key)
-    directories[directory] = _DIRECTORY_SIGNATURE(info)
+    directories[directory] = _DIRECTORY_STAMP(info)
     try:
         with os.scandir(directory) as found:
             entries = list(found)
