@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from cachetui.cli.main import COMMANDS, _command_parser, browse_parser
+from cachetui.present.app_keys import KNOWN
+from cachetui.present.settings import settings_table
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"
@@ -169,6 +171,20 @@ def test_every_option_the_commands_share_is_on_the_sources_page() -> None:
     page = (DOCS / SHARED_OPTIONS_PAGE).read_text()
     missing = [option for option in sorted(_options(browse_parser())) if not _names(page, option)]
     assert not missing, f"say what {missing} do in docs/{SHARED_OPTIONS_PAGE} (and link the page that explains them)"
+
+
+# -- the settings -------------------------------------------------------------------------------------------
+
+
+def test_the_table_of_settings_is_the_declared_settings() -> None:
+    """Written from the declarations (`python scripts/settings_table.py`): a setting declared, withdrawn or
+    changed (its type, default or help) shows on the page, and no row is kept by hand."""
+    expected = settings_table(KNOWN).splitlines()
+    lines = (DOCS / "keys-and-settings.md").read_text().splitlines()
+    assert lines.count(expected[0]) == 1, "the page has one table of settings"
+    start = lines.index(expected[0])
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    assert lines[start:end] == expected, "run `python scripts/settings_table.py`"
 
 
 # -- command lines ------------------------------------------------------------------------------------------
