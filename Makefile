@@ -24,7 +24,7 @@ test: $(STAMP)
 
 # The long fuzz run: the same property tests with a much larger example budget.
 fuzz: $(STAMP)
-	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_fuzz.py tests/test_settings_fuzz.py tests/test_frontmatter.py tests/test_values.py tests/test_spec_syntax_properties.py tests/test_fast_lane.py tests/test_hostile_mirrors.py::test_a_damaged_record_costs_exactly_itself $(PYTEST_ARGS)
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_fuzz.py tests/test_settings_fuzz.py tests/test_key_fuzz.py tests/test_frontmatter.py tests/test_values.py tests/test_spec_syntax_properties.py tests/test_fast_lane.py tests/test_hostile_mirrors.py::test_a_damaged_record_costs_exactly_itself $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py $(BENCH_ARGS)
