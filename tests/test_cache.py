@@ -345,7 +345,7 @@ def test_an_unsafe_cache_file_is_ignored_and_replaced(
     (file,) = cache.directory.glob("corpus-*.map")
     with monkeypatch.context() as patched:
         if unsafe == "a-symlink":
-            target = tmp_path / "planted.pickle"
+            target = tmp_path / "planted.map"
             target.write_bytes(file.read_bytes())
             file.unlink()
             file.symlink_to(target)

@@ -204,7 +204,7 @@ class BrowserBody(Horizontal):
     def fit(self) -> None:
         """Narrow the package list, then the facets, as far as the table needs to tell its rows apart.
 
-        Both stay on screen, so Tab, `/` and `f` reach them as before.
+        Both stay on screen, however narrow, so Tab, `/` and `f` still reach them.
         """
         width = self.screen.size.width
         if not width:

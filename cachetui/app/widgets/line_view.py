@@ -166,7 +166,7 @@ class LineView(ScrollView, can_focus=True):
     def _paint_ahead(self) -> None:
         """Once a frame is out, paint the pages above and below into the cache: a page-down then finds
         its rows painted and answers in about the time a cursor move takes (benchmarks/pty_keys.py at
-        500k specs: page-down p50 10 ms, a cursor move's 9; before, page-down's p90 was 15-20 ms)."""
+        500k specs: page-down p50 10 ms, a cursor move's 9)."""
         self._ahead_asked = False
         visible = self.size.height - self.HEADER_LINES
         if visible <= 0 or not self.row_count:

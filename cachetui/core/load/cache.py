@@ -13,7 +13,7 @@ and each walked directory's (mtime, ctime):
 - the cache is keyed by a digest of the parsing code, so a changed parser never serves
   old results; a corrupt cache, or one not private to this user, is not used.
 
-The file is mapped, not unpickled (cachetui.core.load.cache_file): every process of this user
+The file is mapped (cachetui.core.load.cache_file): every process of this user
 that opens the same cache shares its pages, and builds Python objects only for what it reads.
 It is read only from a directory and file that this user owns and nobody else can write (see
 cachetui.core.load.private_dir), written whole and renamed, never changed in place. A file that
@@ -172,7 +172,8 @@ def cache_key(name: str, directory: Path) -> bytes:
 
 
 def _forget_pickle(dir_fd: int, name: str) -> None:
-    """The same sources' cache in the format before mapping (a pickle, as large again): never read now."""
+    """Remove the same sources' `.pickle` cache that development versions wrote beside this one: nothing reads
+    it, and it holds as much of the user's disk again."""
     try:
         os.unlink(name.removesuffix(".map") + ".pickle", dir_fd=dir_fd)
     except OSError:

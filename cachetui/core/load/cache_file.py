@@ -29,9 +29,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-CACHE_FORMAT = 7  # 3: dependency columns keep unheld records and externals; 4: the installable column;
-# 5: a problem says whether it is stale, the corpus which documents are offline copies; 6: mapped buffers, no pickle;
-# 7: the table after the buffers
+CACHE_FORMAT = 7  # the layout's number, in each file's header: raised with any change to the layout, so that a
+# file written in another layout is refused (Damaged) before any of it is read
 MAGIC = b"CTUICMAP"
 _HEADER = struct.Struct("<8sIIQQ32s32s")
 _CHECKED = 64  # the header's bytes before its checksum
@@ -59,7 +58,7 @@ class BufferFile:
 
     Copying a whole site's 130 MB into the page cache is the kernel's work: from a thread of its own, it
     goes on while this one makes the next buffers (finishing the corpus puts its columns here as it makes
-    them), where it was a tenth of a cold load, with the other core idle.
+    them); done in line, it would be a tenth of a cold load, with the other core idle.
     """
 
     def __init__(self, handle: BinaryIO) -> None:

@@ -1,7 +1,7 @@
 """Files in a directory that only this user can write: the warm-start caches.
 
 On shared HPC file systems a cache directory or file that someone else owns, or that
-others can write, could be swapped for a file that unpickles into anything. So the
+others can write, could be swapped for a file that says what someone else chose. So the
 directory is created 0700, opened without following symlinks and checked with `fstat`
 on the open descriptor; files are opened relative to that descriptor, again without
 following symlinks, and checked the same way: no gap between the check and the use.

@@ -1,4 +1,4 @@
-"""Plain records that the loader produces: compact, picklable, no behaviour."""
+"""Plain records that the loader produces: compact, no behaviour."""
 
 from __future__ import annotations
 
@@ -171,7 +171,7 @@ class RawSpec(NamedTuple):
 
 @dataclass(slots=True)
 class SpecColumns:
-    """A document's specs field by field: lists of strings pickle and intern far faster than rows.
+    """A document's specs field by field: lists of strings intern far faster than rows.
 
     One list per field of RawSpec, in RawSpec's order (SPEC_COLUMNS), then the specs' edges.
     """

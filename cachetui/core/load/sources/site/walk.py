@@ -53,7 +53,7 @@ class Candidate:
     listed_regular: bool = False  # its directory's listing said: a regular file, not a link (no stat to tell)
 
     def __reduce__(self) -> tuple[type, tuple]:
-        # By position, as FileResult: 50,000 of these are in a warm start's cache and go to the workers.
+        # By position, as FileResult: 50,000 of these go to the workers.
         return Candidate, (self.path, self.explicit, self.listed_regular)
 
 
