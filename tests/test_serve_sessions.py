@@ -87,7 +87,7 @@ async def test_each_visitor_maps_the_cache_file_the_server_wrote(http: aiohttp.C
         for session in server.sessions:
             assert session._process is not None
             maps = Path(f"/proc/{session._process.pid}/maps").read_text()
-            assert str(file) in maps  # the corpus is the file's pages, shared, not a copy unpickled
+            assert str(file) in maps  # the corpus is the file's pages, shared, not a private copy
             environment = Path(f"/proc/{session._process.pid}/environ").read_bytes().split(b"\0")
             assert b"MALLOC_MMAP_THRESHOLD_=131072" in environment  # large temporaries given back, not kept as slack
         assert (file.stat().st_ino, file.stat().st_mtime_ns) == (written.st_ino, written.st_mtime_ns)  # not rebuilt

@@ -130,7 +130,7 @@ class Corpus:
     offline: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def memoised(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """What `compute` gives, worked out once per corpus (memos are not pickled: see __getstate__)."""
+        """What `compute` gives, worked out once per corpus."""
         if key not in self.memo:
             self.memo[key] = compute()
         return cast(T, self.memo[key])
@@ -138,13 +138,6 @@ class Corpus:
     def __repr__(self) -> str:
         # A summary: the generated repr of 500k specs took seconds (Textual reprs a worker's arguments).
         return f"<Corpus {self.n_specs} specs, {len(self.packages)} packages, {len(self.tags)} tags>"
-
-    def __getstate__(self) -> dict[str, object]:
-        """Pickle the data, not the memos or cached properties (rebuilt on demand; str hashes differ per process)."""
-        transient = {name for name, attr in vars(Corpus).items() if isinstance(attr, cached_property)}
-        state = {key: value for key, value in self.__dict__.items() if key not in transient}
-        state["memo"] = {}
-        return state
 
     @property
     def n_specs(self) -> int:

@@ -34,10 +34,6 @@ class Document:
         """Read from a mirror's index (its `path` is the mirror), not from a site listing document."""
         return mirror_generation(self.generation)
 
-    def __reduce__(self) -> tuple[type, tuple]:
-        # By position: unpickling 50,000 of them through the dataclass __setstate__ cost 0.3 s of a warm start.
-        return Document, (self.path, self.package, self.tag, self.title, self.generation, self.start, self.stop)
-
 
 # Document's string fields, in order: the columns a DocumentTable (and the warm cache) keeps them in.
 DOCUMENT_STRINGS = tuple(f.name for f in fields(Document) if f.type == "str")

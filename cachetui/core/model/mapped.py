@@ -44,13 +44,3 @@ class MappedVocabulary(Vocabulary):
 
     def __len__(self) -> int:
         return len(self._table) if self._values is None else len(self._values)
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return _vocabulary, (self.values,)
-
-
-def _vocabulary(values: list[str]) -> Vocabulary:
-    vocabulary = Vocabulary()
-    for value in values:
-        vocabulary.intern(value)
-    return vocabulary
