@@ -622,3 +622,18 @@ def test_the_nearest_prefers_the_wanted_targets_family_then_what_it_can_run(caps
     _, rows, _ = run_coverage(capsys, str(lock), str(write_mirror(tmp_path / "m", held)))
     row = by_package(rows)["zlib-ng"]
     assert differences(row) == [("node_target", None, "skylake", expected)]
+
+
+def test_warnings_repeated_at_every_root_are_capped_and_a_huge_name_is_cut(tmp_path):
+    """100 roots the file does not hold: 20 named, one line counts the rest; a node named by 100,000 characters
+    is said by its start and its length, never whole."""
+    n = nodes()
+    huge = changed(n["zlib-ng"], hash_of("huge"), name="z" * 100_000)
+    lock = write(tmp_path / "spack.lock", {
+        "_meta": {"lockfile-version": 6}, "roots": [{"hash": f"{k:032d}"} for k in range(100)],
+        "concrete_specs": {huge["hash"]: huge}})
+    reasons = [p.reason for p in read_wanted(str(lock), MB).problems]
+    missing = [r for r in reasons if "is not among the concrete specs" in r]
+    assert len(missing) == MAX_SAID
+    assert f"{100 - MAX_SAID} more roots not among the concrete specs (not named one by one)" in reasons
+    assert all(len(r) < 400 for r in reasons) and any("(100000 characters) depends on" in r for r in reasons)

@@ -30,7 +30,7 @@ from cachetui.core.load.sources.yaml_aliases import SafeLoader, first_alias_line
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.wanted import WantedDag, WantedEdge, WantedNode
 from cachetui.core.spack.compilers import NOT_A_COMPILER, node_compiler
-from cachetui.core.spack.words import counted, newer_format
+from cachetui.core.spack.words import counted, echo, newer_format
 
 STDIN = "-"
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # a package name at the start of a root's spec string
@@ -38,6 +38,12 @@ MAX_SAID = 20  # warnings of one kind named one by one; past this, one line coun
 _SHOWN_IN_CYCLE = 6  # a cycle longer than this is said by its first nodes, its length and where it closes
 # The newest version of each format this reader knows (lib/spack/docs/file_formats/): Spack 1.3 writes them.
 NEWEST_LOCKFILE, NEWEST_SPECFILE, NEWEST_DATABASE = 8, 6, 9
+# Warnings a damaged file may repeat at every node or root: (one, many), said up to MAX_SAID times each.
+_ROOT_MISSING = ("root not among the concrete specs", "roots not among the concrete specs")
+_ROOT_NAMING_ANOTHER = ("root naming another package", "roots naming another package")
+_LEFT_OUT = ("entry left out", "entries left out")
+_NOT_HELD = ("dependency the file does not hold", "dependencies the file does not hold")
+_CYCLE = ("dependency cycle", "dependency cycles")
 
 
 class UnreadableWanted(Exception):
@@ -206,7 +212,7 @@ class _Reader:
     def newer(self, what: str, version: object, newest: int) -> None:
         """A format newer than this reader knows: said, then read as far as it is recognisable."""
         said = newer_format(what, version, newest)
-        if said is not None:
+        if said is not None and all(p.reason != said for p in self.problems):  # once for a stream of specfiles
             self.warn(said)
 
     def dag(self, documents: list[Any]) -> WantedDag:
@@ -256,16 +262,17 @@ class _Reader:
         included = env.get("include_concrete")
         for path, inner in (included.items() if isinstance(included, dict) else ()):
             if isinstance(inner, dict):
-                self._environment(inner, f" (included from {path})")
+                self._environment(inner, f" (included from {echo(str(path))})")
 
     def _check_root(self, hash_: str, spec: Any, where: str) -> None:
         node = self.raw.get(self.aliases.get(hash_, ""))
         if node is None:
-            self.warn(f"root {hash_[:7]}{where} is not among the concrete specs")
+            self.warn(f"root {echo(hash_[:7])}{where} is not among the concrete specs", _ROOT_MISSING)
             return
         named = _NAME.match(spec) if isinstance(spec, str) else None
         if named and named.group() != node.name:
-            self.warn(f"root {spec!r}{where} names hash {hash_[:7]}, which is a {node.name} node (the node is trusted)")
+            self.warn(f"root {echo(spec, quoted=True)}{where} names hash {hash_[:7]}, which is a "
+                      f"{echo(node.name)} node (the node is trusted)", _ROOT_NAMING_ANOTHER)
 
     def _specfile(self, spec: Any) -> None:
         meta = spec.get("_meta") if isinstance(spec, dict) else None
@@ -301,15 +308,15 @@ class _Reader:
         """A node under its key (a lockfile's or database's), else under the hash it carries; None if not a node."""
         spec = unwrapped(value)
         if spec is None:
-            self.warn(f"{'node ' + key[:7] if key else 'an entry'}: not a Spack node; left out")
+            self.warn(f"{'node ' + key[:7] if key else 'an entry'}: not a Spack node; left out", _LEFT_OUT)
             return None
         try:
             node = mended_node(spec)
         except UnicodeEncodeError:
-            self.warn(f"node {spec['name']!r}: holds text that is not UTF-8; left out")
+            self.warn(f"node {echo(spec['name'], quoted=True)}: holds text that is not UTF-8; left out", _LEFT_OUT)
             return None
         except TypeError:  # YAML gives values JSON has no form for (a set, a binary string)
-            self.warn(f"node {spec['name']!r}: holds values of no JSON type; left out")
+            self.warn(f"node {echo(spec['name'], quoted=True)}: holds values of no JSON type; left out", _LEFT_OUT)
             return None
         full_hash = spec.get("full_hash") if isinstance(spec.get("full_hash"), str) else ""
         key = key or node.hash or full_hash or node.build_hash or node.name
@@ -329,9 +336,9 @@ class _Reader:
             for edge in node.dependencies or ():
                 target = self.aliases.get(edge.hash) or self.aliases.get(edge.build_hash)
                 if target is None and edge.hash not in self.uninstalled:
-                    self.warn(f"{node.name} depends on {edge.name or '?'} "
+                    self.warn(f"{echo(node.name)} depends on {echo(edge.name or '?')} "
                               f"{(edge.hash or edge.build_hash)[:7]}, which the file does not hold",
-                              ("dependency the file does not hold", "dependencies the file does not hold"))
+                              _NOT_HELD)
                 if target is None:
                     target = edge.hash or edge.build_hash
                 if not target:
@@ -361,7 +368,7 @@ class _Reader:
         one, in one walk, a long one shortened (`_cycle_text`), past MAX_SAID only counted."""
         on_path: dict[str, int] = {}  # a node on the current path -> its place on it
         done: set[str] = set()
-        kind = ("dependency cycle", "dependency cycles")
+        kind = _CYCLE
         for start in nodes:
             if start in done:
                 continue
@@ -387,7 +394,7 @@ def _cycle_text(nodes: dict[str, WantedNode], path: list[str], start: int) -> st
     """`dependency cycle: a -> b -> a`; one of more than `_SHOWN_IN_CYCLE` nodes by its first ones and its length
     (`a -> b -> c -> … (20,000 nodes) -> a`), so that what is said of a cycle is bounded whatever its length."""
     length = len(path) - start
-    names = [nodes[h].name for h in path[start : start + _SHOWN_IN_CYCLE]]
+    names = [echo(nodes[h].name) for h in path[start : start + _SHOWN_IN_CYCLE]]
     if length > _SHOWN_IN_CYCLE:
         names.append(f"… ({length:,} nodes)")
-    return "dependency cycle: " + " -> ".join([*names, nodes[path[start]].name])
+    return "dependency cycle: " + " -> ".join([*names, echo(nodes[path[start]].name)])
