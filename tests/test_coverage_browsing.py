@@ -80,3 +80,34 @@ def test_the_spec_to_paste_names_no_patches(tmp_path: Path) -> None:
     shared = common_to(corpus, np.array([i]))
     assert "patches=" in shared.spec_text() and "patches=" not in shared.spec_syntax()
     assert shared.spec_syntax().startswith("ncurses@6.5 abi=none build_system=autotools +symlinks +termlib ")
+
+
+def test_narrowing_a_deep_chain_marks_each_line_above_once(tmp_path: Path) -> None:
+    """A 400-node chain, every other node absent: the lines above a kept one are marked up to one kept before,
+    so narrowing costs the lines, not lines x depth (a 20,000-node chain took seconds). Counted as lines run."""
+    import sys
+
+    from benchmarks.coverage_bench import adversarial_lock
+    from cachetui.core.load.sample import sample_path
+    from tests.wanted_files import nodes
+
+    templates = [nodes()["zlib-ng"], {**nodes()["zlib-ng"], "name": "py-mpi4py"}]  # the sample holds py-mpi4py
+    lock = tmp_path / "chain.lock"
+    lock.write_text(__import__("json").dumps(adversarial_lock("fan", 800, templates)))  # 400 roots, a 400-node chain
+    found = coverage(load_corpus([str(sample_path())], LoadOptions(use_cache=False)), read_wanted(str(lock), 2**30))
+    state = CoverageBrowsing("x", found, frozenset({"absent"}))
+    state.tree  # noqa: B018 - built before counting
+    code, ran = CoverageBrowsing.shown.func.__code__, [0]
+
+    def count(frame, event, arg):  # noqa: ANN001, ANN202
+        if frame.f_code is code:
+            ran[0] += event == "line"
+        return count
+
+    sys.settrace(count)
+    try:
+        shown = state.shown
+    finally:
+        sys.settrace(None)
+    assert {found.wanted.nodes[line.hash].name for line in shown if not line.context} == {"zlib-ng"}
+    assert ran[0] < 20 * len(state.tree)
