@@ -161,10 +161,10 @@ class CacheTuiApp(App[None]):
 
     @work(group="copy-menu", exclusive=True, exit_on_error=False)
     async def _copy_menu(self, spec: SpecView, corpus: Corpus, keys_trusted: bool) -> None:
-        from cachetui.app.dialogs.copy_menu import CopyMenu, copy_choices
+        from cachetui.app.dialogs.copy_menu import CopyMenu, spec_copy_choices
 
         document = corpus.documents[corpus.document_of[spec.index]]
-        choices = copy_choices(spec, self.mirror_origin(document, corpus), keys_trusted)
+        choices = spec_copy_choices(spec, self.mirror_origin(document, corpus), keys_trusted)
         choice = await self.push_screen_wait(CopyMenu(choices))
         if choice is not None:
             what, text = choice

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cachetui.app.app import CacheTuiApp
-from cachetui.app.dialogs.copy_menu import CopyMenu, copy_choices
+from cachetui.app.dialogs.copy_menu import CopyMenu, spec_copy_choices
 from cachetui.app.dialogs.problems import ProblemsScreen
 from cachetui.app.widgets.detail_pane import DetailPane, DetailRows
 from cachetui.app.widgets.spec_table import SpecTable
@@ -64,7 +64,7 @@ async def test_hostile_values_and_a_password_never_reach_the_screen(hostile: Hos
         assert isinstance(app.screen, CopyMenu)
         shown = screen_text(app)
         assert unsafe_chars(shown) == set() and PASSWORD not in shown
-        assert all(PASSWORD not in text and "127.0.0.1" not in text for _, text in copy_choices(corpus.spec(
+        assert all(PASSWORD not in text and "127.0.0.1" not in text for _, text in spec_copy_choices(corpus.spec(
             corpus.occurrences(EVIL_HASH)[0])))
         await pilot.press("escape", "p")
         await pilot.pause()

@@ -13,8 +13,8 @@ from cachetui.core.spack.hashes import hash_reference
 from cachetui.present.inert import inert
 
 
-def copy_choices(spec: SpecView, origin: MirrorOrigin | None = None,
-                 keys_trusted: bool = False) -> list[tuple[str, str]]:
+def spec_copy_choices(spec: SpecView, origin: MirrorOrigin | None = None,
+                      keys_trusted: bool = False) -> list[tuple[str, str]]:
     """(what, exact text) pairs offered by the copy menu; `origin`: the mirror the spec was loaded from;
     `keys_trusted`: the user's Spack trusts the key that signed it, so the key-trust line is left out.
 
@@ -29,7 +29,7 @@ def copy_choices(spec: SpecView, origin: MirrorOrigin | None = None,
 
 
 class CopyMenu(ChoiceDialog[tuple[str, str]]):
-    """(what, text) choices, inert already (a spec's `copy_choices`, or a wanted node's `node_copy_choices`), each
+    """(what, text) choices, inert already (a spec's `spec_copy_choices`, a wanted node's `node_copy_choices`), each
     picked by its number."""
 
     BINDINGS = [Binding(str(n), f"pick({n - 1})", show=False, id=f"copy.{n}") for n in range(1, 6)]

@@ -23,10 +23,10 @@ class BrowserRequests:
         self._screen = screen
 
     def copy_hash(self) -> None:
-        from cachetui.app.dialogs.copy_menu import copy_choices  # the dialogs load when first asked for
+        from cachetui.app.dialogs.copy_menu import spec_copy_choices  # the dialogs load when first asked for
 
         if (spec := self._screen.query_one(BrowserBody).selected) is not None:
-            what, text = copy_choices(spec, None)[0]
+            what, text = spec_copy_choices(spec, None)[0]
             self._screen.post_message(CopyRequested(text, what))
 
     def copy_menu(self, corpus: Corpus | None) -> None:
