@@ -36,10 +36,6 @@ PACKAGE = Path(cachetui.__file__).parent
 EXEMPT_FOLDERS = ("core/load/sources/", "core/spack/")
 EXEMPT_FILES = {
     "core/model/fields.py",
-    # TODO(point 4): coverage's configuration fields
-    "core/query/coverage.py",
-    # TODO(point 4): coverage's configuration fields
-    "present/coverage_output.py",
 }
 
 

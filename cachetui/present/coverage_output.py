@@ -8,6 +8,7 @@ false in CSV and `?` in the table: never shown as equal.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from cachetui.core.query.coverage import NOT_A_PREDICTION, Coverage, Difference, NodeCoverage, RootCoverage
@@ -16,8 +17,19 @@ from cachetui.present.table import write_table
 from cachetui.present.writers import write_csv, write_json, write_lines
 
 FORMATS = ("table", "json", "csv")
-CSV_HEADER = ("hash", "package", "version", "root", "status", "tags", "nearest_hash", "nearest_tag",
-              "category", "name", "wanted", "cached", "cached_known")
+# A CSV row is a wanted node's cells, then one difference's (empty when its nearest differs in nothing):
+# each column beside what fills it, so the header and the rows cannot fall out of step.
+_NODE_CELLS: dict[str, Callable[[NodeCoverage], str]] = {
+    "hash": lambda n: n.hash, "package": lambda n: n.package, "version": lambda n: n.version,
+    "root": lambda n: str(n.root).lower(), "status": lambda n: n.status, "tags": lambda n: ",".join(n.tags),
+    "nearest_hash": lambda n: n.nearest.hash if n.nearest else "",
+    "nearest_tag": lambda n: n.nearest.tag if n.nearest else "",
+}
+_DIFFERENCE_CELLS: dict[str, Callable[[Difference], str]] = {
+    "category": lambda d: d.category, "name": lambda d: d.name or "", "wanted": lambda d: d.wanted or "",
+    "cached": lambda d: d.cached or "", "cached_known": lambda d: str(d.cached is not None).lower(),
+}
+CSV_HEADER = (*_NODE_CELLS, *_DIFFERENCE_CELLS)
 UNKNOWN = "?"  # what the source cannot tell (never shown as equal): the CLI's table and the browser's details
 
 
@@ -53,13 +65,10 @@ def write_no_answer(out: TextIO, fmt: str) -> None:
 
 
 def _csv_rows(node: NodeCoverage) -> list[list[str]]:
-    nearest = node.nearest
-    start = [node.hash, node.package, node.version, str(node.root).lower(), node.status, ",".join(node.tags),
-             nearest.hash if nearest else "", nearest.tag if nearest else ""]
-    if nearest is None or not nearest.differences:
-        return [[*start, "", "", "", "", ""]]
-    return [[*start, d.category, d.name or "", d.wanted or "", d.cached or "", str(d.cached is not None).lower()]
-            for d in nearest.differences]
+    start = [cell(node) for cell in _NODE_CELLS.values()]
+    if node.nearest is None or not node.nearest.differences:
+        return [[*start, *("" for _ in _DIFFERENCE_CELLS)]]
+    return [[*start, *(cell(d) for cell in _DIFFERENCE_CELLS.values())] for d in node.nearest.differences]
 
 
 def difference_text(d: Difference) -> str:

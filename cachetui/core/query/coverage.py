@@ -36,6 +36,7 @@ import numpy as np
 from cachetui.core.model.corpus import BUILD_PROVENANCE, RAW_VARIANTS, Corpus
 from cachetui.core.model.records import BUILD_PROVENANCE_SEPARATOR, Dependency, build_provenance_parts
 from cachetui.core.model.wanted import LINK_RUN, WantedDag, WantedNode
+from cachetui.core.spack.diff_categories import CATEGORIES, NODE_CATEGORIES, PROVENANCE_CATEGORIES
 from cachetui.core.spack.hashes import short_hash
 from cachetui.core.spack.targets import known, runs_on, target_family
 from cachetui.core.spack.variants import atom_name, canonical_variant
@@ -43,10 +44,6 @@ from cachetui.core.spack.words import counted
 
 HIT, REUSABLE, DIFFERS, ABSENT, EXTERNAL = "hit", "reusable", "differs", "absent", "external"
 STATUSES = (HIT, REUSABLE, DIFFERS, ABSENT, EXTERNAL)
-# `spack diff`'s names (cmd/diff.py). The last two are build provenance: they alone never block reuse.
-CATEGORIES = ("version", "variant_value", "node_platform", "node_os", "node_target", "node_flag",
-              "node_compiler_version", "depends_on", "external", "package_hash", "namespace")
-PROVENANCE_CATEGORIES = frozenset({"package_hash", "namespace"})
 NOT_A_PREDICTION = ("`reusable`: a cached binary differing only in build provenance, which Spack's concretizer "
                     "with reuse does not hold against it; not a prediction of what the concretizer will choose")
 
@@ -290,9 +287,8 @@ class _Comparison:
         """Per candidate binary: (differences that block reuse, differences in all), counted column-wise."""
         c, window = self.corpus, package.window
         blocking = np.zeros(window.stop - window.start, dtype=np.int64)
-        for facet, value in (("version", node.version), ("platform", node.platform), ("os", node.os),
-                             ("target", node.target), ("compiler", node.compiler)):
-            blocking += c.single[facet][window] != c.vocab[facet].ids.get(value, -1)
+        for facet in NODE_CATEGORIES:  # the node's own values, each a facet of the corpus
+            blocking += c.single[facet][window] != c.vocab[facet].ids.get(getattr(node, facet), -1)
         blocking += self._variant_scores(node, package)
         blocking += np.where(package.recorded, self._dependency_scores(node, package, accepted),
                              len(node.dependencies))
@@ -358,10 +354,8 @@ class _Comparison:
     def _own_differences(self, node: WantedNode, i: int) -> tuple[Difference, ...]:
         """What differs between the node and binary i, but its dependencies (`_dependency_differences`)."""
         spec = self.corpus.spec(i)
-        found = [Difference(category, None, wanted, cached) for category, wanted, cached in (
-            ("version", node.version, spec.version), ("node_platform", node.platform, spec.platform),
-            ("node_os", node.os, spec.os), ("node_target", node.target, spec.target),
-            ("node_compiler_version", node.compiler, spec.compiler)) if wanted != cached]
+        found = [Difference(category, None, getattr(node, field), getattr(spec, field))
+                 for field, category in NODE_CATEGORIES.items() if getattr(node, field) != getattr(spec, field)]
         found += _variant_differences(node.variants, self.corpus.raw_variants(i))
         found += _provenance_differences(build_provenance_parts(node.build_provenance),
                                          self.corpus.build_provenance_of(i))
