@@ -28,8 +28,13 @@ def test_wheel_installs_and_runs_check_with_styles_and_sample(tmp_path: Path) ->
     )
     outside = tmp_path / "elsewhere"
     outside.mkdir()
+    sample = subprocess.run(  # the sample the wheel installed, named as a user names it
+        [str(python), "-c", "from cachetui.core.load import sample_path; print(sample_path())"],
+        cwd=outside, capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    assert Path(sample).is_relative_to(env_dir)
     check = subprocess.run(
-        [str(env_dir / "bin" / "cachetui"), "check", "--json"], cwd=outside, capture_output=True, text=True
+        [str(env_dir / "bin" / "cachetui"), "check", "--json", sample], cwd=outside, capture_output=True, text=True
     )
     assert check.returncode == 0, check.stderr
     data = json.loads(check.stdout)
