@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cachetui.cli.main import main, mistyped_command
+from cachetui.cli.main import command_after_options, main, mistyped_command
 from cachetui.core.load.sample import sample_path
 from tests.spack_env import SpackEnv, isolated_spack
 from tests.wanted_files import lockfile, nodes, write_mirror
@@ -122,3 +122,14 @@ def test_a_closed_pipe_exits_141_without_a_traceback(argv: list[str], tmp_path: 
         os.close(write)
     assert done.returncode == 141, done.stderr
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr and "Broken" not in done.stderr
+
+
+def test_a_command_named_after_an_option_is_a_usage_error_never_a_source(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cachetui --debug coverage LOCK SRC` took `coverage` for a SOURCE and opened the browser on it."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "--debug", "coverage", "spack.lock", SAMPLE)
+    assert (code, out) == (2, "")
+    assert err.startswith("cachetui: 'coverage' is a command: name it first, then its options")
+    (tmp_path / "check").mkdir()  # a directory of that name is a SOURCE, and opens
+    assert command_after_options(["--no-cache", "check"]) is None

@@ -68,6 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and (near := mistyped_command(argv[0])) is not None:
         return guarded(lambda: fail_usage(f"{echo(argv[0], quoted=True)} is no command, nor a file or directory to "
                                           f"open: did you mean {near}? (see 'cachetui --help')"), False)
+    if (late := command_after_options(argv)) is not None:
+        return guarded(lambda: fail_usage(f"'{late}' is a command: name it first, then its options "
+                                          f"(cachetui {late} [OPTIONS] ...; see 'cachetui {late} --help')"), False)
     args = browse_parser().parse_args(argv)
     return guarded(lambda: _browse(args), args.debug)
 
@@ -81,6 +84,12 @@ def mistyped_command(word: str) -> str | None:
 
     near = get_close_matches(word.lower(), COMMANDS, n=1, cutoff=0.6)  # as settings suggest a near name
     return near[0] if near else None
+
+
+def command_after_options(argv: Sequence[str]) -> str | None:
+    """A command named after an option (`cachetui --debug coverage ...`), when no path of that name exists: the
+    browser would take it for a SOURCE and open on it, where the user meant to run the command."""
+    return next((word for word in argv[1:] if word in COMMANDS and not os.path.lexists(word)), None)
 
 
 def _browse(args: argparse.Namespace) -> int:
