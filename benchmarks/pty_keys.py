@@ -233,7 +233,7 @@ BLOCKERS = {
     ),
     "l (find view)": (
         "The first time for a question: grouping and ordering 500k rows as `spack find` does (the same "
-        "question again, in either view, comes from the answers kept in present/answer.py)."
+        "question again, in either view, comes from the answers kept in present/browse/answer.py)."
     ),
     "d (compare)": "The first time for a pair of tags: the comparison itself and its rows' counts.",
     "typing": "A package search ranks ~3,000 names in C (rapidfuzz) at each key; the rest is the list's repaint.",

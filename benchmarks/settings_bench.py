@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cachetui.present.app_keys import KNOWN
-from cachetui.present.settings import MAX_BYTES, read_settings
+from cachetui.present.config.app_keys import KNOWN
+from cachetui.present.config.settings import MAX_BYTES, read_settings
 
 TARGET_S = 2.0
 

@@ -24,9 +24,9 @@ from cachetui.core.query.interpret import interpret  # noqa: E402
 from cachetui.core.query.query import Query  # noqa: E402
 from cachetui.core.query.results import results_for  # noqa: E402
 from cachetui.core.spack.specquery import parse_spec_query  # noqa: E402
-from cachetui.present.table_cells import SpecRows  # noqa: E402
-from cachetui.present.table_layout import HIDDEN_AT_FIRST  # noqa: E402
-from cachetui.present.table_plan import measure, plan  # noqa: E402
+from cachetui.present.spec_table.table_cells import SpecRows  # noqa: E402
+from cachetui.present.spec_table.table_layout import HIDDEN_AT_FIRST  # noqa: E402
+from cachetui.present.spec_table.table_plan import measure, plan  # noqa: E402
 
 VIEWS = {"all packages": (None, (38, 58, 75)), "hdf5": ("hdf5", (42, 62, 79)),
          "hdf5 +mpi %gcc": ("hdf5 +mpi %gcc", (42, 62, 79))}

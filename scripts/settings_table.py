@@ -1,6 +1,6 @@
 """Write the table of settings in docs/keys-and-settings.md from their declarations: `python scripts/settings_table.py`.
 
-The table is `cachetui.present.settings.settings_table` (each declared setting with its TOML type, default and
+The table is `cachetui.present.config.settings.settings_table` (each declared setting with its TOML type, default and
 help); tests/test_docs.py fails while the page's table differs from it.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cachetui.present.app_keys import KNOWN
-from cachetui.present.settings import settings_table
+from cachetui.present.config.app_keys import KNOWN
+from cachetui.present.config.settings import settings_table
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "keys-and-settings.md"
 

@@ -1,4 +1,4 @@
-"""The browser's answer pipeline (`cachetui.present.answer`), asked directly, without Textual."""
+"""The browser's answer pipeline (`cachetui.present.browse.answer`), asked directly, without Textual."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from cachetui.core.model.recent import Recent
 from cachetui.core.query.query import Query
 from cachetui.core.query.spack_find import find_lines
 from cachetui.core.spack.specquery import parse_spec_query
-from cachetui.present import answer as answer_module
-from cachetui.present.answer import PACKAGE_COUNTS_KEPT, RecentAnswers, View, answer, compare_text
+from cachetui.present.browse import answer as answer_module
+from cachetui.present.browse.answer import PACKAGE_COUNTS_KEPT, RecentAnswers, View, answer, compare_text
 from tests.conftest import WriteDoc, listing, spec_entry
 
 

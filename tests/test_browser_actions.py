@@ -1,8 +1,8 @@
-"""The browser's action table (`cachetui.present.browser_actions`), read without Textual."""
+"""The browser's action table (`cachetui.present.browse.browser_actions`), read without Textual."""
 
 from __future__ import annotations
 
-from cachetui.present.browser_actions import ACTIONS, KeyContext, by_action, can_act
+from cachetui.present.browse.browser_actions import ACTIONS, KeyContext, by_action, can_act
 
 # Users' config.toml [keymap] names these: they never change.
 IDS = {"browser.search", "browser.facets", "browser.help", "browser.quit", "browser.copy-hash", "browser.copy-menu",

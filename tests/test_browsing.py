@@ -1,4 +1,4 @@
-"""Where the browser is (`cachetui.present.browsing`): its pure transitions, asked directly, without Textual."""
+"""Where the browser is (`cachetui.present.browse.browsing`): its pure transitions, asked directly, without Textual."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.query import Query
 from cachetui.core.spack.targets import Host
-from cachetui.present import browsing as go
-from cachetui.present.answer import View
-from cachetui.present.browsing import SHOWN_WHOLE, Browsing, Effects
+from cachetui.present.browse import browsing as go
+from cachetui.present.browse.answer import View
+from cachetui.present.browse.browsing import SHOWN_WHOLE, Browsing, Effects
 from tests.conftest import WriteDoc
 from tests.test_answer import _corpus as answer_corpus
 

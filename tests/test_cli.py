@@ -69,7 +69,7 @@ def test_unknown_is_written_alike_by_query_csv_and_the_browsers_export(capsys: p
     """Site documents give no size: an empty cell in `query --format csv` and in the export (a spreadsheet's
     unknown, as JSON's null), never the table's `-` in one and an empty cell in the other."""
     from cachetui.core.load import LoadOptions, load_corpus
-    from cachetui.present.export import export_text
+    from cachetui.present.output.export import export_text
 
     code, out, _ = run(capsys, "query", SAMPLE, "--package", "py-mpi4py", "--format", "csv", "--no-cache")
     queried = list(csv.DictReader(io.StringIO(out)))

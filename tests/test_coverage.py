@@ -23,7 +23,7 @@ from cachetui.core.load.cache import CorpusCache
 from cachetui.core.load.sample import sample_path
 from cachetui.core.load.sources.wanted import MAX_SAID
 from cachetui.core.query.coverage import coverage
-from cachetui.present.coverage_output import CSV_HEADER
+from cachetui.present.output.coverage_output import CSV_HEADER
 from tests.cli_answers import strict_json
 from tests.dag_mirror import hash_of
 from tests.wanted_files import (

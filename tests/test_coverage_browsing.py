@@ -12,7 +12,7 @@ from cachetui.core.load import LoadOptions, load_corpus, read_wanted
 from cachetui.core.model.wanted import MixedHashes, WantedDag, merged
 from cachetui.core.query.common import common_to
 from cachetui.core.query.coverage import coverage
-from cachetui.present.coverage_browsing import CoverageBrowsing, compared, status_toggled, tree_lines
+from cachetui.present.browse.coverage_browsing import CoverageBrowsing, compared, status_toggled, tree_lines
 from tests.wanted_files import write_changed_environment
 
 

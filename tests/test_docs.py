@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from cachetui.cli.main import COMMANDS, _command_parser, browse_parser
-from cachetui.present.app_keys import KNOWN
-from cachetui.present.settings import settings_table
+from cachetui.present.config.app_keys import KNOWN
+from cachetui.present.config.settings import settings_table
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"

@@ -25,9 +25,9 @@ from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.fields import BUILTIN, DERIVED, REGISTRY, Column, Derivation, Facet, Field, Option, Output
 from cachetui.core.query.query import Query, all_facet_counts
 from cachetui.core.query.results import results_for
-from cachetui.present.table_cells import SpecRows
-from cachetui.present.table_layout import COLUMNS
-from cachetui.present.table_plan import measure, plan
+from cachetui.present.spec_table.table_cells import SpecRows
+from cachetui.present.spec_table.table_layout import COLUMNS
+from cachetui.present.spec_table.table_plan import measure, plan
 
 PACKAGE = Path(cachetui.__file__).parent
 

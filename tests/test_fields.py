@@ -28,8 +28,8 @@ from cachetui.core.model.fields import (
     Output,
 )
 from cachetui.core.query.query import Query, all_facet_counts, match
-from cachetui.present.table_cells import SpecRows, cell_getters
-from cachetui.present.table_layout import COLUMN, COLUMNS
+from cachetui.present.spec_table.table_cells import SpecRows, cell_getters
+from cachetui.present.spec_table.table_layout import COLUMN, COLUMNS
 
 DIGIT, LETTER = "digit", "letter"  # Spack writes hashes in base32: a-z, 2-7
 

@@ -21,9 +21,9 @@ from cachetui.cli.web import SessionServer
 from cachetui.core.load.sample import sample_path
 from cachetui.core.load.sources.site.loader import load_paths
 from cachetui.core.model.build import build_corpus
-from cachetui.present import export
 from cachetui.present.inert import inert, unsafe
-from cachetui.present.writers import write_json
+from cachetui.present.output import export
+from cachetui.present.output.writers import write_json
 from tests.hostile import EVERY_DIRECTORY, EVERY_PACKAGE, EVERY_TAG, EVERY_VALUE, HOSTILE, write_every_unsafe_value
 
 
@@ -139,9 +139,9 @@ def test_serve_says_what_could_not_be_loaded_inert(tmp_path: Path, monkeypatch: 
     assert "never closed" in err and inert(HOSTILE["osc0"]) in err and raw_unsafe(err) == set()
 
 
-# Serialising output happens in `present/writers.py` only, where the rule is applied.
+# Serialising output happens in `present/output/writers.py` only, where the rule is applied.
 SERIALISERS = {"json.dump", "json.dumps", "csv.writer", "csv.DictWriter"}
-NOT_OUTPUT = {("cachetui/present/served.py", "json.dumps")}  # a session's settings, handed over in the environment
+NOT_OUTPUT = {("cachetui/present/serve/served.py", "json.dumps")}  # a session's settings, handed over in the environment
 
 
 def test_only_the_inert_writers_serialise_output() -> None:
@@ -154,7 +154,7 @@ def test_only_the_inert_writers_serialise_output() -> None:
                     name = f"{node.value.id}.{node.attr}"
                     if name in SERIALISERS:
                         found.add((path.relative_to(package.parent).as_posix(), name))
-    writers = "cachetui/present/writers.py"
+    writers = "cachetui/present/output/writers.py"
     assert found - NOT_OUTPUT == {(writers, "json.dump"), (writers, "json.dumps"), (writers, "csv.writer")}
 
 

@@ -396,7 +396,7 @@ def test_a_record_spack_signed_with_gpg_verifies_under_spacks_own_file_name(tmp_
 ])
 def test_a_closure_whose_sizes_nobody_published_is_said_unknown_never_at_least_0_bytes(sizes, said):
     from cachetui.core.load import ClosureDownload
-    from cachetui.present.provenance import closure_words
+    from cachetui.present.output.provenance import closure_words
 
     known = [s for s in sizes if s is not None]
     download = ClosureDownload(binaries=tuple(object() for _ in sizes),  # type: ignore[misc]

@@ -35,7 +35,7 @@ from cachetui.cli.serve import is_loopback, mirror_urls
 from cachetui.cli.web import SessionServer, busy_message
 from cachetui.core.load import LoadOptions, load_corpus
 from cachetui.core.load.sample import sample_path
-from cachetui.present.served import (
+from cachetui.present.serve.served import (
     DownloadRefused,
     Labels,
     ServeConfig,

@@ -22,7 +22,7 @@ from cachetui.cli import web
 from cachetui.cli.main import main
 from cachetui.cli.web import ENDED, SessionServer, session_pythonpath
 from cachetui.core.load.sample import sample_path
-from cachetui.present.served import ServeConfig
+from cachetui.present.serve.served import ServeConfig
 from tests.test_serve import DEADLINE_S, _loaded, _visit
 
 PLANTED = 'open({mark!r}, "a").write(__name__ + "\\n")\nraise SystemExit("a planted module ran")\n'

@@ -25,7 +25,7 @@ from cachetui.cli.main import main
 from cachetui.cli.served_hosts import ServedHosts
 from cachetui.cli.web import FOREIGN_PAGE, MISDIRECTED, SessionServer
 from cachetui.core.load.sample import sample_path
-from cachetui.present.served import ServeConfig
+from cachetui.present.serve.served import ServeConfig
 
 # Says it is a Textual app, then waits for the server's first word (its "quit") and ends.
 STAND_IN = shlex.join([sys.executable, "-c", "import sys; print('__GANGLION__', flush=True); sys.stdin.buffer.read(1)"])

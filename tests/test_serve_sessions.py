@@ -27,7 +27,7 @@ from cachetui.cli.web import ENDED, SessionServer, busy_message, idle_message
 from cachetui.core.load import LoadOptions, load_corpus
 from cachetui.core.load.cache import CorpusCache
 from cachetui.core.load.sample import sample_path
-from cachetui.present.served import ServeConfig
+from cachetui.present.serve.served import ServeConfig
 from tests.test_serve import CACHETUI, DEADLINE_S, Visitor, _first_line, _loaded, _visit
 
 

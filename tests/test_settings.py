@@ -18,8 +18,8 @@ from cachetui.app.user_settings import app_bindings, known
 from cachetui.cli.main import browse_parser, browser_app, main
 from cachetui.cli.options import UsageError
 from cachetui.core.load.sample import sample_path
-from cachetui.present.app_keys import KNOWN as APP_KNOWN
-from cachetui.present.settings import (
+from cachetui.present.config.app_keys import KNOWN as APP_KNOWN
+from cachetui.present.config.settings import (
     MAX_BYTES,
     Known,
     Settings,
@@ -29,7 +29,7 @@ from cachetui.present.settings import (
     read_settings,
     settings_table,
 )
-from cachetui.present.settings_declared import (
+from cachetui.present.config.settings_declared import (
     HIDDEN_COLUMNS,
     KEYMAP,
     SETTINGS,
@@ -40,9 +40,9 @@ from cachetui.present.settings_declared import (
     kind_of,
     refused,
 )
-from cachetui.present.settings_file import ThemeNotSaved, save_theme, with_theme
-from cachetui.present.table_layout import HIDDEN_AT_FIRST
-from cachetui.present.toml_lines import key_lines, toml_string
+from cachetui.present.config.settings_file import ThemeNotSaved, save_theme, with_theme
+from cachetui.present.config.toml_lines import key_lines, toml_string
+from cachetui.present.spec_table.table_layout import HIDDEN_AT_FIRST
 from tests.spack_env import isolated_spack
 
 KNOWN = Known({"browser.help": "question_mark", "browser.quit": "q", "table.sort": "s"},
@@ -317,9 +317,9 @@ def test_make_run_opens_the_bundled_sample_whatever_the_files_sources(
 
 
 def test_the_keys_config_checks_against_are_the_apps() -> None:
-    """`cachetui config` reads them from present/app_keys.py (no Textual); rewrite it with
+    """`cachetui config` reads them from present/config/app_keys.py (no Textual); rewrite it with
     `python -m cachetui.app.user_settings` when the app's bindings change."""
-    from cachetui.present.app_keys import KNOWN
+    from cachetui.present.config.app_keys import KNOWN
 
     assert KNOWN == known()
 

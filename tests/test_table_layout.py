@@ -17,10 +17,10 @@ from cachetui.core.query.query import Query
 from cachetui.core.query.results import results_for
 from cachetui.core.spack.specquery import parse_spec_query
 from cachetui.present.fit import fit, wrapped
-from cachetui.present.separate import alike_pairs, evenness, separating
-from cachetui.present.table_cells import SpecRows, cell_getters, differs_text
-from cachetui.present.table_layout import COLUMN, GAP, Column, Fill, lay_out
-from cachetui.present.table_plan import SAMPLE_ROWS, Plan, differs_getter, measure, plan
+from cachetui.present.spec_table.separate import alike_pairs, evenness, separating
+from cachetui.present.spec_table.table_cells import SpecRows, cell_getters, differs_text
+from cachetui.present.spec_table.table_layout import COLUMN, GAP, Column, Fill, lay_out
+from cachetui.present.spec_table.table_plan import SAMPLE_ROWS, Plan, differs_getter, measure, plan
 from tests.app.width_tree import write_width_tree
 from tests.conftest import listing, spec_entry
 

@@ -1,4 +1,4 @@
-"""The browser's action table (`present/browser_actions.py`) as Textual uses it: bindings, and keys as shown.
+"""The browser's action table (`present/browse/browser_actions.py`) as Textual uses it: bindings, and keys as shown.
 
 What a key hint says (the palette's "(x)", the status line's "(p)", the help's introduction) is read
 from the app's keymap, so a key the user remapped in config.toml is named as they bound it.
@@ -11,7 +11,7 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding
 
-from cachetui.present.browser_actions import BrowserAction, KeyContext, by_action, can_act, declared_keys
+from cachetui.present.browse.browser_actions import BrowserAction, KeyContext, by_action, can_act, declared_keys
 
 
 def bindings(actions: tuple[BrowserAction, ...]) -> list[Binding | tuple[str, str] | tuple[str, str, str]]:

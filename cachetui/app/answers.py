@@ -1,4 +1,4 @@
-"""Asking `present.answer` for the browser: on the spot for a small corpus, in a worker for a big one.
+"""Asking `present.browse.answer` for the browser: on the spot for a small corpus, in a worker for a big one.
 
 Up to INLINE_SPECS specs an answer takes a few milliseconds and is computed on the spot; above,
 in a worker, so keys and paints never wait for it (a newer question cancels an older one).
@@ -14,8 +14,8 @@ from textual.worker import get_current_worker
 
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.query import Query
-from cachetui.present.answer import Answer, RecentAnswers, View, answer
-from cachetui.present.browsing import Browsing
+from cachetui.present.browse.answer import Answer, RecentAnswers, View, answer
+from cachetui.present.browse.browsing import Browsing
 
 INLINE_SPECS = 50_000
 

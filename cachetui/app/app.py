@@ -23,11 +23,11 @@ from cachetui.core.model.corpus import Corpus, Document, SpecView
 from cachetui.core.model.problems import LoadReport, Problem
 from cachetui.core.model.records import MirrorOrigin
 from cachetui.core.query.spack_commands import mirror_of
+from cachetui.present.config.settings import UserSettings
+from cachetui.present.config.settings_declared import HIDDEN_COLUMNS, KEYMAP, THEME
+from cachetui.present.config.settings_file import ThemeNotSaved, save_theme
 from cachetui.present.inert import inert
-from cachetui.present.settings import UserSettings
-from cachetui.present.settings_declared import HIDDEN_COLUMNS, KEYMAP, THEME
-from cachetui.present.settings_file import ThemeNotSaved, save_theme
-from cachetui.present.table_cells import SpecRows
+from cachetui.present.spec_table.table_cells import SpecRows
 
 if TYPE_CHECKING:  # what the first frame does not use is imported when first needed (start-up as felt)
     from cachetui.core.model.wanted import WantedDag
@@ -155,7 +155,7 @@ class CacheTuiApp(App[None]):
 
     @on(CopyMenuRequested)
     def _copy_menu_requested(self, event: CopyMenuRequested) -> None:
-        from cachetui.present.provenance_pane import signer_trusted
+        from cachetui.present.details.provenance_pane import signer_trusted
 
         self._copy_menu(event.spec, event.corpus, signer_trusted(event.signature, self.trusted_keys))
 

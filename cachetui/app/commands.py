@@ -18,7 +18,7 @@ from cachetui.core.query.sorting import SORT_COLUMNS
 from cachetui.core.spack.tags import is_whole_tag
 from cachetui.present.format import counted
 from cachetui.present.inert import inert
-from cachetui.present.table_layout import COLUMNS
+from cachetui.present.spec_table.table_layout import COLUMNS
 
 MAX_PACKAGE_HITS = 50
 # Every provider scores on one scale, so hits from packages, facets and actions sort together.

@@ -11,10 +11,10 @@ from textual.app import App
 
 from cachetui.app.dialogs.choice_dialog import ChoiceDialog
 from cachetui.app.dialogs.export_dialog import ExportDialog
-from cachetui.present.export import ExportExists, ExportRefused, export_specs
 from cachetui.present.format import counted
 from cachetui.present.inert import inert
-from cachetui.present.table_cells import SpecRows
+from cachetui.present.output.export import ExportExists, ExportRefused, export_specs
+from cachetui.present.spec_table.table_cells import SpecRows
 
 
 async def export_flow(app: App[None], suggested: str, rows: SpecRows, roots: Sequence[str]) -> None:

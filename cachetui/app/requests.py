@@ -12,7 +12,7 @@ from textual.message import Message
 
 from cachetui.core.load import Signature
 from cachetui.core.model.corpus import Corpus, SpecView
-from cachetui.present.table_cells import SpecRows
+from cachetui.present.spec_table.table_cells import SpecRows
 
 
 @dataclass

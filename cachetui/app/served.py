@@ -1,7 +1,7 @@
 """The browser as one web visitor's session of `cachetui serve` (textual-serve starts one process per tab).
 
 What changes for a visitor, who is not the server's user:
-- sources are named by label, never by the server's paths (`cachetui.present.served`);
+- sources are named by label, never by the server's paths (`cachetui.present.serve.served`);
 - `e` downloads the table in the visitor's browser (Textual's `deliver_text`); no prompt takes a path,
   and nothing is written to the server's disk;
 - copies go through OSC 52 only, which the page hands to the browser's clipboard; never to a
@@ -27,9 +27,9 @@ from cachetui.app.server_lifetime import end_with_server
 from cachetui.core.load import Provenance
 from cachetui.core.model.corpus import Corpus, Document
 from cachetui.core.model.records import MirrorOrigin
-from cachetui.present.export import export_format, export_text
 from cachetui.present.inert import inert
-from cachetui.present.served import (
+from cachetui.present.output.export import export_format, export_text
+from cachetui.present.serve.served import (
     ENVIRONMENT,
     DownloadRefused,
     Labels,
@@ -38,7 +38,7 @@ from cachetui.present.served import (
     download_name,
     served_corpus,
 )
-from cachetui.present.table_cells import SpecRows
+from cachetui.present.spec_table.table_cells import SpecRows
 
 EXPORT = "export"
 MIME_TYPES = {"csv": "text/csv", "json": "application/json"}

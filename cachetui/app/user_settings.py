@@ -1,6 +1,6 @@
 """The user's settings file as the app reads it: what the app knows to check it against, and loading it.
 
-`cachetui.present.settings` reads and checks the file without Textual; the binding ids and themes
+`cachetui.present.config.settings` reads and checks the file without Textual; the binding ids and themes
 it is checked against are the app's, gathered here from every screen's and widget's BINDINGS, so a
 binding added anywhere in the app can be remapped (and is listed by `cachetui config`) at once.
 """
@@ -22,8 +22,8 @@ from textual.keys import KEY_ALIASES, Keys, _character_to_key
 from textual.theme import BUILTIN_THEMES
 
 import cachetui.app
-from cachetui.present.key_views import VIEWS
-from cachetui.present.settings import Known, UserSettings, config_path, read_settings
+from cachetui.present.config.key_views import VIEWS
+from cachetui.present.config.settings import Known, UserSettings, config_path, read_settings
 
 
 @cache
@@ -74,11 +74,12 @@ def load_user_settings() -> UserSettings:
     return read_settings(config_path(), known())
 
 
-KNOWN_MODULE = Path(__file__).resolve().parent.parent / "present" / "app_keys.py"
+KNOWN_MODULE = Path(__file__).resolve().parent.parent / "present" / "config" / "app_keys.py"
 
 
 def known_module_text(found: Known) -> str:
-    """`present/app_keys.py` for these bindings and themes: what `cachetui config` checks against without Textual."""
+    """`present/config/app_keys.py` for these bindings and themes: what `cachetui config` checks against, without
+    Textual."""
     def mapping(values: Mapping[str, str]) -> str:
         return "".join(f"        {key!r}: {value!r},\n" for key, value in sorted(values.items()))
 
@@ -89,7 +90,7 @@ def known_module_text(found: Known) -> str:
         '"""The app\'s binding ids, keys and themes, and Textual\'s names of keys, for `cachetui config` to check '
         'settings\nwithout importing Textual.\n\nWritten by `python -m cachetui.app.user_settings` from the app\'s '
         'BINDINGS and Textual; a test\nfails when they differ.\n"""\n\n'
-        'from cachetui.present.key_views import VIEWS\nfrom cachetui.present.settings import Known\n\n',
+        'from cachetui.present.config.key_views import VIEWS\nfrom cachetui.present.config.settings import Known\n\n',
         f"KNOWN = Known(\n    bindings={{\n{mapping(found.bindings)}    }},\n",
         f"    themes=frozenset({{\n{names(found.themes)}    }}),\n    default_theme={found.default_theme!r},\n",
         f"    descriptions={{\n{mapping(found.descriptions)}    }},\n",

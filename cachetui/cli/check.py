@@ -10,7 +10,7 @@ from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS, NOTHING_LOADED, add_inp
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import Problem
 from cachetui.present.format import counted, problem_line
-from cachetui.present.writers import write_json
+from cachetui.present.output.writers import write_json
 
 
 def add_parser(subparsers: Any) -> None:

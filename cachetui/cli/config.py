@@ -9,10 +9,10 @@ from typing import Any
 from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS
 from cachetui.core.model.problems import PathNotFound, UnusableInput
 from cachetui.core.spack.words import echo
-from cachetui.present.app_keys import KNOWN
+from cachetui.present.config.app_keys import KNOWN
+from cachetui.present.config.settings import UserSettings, config_path, effective_toml, read_settings
+from cachetui.present.config.settings_declared import SOURCES
 from cachetui.present.inert import inert
-from cachetui.present.settings import UserSettings, config_path, effective_toml, read_settings
-from cachetui.present.settings_declared import SOURCES
 
 
 def add_parser(subparsers: Any) -> None:

@@ -18,8 +18,8 @@ from cachetui.cli.options import (
 )
 from cachetui.core.load import UnreadableWanted, read_wanted
 from cachetui.core.query.coverage import NOT_A_PREDICTION, coverage
-from cachetui.present.coverage_output import FORMATS, write_coverage, write_no_answer
 from cachetui.present.format import problem_line
+from cachetui.present.output.coverage_output import FORMATS, write_coverage, write_no_answer
 
 DESCRIPTION = f"""\
 Compare what you want installed (WANTED) with the binaries the SOURCEs hold, node by node.

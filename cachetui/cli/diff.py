@@ -20,8 +20,8 @@ from cachetui.core.model.fields import REGISTRY
 from cachetui.core.query.diff import Configuration, Diff, Side, configuration_parts, corpus_side, diff, tag_side
 from cachetui.core.query.filters import UnknownValue, resolve_package
 from cachetui.core.spack.words import counted
-from cachetui.present import table, writers
 from cachetui.present.inert import inert
+from cachetui.present.output import table, writers
 
 EXIT_SAME, EXIT_DIFFERENT = 0, 1
 FORMATS = ("table", "json", "csv")

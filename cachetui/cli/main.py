@@ -101,7 +101,7 @@ def browser_app(args: argparse.Namespace) -> CacheTuiApp:
     """The browser for a command line: its sources, else config.toml's, else the bundled sample."""
     from cachetui.app.app import CacheTuiApp  # Textual loads only when the browser opens
     from cachetui.app.user_settings import load_user_settings
-    from cachetui.present.settings_declared import SOURCES
+    from cachetui.present.config.settings_declared import SOURCES
 
     settings = load_user_settings()  # the browser's alone: no other command reads it
     sources = settings.settings[SOURCES]

@@ -28,7 +28,7 @@ from cachetui.core.spack.specquery import SpecQuery, VariantTerm
 from cachetui.core.spack.targets import archspec_names, host, known
 from cachetui.core.spack.variants import parse_variants
 from cachetui.present.inert import inert
-from cachetui.present.spec_output import FORMATS, write_no_answer, write_specs
+from cachetui.present.output.spec_output import FORMATS, write_no_answer, write_specs
 
 DESCRIPTION = """\
 Print the binaries that match. Filters combine as OR within one option and AND across options;

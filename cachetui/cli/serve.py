@@ -14,7 +14,7 @@ from cachetui.cli.served_hosts import SERVED_HOSTS, public_origin
 from cachetui.core.load import SPACK_MIRRORS, local_input
 from cachetui.present.format import counted
 from cachetui.present.inert import inert
-from cachetui.present.served import Labels, ServeConfig, source_labels
+from cachetui.present.serve.served import Labels, ServeConfig, source_labels
 
 
 def add_parser(subparsers: Any) -> None:

@@ -21,7 +21,7 @@ from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.query import Filters, Query, select
 from cachetui.core.query.resolve import QueryProblem
 from cachetui.present.inert import inert
-from cachetui.present.provenance import FORMATS, write_provenance
+from cachetui.present.output.provenance import FORMATS, write_provenance
 
 DESCRIPTION = f"""\
 Read each binary's signed record from the mirror it was loaded from and verify it against the keys

@@ -47,7 +47,7 @@ from cachetui.cli.serve_defaults import DEFAULT_IDLE_TIMEOUT_S
 from cachetui.cli.served_hosts import ServedHosts
 from cachetui.present.format import counted
 from cachetui.present.inert import inert
-from cachetui.present.served import ServeConfig, secure_context
+from cachetui.present.serve.served import ServeConfig, secure_context
 
 PAGE = "serve_page.html"  # beside this file, in the wheel too
 STOP_S = 5.0  # a session told to quit has this long before it is killed

@@ -6,7 +6,7 @@ Markup is never interpreted anywhere (the app builds Text objects, not markup),
 so `[bold]` needs no treatment here and stays literal.
 
 This is the one rule for every output: the screen, and every format a command or an export
-writes (`cachetui.present.writers`).
+writes (`cachetui.present.output.writers`).
 """
 
 from __future__ import annotations

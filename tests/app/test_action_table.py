@@ -8,7 +8,7 @@ from cachetui.app.commands import ActionCommands
 from cachetui.app.dialogs.help import HelpScreen
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.widgets.key_footer import KeyFooter
-from cachetui.present.browser_actions import ACTIONS, BrowserAction
+from cachetui.present.browse.browser_actions import ACTIONS, BrowserAction
 from tests.app.helpers import run_palette, sample_app, toggle_facet, wait_loaded
 
 # A throwaway row: it acts only while a filter narrows the answer.

@@ -20,7 +20,7 @@ from cachetui.app.widgets.coverage_view import CoverageDetail, CoverageFacet, Co
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.cli.main import browse_parser, main, wanted_of
 from cachetui.core.load import LoadOptions
-from cachetui.present.coverage_browsing import MARKS
+from cachetui.present.browse.coverage_browsing import MARKS
 from tests.app.helpers import run_palette, wait_compared, wait_loaded
 from tests.wanted_files import write_changed_environment
 

@@ -1,4 +1,4 @@
-"""The views config.toml's keymap is checked by (`present/key_views.py`) are what the app binds: in every
+"""The views config.toml's keymap is checked by (`present/config/key_views.py`) are what the app binds: in every
 screen and pane, the binding ids whose keys act at once are those of exactly one view, and each view is seen.
 A key the user moves onto another binding of the same view is then refused, and none of another view is."""
 
@@ -19,8 +19,8 @@ from cachetui.app.dialogs.tag_picker import TagPicker
 from cachetui.app.user_settings import app_bindings
 from cachetui.cli.main import browse_parser, wanted_of
 from cachetui.core.load import LoadOptions
-from cachetui.present.browser_actions import ACTIONS
-from cachetui.present.key_views import VIEWS, rows_acting
+from cachetui.present.browse.browser_actions import ACTIONS
+from cachetui.present.config.key_views import VIEWS, rows_acting
 from tests.wanted_files import write_changed_environment
 
 

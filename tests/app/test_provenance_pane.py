@@ -23,8 +23,8 @@ from cachetui.app.widgets.spec_detail import spec_detail
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.core.load import BinaryProvenance, Provenance, Signature, load_corpus
 from cachetui.core.query.spack_commands import TRUST_KEYS_COMMAND
+from cachetui.present.details.provenance_pane import CHECKING, PaneProvenance
 from cachetui.present.format import human_size
-from cachetui.present.provenance_pane import CHECKING, PaneProvenance
 from tests.app.helpers import sample_app, wait_for, wait_loaded
 from tests.dag_mirror import hash_of
 from tests.mirrors import MirrorServer, serve

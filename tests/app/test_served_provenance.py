@@ -11,7 +11,7 @@ from cachetui.app.served import ServedApp
 from cachetui.app.widgets import provenance_follower
 from cachetui.core.load import load_corpus
 from cachetui.core.query.spack_commands import TRUST_KEYS_COMMAND
-from cachetui.present.served import Labels, ServeConfig, ServedProvenance, served_corpus
+from cachetui.present.serve.served import Labels, ServeConfig, ServedProvenance, served_corpus
 from tests.app.test_provenance_pane import _pane, _rest_on
 from tests.dag_mirror import hash_of
 from tests.signed_mirror import Keys, write_v3

@@ -15,7 +15,7 @@ from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import StatusLine, render_status
 from cachetui.core.spack.targets import Host
-from cachetui.present.table_layout import COLUMNS
+from cachetui.present.spec_table.table_layout import COLUMNS
 from tests.app.helpers import type_query, wait_for, wait_loaded
 from tests.conftest import listing, spec_entry
 from tests.spec_tree import BINARIES, hash_of, write_tree

@@ -9,7 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label
 
 from cachetui.app.widgets.check_list import CheckList
-from cachetui.present.table_layout import COLUMNS
+from cachetui.present.spec_table.table_layout import COLUMNS
 
 DESCRIPTIONS = {
     "change": "change: added, removed or kept (compare mode, d)",

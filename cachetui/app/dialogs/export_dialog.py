@@ -18,9 +18,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
-from cachetui.present.export import ExportRefused, resolve_target
 from cachetui.present.format import counted
 from cachetui.present.inert import inert
+from cachetui.present.output.export import ExportRefused, resolve_target
 
 T = TypeVar("T")
 

@@ -15,7 +15,7 @@ from textual.widget import Widget
 
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.query import Query, facet_counts
-from cachetui.present.answer import View
+from cachetui.present.browse.answer import View
 from cachetui.present.inert import inert
 
 

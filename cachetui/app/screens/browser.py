@@ -1,7 +1,7 @@
 """The main screen: the query line over the body (package list, spec table, details, facets).
 
-It routes between three plain parts: the action table (`present/browser_actions.py`: keys, words,
-when each acts), the browsing state (`present/browsing.py`: where the user is, pure transitions)
+It routes between three plain parts: the action table (`present/browse/browser_actions.py`: keys, words,
+when each acts), the browsing state (`present/browse/browsing.py`: where the user is, pure transitions)
 and the body (`widgets/browser_body.py`: the panes' widths, focus and details). Events go into
 transitions; their effects and each answer flow down, one frozen state per widget; messages come up.
 """
@@ -38,11 +38,11 @@ from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.query import Query
 from cachetui.core.spack.specquery import looks_like_spec
 from cachetui.core.spack.targets import host
-from cachetui.present import browsing as go
-from cachetui.present.answer import Answer, View, compare_text, rows_to_show
-from cachetui.present.browser_actions import ACTIONS, KeyContext
-from cachetui.present.browsing import Browsing, Effects
-from cachetui.present.table_layout import HIDDEN_AT_FIRST
+from cachetui.present.browse import browsing as go
+from cachetui.present.browse.answer import Answer, View, compare_text, rows_to_show
+from cachetui.present.browse.browser_actions import ACTIONS, KeyContext
+from cachetui.present.browse.browsing import Browsing, Effects
+from cachetui.present.spec_table.table_layout import HIDDEN_AT_FIRST
 
 
 class BrowserScreen(Screen[None]):

@@ -15,7 +15,7 @@ from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import StatusLine
 from cachetui.core.model.corpus import Corpus
-from cachetui.present.answer import file_safe
+from cachetui.present.browse.answer import file_safe
 
 
 class BrowserRequests:

@@ -1,7 +1,7 @@
 """The browser's part for what `--want` named: the coverage view in place of the specs, and back.
 
 A plain part the browser screen holds (as it holds its answers and its action keys), so the screen
-stays routing: it hands the coverage view's keys (rows of `present/browser_actions.py`) to this,
+stays routing: it hands the coverage view's keys (rows of `present/browse/browser_actions.py`) to this,
 and asks it which view shows, what every key can do there (`key_context`) and which panes the help
 lists. A binary shown from the coverage view is a jump like one from the details (`DetailPane.Jump`):
 Backspace in the table goes back to where it was.
@@ -21,8 +21,8 @@ from cachetui.app.widgets.browser_body import BrowserBody
 from cachetui.app.widgets.detail_pane import DetailPane
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.core.model.corpus import Corpus
-from cachetui.present.browser_actions import KeyContext
-from cachetui.present.browsing import Browsing
+from cachetui.present.browse.browser_actions import KeyContext
+from cachetui.present.browse.browsing import Browsing
 
 if TYPE_CHECKING:  # the view, and coverage itself, load only when `--want` names something
     from cachetui.app.widgets.coverage_view import CoverageView

@@ -27,9 +27,9 @@ from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.core.model.corpus import Corpus, SpecView
 from cachetui.core.query.results import Results
 from cachetui.core.spack.specquery import looks_like_spec
-from cachetui.present.browser_actions import KeyContext
-from cachetui.present.browsing import Browsing
-from cachetui.present.table_cells import SpecRows
+from cachetui.present.browse.browser_actions import KeyContext
+from cachetui.present.browse.browsing import Browsing
+from cachetui.present.spec_table.table_cells import SpecRows
 
 # Pane -> the title on its top border; the focused pane's title and border light up.
 PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details", "#facets": "Facets"}

@@ -1,6 +1,6 @@
 """`--want`: the wanted DAG as a tree with each node's coverage, the status facet, and a node beside its nearest binary.
 
-One frozen `CoverageBrowsing` (present/coverage_browsing.py) comes down from the comparison; the tree, the facet
+One frozen `CoverageBrowsing` (present/browse/coverage_browsing.py) comes down from the comparison; the tree, the facet
 and the details each get their part of it. The tree and details are Line-API lists (a 1,000-node lockfile
 paints a screenful). The screen's keys (`screens/coverage_routes.py`) ask it for the selected node's binary
 and its copy menu; what is copied goes up to the app as any copy does (`CopyRequested`).
@@ -37,9 +37,16 @@ from cachetui.core.query.coverage import (
     Difference,
     coverage,
 )
-from cachetui.present.browser_actions import KeyContext
-from cachetui.present.coverage_browsing import FACET_TITLE, MARKS, MEANINGS, CoverageBrowsing, compared, status_toggled
-from cachetui.present.coverage_detail import UNKNOWN, NodeDetail, node_copy_choices, node_detail
+from cachetui.present.browse.browser_actions import KeyContext
+from cachetui.present.browse.coverage_browsing import (
+    FACET_TITLE,
+    MARKS,
+    MEANINGS,
+    CoverageBrowsing,
+    compared,
+    status_toggled,
+)
+from cachetui.present.details.coverage_detail import UNKNOWN, NodeDetail, node_copy_choices, node_detail
 from cachetui.present.format import counted
 from cachetui.present.inert import inert
 

@@ -22,9 +22,9 @@ from cachetui.core.spack.deptypes import deptype_names
 from cachetui.core.spack.hashes import hash_reference, is_valid_hash
 from cachetui.core.spack.tags import named_stacks
 from cachetui.core.spack.variants import parse_variants
+from cachetui.present.details.provenance_pane import FAIL, GOOD, QUIET, WARN, PaneProvenance, provenance_rows
 from cachetui.present.format import counted, describe_variant, display_path, human_size
 from cachetui.present.inert import inert
-from cachetui.present.provenance_pane import FAIL, GOOD, QUIET, WARN, PaneProvenance, provenance_rows
 
 LABEL_WIDTH = 9
 INDENT = 2

@@ -22,7 +22,7 @@ from cachetui.app.widgets.detail_pane import DetailPane, SpecDetail
 from cachetui.core.load import Provenance, Signature
 from cachetui.core.load.provenance import KEPT
 from cachetui.core.spack.words import one_line
-from cachetui.present.provenance_pane import PENDING, PaneProvenance
+from cachetui.present.details.provenance_pane import PENDING, PaneProvenance
 
 REST_S = 0.2  # the cursor has rested: longer than a held key's repeat, shorter than a reader notices
 

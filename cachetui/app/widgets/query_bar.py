@@ -24,7 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from cachetui.core.spack.specquery import looks_like_spec
-from cachetui.present.browsing import Effects
+from cachetui.present.browse.browsing import Effects
 from cachetui.present.fit import wrapped
 from cachetui.present.inert import inert
 

@@ -13,9 +13,9 @@ from rich.text import Text
 from cachetui.present.apart import cut_middle
 from cachetui.present.fit import fit
 from cachetui.present.inert import inert
-from cachetui.present.table_cells import CHANGE_TEXT, SpecRows, cell_getters, cut_cells
-from cachetui.present.table_layout import GAP
-from cachetui.present.table_plan import Plan, differs_getter, measure, plan
+from cachetui.present.spec_table.table_cells import CHANGE_TEXT, SpecRows, cell_getters, cut_cells
+from cachetui.present.spec_table.table_layout import GAP
+from cachetui.present.spec_table.table_plan import Plan, differs_getter, measure, plan
 
 CHANGE_STYLE = {"added": "green", "removed": "red", "kept": "dim", "": ""}
 

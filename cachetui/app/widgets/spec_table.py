@@ -24,8 +24,8 @@ from cachetui.app.widgets.spec_rows import ColumnRows, FindRows, RowSource, slid
 from cachetui.core.model.recent import Recent
 from cachetui.core.query.sorting import SORT_COLUMNS
 from cachetui.present.inert import inert
-from cachetui.present.table_cells import SpecRows
-from cachetui.present.table_layout import HIDDEN_AT_FIRST
+from cachetui.present.spec_table.table_cells import SpecRows
+from cachetui.present.spec_table.table_layout import HIDDEN_AT_FIRST
 
 SCROLL_STEP = 8  # cells moved by Left/Right on the common line and the find view
 

@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.query import Query
-from cachetui.present.answer import runs_on_text
+from cachetui.present.browse.answer import runs_on_text
 from cachetui.present.format import counted
 from cachetui.present.inert import inert
 

@@ -80,7 +80,7 @@ class Output:
 
 @dataclass(frozen=True)
 class Column:
-    """A column of the spec table, in the registry's order; what `cachetui.present.table_layout` lays out."""
+    """A column of the spec table, in the registry's order; what `cachetui.present.spec_table.table_layout` lays out."""
 
     key: str
     title: str
@@ -162,7 +162,7 @@ BUILTIN = (
           Option("a tag (snapshot) of the sources, e.g. develop", 0), Output("tag", 1),
           Column("tag", "tag", 6, 7, 18, flexible=True, middle=True),  # develop-2025-04-20: kept apart at the end
           Spelling("tag={}", 5), BY_VALUES),
-    Field("dependencies", spelling=Spelling("{}", 7)),  # ^zlib@1.3.1/abc1234 (see cachetui.present.table_plan)
+    Field("dependencies", spelling=Spelling("{}", 7)),  # ^zlib@1.3.1/abc1234 (see present/spec_table/table_plan.py)
 )
 
 

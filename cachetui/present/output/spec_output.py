@@ -1,6 +1,6 @@
 """Write specs as a table, JSON, CSV or `spack find -lv` text.
 
-Every format goes through an inert writer (`cachetui.present.writers`, `table`): table, `spack`
+Every format goes through an inert writer (`cachetui.present.output.writers`, `table`): table, `spack`
 text and CSV show control characters as visible escapes, JSON as JSON escapes (the lossless form).
 """
 
@@ -18,8 +18,8 @@ from cachetui.core.query.spack_find import FindLine, find_lines
 from cachetui.core.spack.deptypes import deptype_names
 from cachetui.core.spack.tags import named_stacks
 from cachetui.present.format import human_size
-from cachetui.present.table import write_table
-from cachetui.present.writers import write_csv, write_json, write_lines
+from cachetui.present.output.table import write_table
+from cachetui.present.output.writers import write_csv, write_json, write_lines
 
 FORMATS = ("table", "json", "csv", "spack")
 # The fields of a record, declared with each field of a spec (cachetui.core.model.fields), in their order.

@@ -20,7 +20,7 @@ from cachetui.core.query.query import Query, RunsOn, match
 from cachetui.core.query.resolve import QueryProblem
 from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query, refusal
 from cachetui.core.spack.targets import Host
-from cachetui.present.answer import View
+from cachetui.present.browse.answer import View
 
 SHOWN_WHOLE = "Query and filters cleared to show it."
 

@@ -22,11 +22,11 @@ from types import MappingProxyType
 from typing import Any, Generic, Literal, TypeVar, cast
 
 from cachetui.core.spack.words import ECHO_LIMIT, echo
+from cachetui.present.config.key_names import key_problem, keys_of
+from cachetui.present.config.key_views import KeyView
+from cachetui.present.config.toml_lines import KeyPath, toml_string
 from cachetui.present.inert import inert
-from cachetui.present.key_names import key_problem, keys_of
-from cachetui.present.key_views import KeyView
-from cachetui.present.table_layout import COLUMNS, HIDDEN_AT_FIRST
-from cachetui.present.toml_lines import KeyPath, toml_string
+from cachetui.present.spec_table.table_layout import COLUMNS, HIDDEN_AT_FIRST
 
 T = TypeVar("T")
 

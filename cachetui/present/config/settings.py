@@ -26,8 +26,7 @@ from typing import Any
 
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.spack.words import counted, echo
-from cachetui.present.inert import inert
-from cachetui.present.settings_declared import (
+from cachetui.present.config.settings_declared import (
     SETTINGS,
     Known,
     Reason,
@@ -37,7 +36,8 @@ from cachetui.present.settings_declared import (
     not_one_of,
     toml_line,
 )
-from cachetui.present.toml_lines import DEPTH, KeyPath, deep_key, dotted, key_lines, line_of, toml_lines
+from cachetui.present.config.toml_lines import DEPTH, KeyPath, deep_key, dotted, key_lines, line_of, toml_lines
+from cachetui.present.inert import inert
 
 MAX_BYTES = 1 << 20  # a settings file written by hand is a few hundred bytes
 ALL_DEFAULT = "every setting is its default"

@@ -1,7 +1,7 @@
 """The spec table's columns, and which of them fit a width: pure, so it is tested without a terminal.
 
 The table measures an answer into `Fill`s (how wide each column's cells are, whether they tell any
-rows apart); `lay_out` decides what a width holds. `cachetui.present.table_plan` tries a few
+rows apart); `lay_out` decides what a width holds. `cachetui.present.spec_table.table_plan` tries a few
 layouts and keeps the one that tells the most rows apart.
 """
 

@@ -19,8 +19,8 @@ from cachetui.core.query.coverage import HIT, Coverage, Difference, NodeCoverage
 from cachetui.core.query.spack_commands import install_command
 from cachetui.core.spack.hashes import hash_reference
 from cachetui.core.spack.variants import atom_name, canonical_variant
-from cachetui.present.coverage_output import UNKNOWN
 from cachetui.present.inert import inert
+from cachetui.present.output.coverage_output import UNKNOWN
 
 
 @dataclass(frozen=True, slots=True)

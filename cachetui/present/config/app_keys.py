@@ -5,8 +5,8 @@ Written by `python -m cachetui.app.user_settings` from the app's BINDINGS and Te
 fails when they differ.
 """
 
-from cachetui.present.key_views import VIEWS
-from cachetui.present.settings import Known
+from cachetui.present.config.key_views import VIEWS
+from cachetui.present.config.settings import Known
 
 KNOWN = Known(
     bindings={

@@ -4,7 +4,7 @@ Each applies `inert`'s rule (`cachetui.present.inert`) whatever the output is: a
 a pipe, a file or a download, since a file is shown on a terminal sooner or later (`cat f`).
 - Text lines and CSV cells show each unsafe character as its visible escape (`\\x1b`), as the
   screen does; a CSV cell therefore never holds a raw CR or line break either. Plain-text
-  tables are written by `cachetui.present.table.write_table`, which makes each cell inert too.
+  tables are written by `cachetui.present.output.table.write_table`, which makes each cell inert too.
 - JSON is the lossless form: every non-ASCII character and every control comes out as a JSON
   escape (`\\u001b`, `\\u009b`, `\\u202e`), which parses back to the exact value. That escapes
   every character the rule calls unsafe (all are controls or non-ASCII) and, being ASCII,

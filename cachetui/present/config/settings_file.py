@@ -15,7 +15,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from cachetui.present.toml_lines import key_lines, toml_lines, toml_string
+from cachetui.present.config.toml_lines import key_lines, toml_lines, toml_string
 
 
 class ThemeNotSaved(Exception):

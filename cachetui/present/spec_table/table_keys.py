@@ -16,8 +16,8 @@ import numpy as np
 
 from cachetui.core.model.corpus import RAW_VARIANTS, Corpus
 from cachetui.core.model.fields import DERIVED, MULTI, REGISTRY, SINGLE
-from cachetui.present.separate import separating
-from cachetui.present.table_cells import SpecRows
+from cachetui.present.spec_table.separate import separating
+from cachetui.present.spec_table.table_cells import SpecRows
 
 WHOLE_ROWS = 50_000  # above, every n-th row: the numbers cost what this many rows cost
 DEPENDENCY_ROWS = 2_000  # rows alike but for their dependencies whose dependencies are read, to name them

@@ -15,7 +15,7 @@ from cachetui.core.query.query import Query, RunsOn
 from cachetui.core.query.resolve import QueryProblem
 from cachetui.core.query.results import Results, package_counts_for, results_for
 from cachetui.core.query.spack_find import find_layout
-from cachetui.present.table_cells import SpecRows
+from cachetui.present.spec_table.table_cells import SpecRows
 
 # Package counts for this many queries are kept: moving between packages keeps the query's
 # filters, so its counts are asked for again and again.

@@ -1,7 +1,7 @@
 """The details pane's provenance section, in rows of words: one binary's signature, signer, size and download.
 
 Pure (no Textual, no Rich): the app styles each row by its `tone`. The facts and their words are the
-ones `cachetui verify` prints (`present/provenance.py`), so the pane and the CLI cannot disagree.
+ones `cachetui verify` prints (`present/output/provenance.py`), so the pane and the CLI cannot disagree.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from cachetui.core.load import BinaryProvenance, ClosureDownload, Signature
 from cachetui.core.load.provenance import BAD, UNKNOWN_KEY, UNSIGNED, VERIFIED
 from cachetui.core.spack.hashes import hash_reference
 from cachetui.present.format import human_size
-from cachetui.present.provenance import closure_words, expiry_cell, signature_words
+from cachetui.present.output.provenance import closure_words, expiry_cell, signature_words
 
 CHECKING = "checking signature…"
 COUNTING = "counting what it downloads…"

@@ -1,7 +1,7 @@
 """Provenance in words and records: one rule for `cachetui verify` and the browser's details.
 
 Every value a mirror wrote (user IDs, reasons naming its locations) goes out through the inert
-writers (`present/writers.py`, `present/table.py`).
+writers (`present/output/writers.py`, `present/output/table.py`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any, TextIO
 from cachetui.core.load import BinaryProvenance, ClosureDownload, Signature
 from cachetui.core.spack.words import counted
 from cachetui.present.format import human_size
-from cachetui.present.table import write_table
-from cachetui.present.writers import write_json
+from cachetui.present.output.table import write_table
+from cachetui.present.output.writers import write_json
 
 FORMATS = ("table", "json")
 # `verify`'s table: a binary's column -> its cell (a binary's own fields, not a spec's: it names no registry field).

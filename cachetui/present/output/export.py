@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cachetui.core.model.corpus import Corpus
-from cachetui.present.spec_output import write_specs
+from cachetui.present.output.spec_output import write_specs
 
 
 class ExportRefused(Exception):

@@ -20,9 +20,9 @@ from cachetui.core.model.fields import REGISTRY, RegistryView
 from cachetui.core.spack.hashes import hash_reference
 from cachetui.present.fit import fit
 from cachetui.present.inert import inert
-from cachetui.present.separate import alike_pairs, evenness, separating
-from cachetui.present.siblings import Siblings
-from cachetui.present.table_cells import (
+from cachetui.present.spec_table.separate import alike_pairs, evenness, separating
+from cachetui.present.spec_table.siblings import Siblings
+from cachetui.present.spec_table.table_cells import (
     SPELLING,
     Getter,
     SpecRows,
@@ -31,8 +31,8 @@ from cachetui.present.table_cells import (
     differs_text,
     some_not_installable,
 )
-from cachetui.present.table_keys import Keys, keyed, row_keys, still_alike, varying_dependencies
-from cachetui.present.table_layout import COLUMN, COLUMNS, GAP, Column, Fill, Layout, lay_out
+from cachetui.present.spec_table.table_keys import Keys, keyed, row_keys, still_alike, varying_dependencies
+from cachetui.present.spec_table.table_layout import COLUMN, COLUMNS, GAP, Column, Fill, Layout, lay_out
 
 SAMPLE_ROWS = 400  # an answer is measured over this many rows spread over it
 UNKNOWN_CELLS = frozenset({"", "-", "?"})  # a column of only these says nothing about any row

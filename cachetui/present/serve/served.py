@@ -23,8 +23,8 @@ from cachetui.core.model.problems import LoadReport
 from cachetui.core.model.records import MirrorOrigin
 from cachetui.core.model.tables import ReadOnDemand
 from cachetui.core.query.spack_commands import mirror_of, without_credentials
-from cachetui.present.answer import file_safe
-from cachetui.present.export import FORMATS as EXPORT_FORMATS
+from cachetui.present.browse.answer import file_safe
+from cachetui.present.output.export import FORMATS as EXPORT_FORMATS
 
 ENVIRONMENT = "CACHETUI_SERVED"
 # An absolute path with at least two parts, not inside a URL (`https://h/x`) nor a word (`and/or`).

@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields, replace
 from itertools import product
 from typing import Any
 
-from cachetui.present.browser_actions import ACTIONS, BrowserAction, KeyContext
+from cachetui.present.browse.browser_actions import ACTIONS, BrowserAction, KeyContext
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from cachetui.core.query.common import Common, common_to
-from cachetui.present.table_cells import SpecRows, differing_variants
+from cachetui.present.spec_table.table_cells import SpecRows, differing_variants
 
 
 class Siblings:

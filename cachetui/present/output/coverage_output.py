@@ -1,4 +1,5 @@
-"""`coverage` as a table, JSON or CSV, each through the inert writers (`present/writers.py`, `present/table.py`).
+"""`coverage` as a table, JSON or CSV, each through the inert writers (`present/output/writers.py`,
+`present/output/table.py`).
 
 JSON is one list, an object per wanted node; CSV one row per difference (a node without one: one row, its
 difference cells empty); the table one line per node, then `NOT_A_PREDICTION` when a node is reusable,
@@ -13,8 +14,8 @@ from typing import Any, TextIO
 
 from cachetui.core.query.coverage import NOT_A_PREDICTION, Coverage, Difference, NodeCoverage, RootCoverage
 from cachetui.core.spack.hashes import short_hash
-from cachetui.present.table import write_table
-from cachetui.present.writers import write_csv, write_json, write_lines
+from cachetui.present.output.table import write_table
+from cachetui.present.output.writers import write_csv, write_json, write_lines
 
 FORMATS = ("table", "json", "csv")
 # A CSV row is a wanted node's cells, then one difference's (empty when its nearest differs in nothing):
