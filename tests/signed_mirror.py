@@ -189,6 +189,15 @@ def write_v2(root: Path, keys: Keys) -> Path:
     return root
 
 
+def write_both(root: Path, keys: Keys) -> dict[str, Path]:
+    """The DAG as a layout-v3 and a layout-v2 mirror, in `root`/v3 and `root`/v2."""
+    built = {}
+    for layout, write in (("v3", write_v3), ("v2", write_v2)):
+        (root / layout).mkdir()
+        built[layout] = write(root / layout, keys)
+    return built
+
+
 def tarball_sizes(*names: str) -> int:
     return sum(len(tarball(name)) for name in names)
 

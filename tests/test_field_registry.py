@@ -8,10 +8,8 @@ import csv
 import io
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
 import pytest
 import yaml
 
@@ -19,15 +17,17 @@ import cachetui
 from cachetui.app.widgets.facet_panel import FacetState, Kind, facet_entries
 from cachetui.cli.main import main
 from cachetui.core.load.sample import sample_path
-from cachetui.core.load.sources.site.loader import load_paths
-from cachetui.core.model.build import build_corpus
 from cachetui.core.model.corpus import Corpus
-from cachetui.core.model.fields import BUILTIN, DERIVED, REGISTRY, Column, Derivation, Facet, Field, Option, Output
+from cachetui.core.model.fields import BUILTIN, Field
 from cachetui.core.query.query import Query, all_facet_counts
 from cachetui.core.query.results import results_for
 from cachetui.present.spec_table.table_cells import SpecRows
 from cachetui.present.spec_table.table_layout import COLUMNS
 from cachetui.present.spec_table.table_plan import measure, plan
+from tests import throwaway_field
+from tests.throwaway_field import DIGIT, LETTER, start_of
+
+registered, corpus = throwaway_field.registered, throwaway_field.corpus  # its fixtures, for this module's tests
 
 PACKAGE = Path(cachetui.__file__).parent
 
@@ -98,42 +98,6 @@ def test_every_exempt_file_still_exists() -> None:
     assert [name for name in sorted(EXEMPT_FILES) if not (PACKAGE / name).is_file()] == []
 
 
-DIGIT, LETTER = "digit", "letter"  # Spack writes hashes in base32: a-z, 2-7
-
-
-def hash_start(corpus: Corpus) -> np.ndarray:
-    """Per spec, 0 when its hash starts with a digit, else 1 (ids into DIGIT, LETTER)."""
-    return np.fromiter((h[0].isalpha() for h in corpus.hashes), dtype=np.int32, count=corpus.n_specs)
-
-
-def start_of(hash_: str) -> str:
-    return LETTER if hash_[0].isalpha() else DIGIT
-
-
-# A configuration field too: two builds alike but for it are two configurations, so `diff` counts them apart.
-THROWAWAY = Field(
-    "hash_start",
-    Facet(DERIVED, "Hash starts with", 10, derive=Derivation((DIGIT, LETTER), hash_start)),
-    Option("digit or letter: how the hash starts", 9),
-    Output("hash_start", 12),
-    Column("hash_start", "hash starts", 11, 6, 11),
-    configuration=True,
-)
-
-
-@pytest.fixture
-def registered() -> Iterator[Field]:
-    REGISTRY.register(THROWAWAY)
-    try:
-        yield THROWAWAY
-    finally:
-        REGISTRY.unregister(THROWAWAY.name)
-
-
-@pytest.fixture
-def corpus(registered: Field) -> Corpus:
-    result = load_paths([sample_path()])
-    return build_corpus(result.documents, result.report)
 
 
 def test_a_throwaway_field_is_a_column_the_table_lays_out(corpus: Corpus) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -17,51 +16,18 @@ from cachetui.core.load.sources.site.loader import load_paths
 from cachetui.core.model.build import build_corpus
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.fields import (
-    DERIVED,
     REGISTRY,
     SINGLE,
-    Column,
-    Derivation,
     Facet,
     Field,
-    Option,
-    Output,
 )
 from cachetui.core.query.query import Query, all_facet_counts, match
 from cachetui.present.spec_table.table_cells import SpecRows, cell_getters
 from cachetui.present.spec_table.table_layout import COLUMN, COLUMNS
+from tests import throwaway_field
+from tests.throwaway_field import DIGIT, LETTER, THROWAWAY
 
-DIGIT, LETTER = "digit", "letter"  # Spack writes hashes in base32: a-z, 2-7
-
-
-def hash_start(corpus: Corpus) -> np.ndarray:
-    """Per spec, 0 when its hash starts with a digit, else 1 (ids into DIGIT, LETTER)."""
-    return np.fromiter((h[0].isalpha() for h in corpus.hashes), dtype=np.int32, count=corpus.n_specs)
-
-
-THROWAWAY = Field(
-    "hash_start",
-    Facet(DERIVED, "Hash starts with", 10, derive=Derivation((DIGIT, LETTER), hash_start)),
-    Option("digit or letter: how the hash starts", 9),
-    Output("hash_start", 12),
-    Column("hash_start", "hash starts", 11, 6, 11),
-)
-
-
-@pytest.fixture
-def registered() -> Iterator[Field]:
-    REGISTRY.register(THROWAWAY)
-    try:
-        yield THROWAWAY
-    finally:
-        REGISTRY.unregister(THROWAWAY.name)
-
-
-@pytest.fixture
-def corpus(registered: Field) -> Corpus:
-    """The sample, built while the throwaway field is registered."""
-    result = load_paths([sample_path()])
-    return build_corpus(result.documents, result.report)
+registered, corpus = throwaway_field.registered, throwaway_field.corpus  # its fixtures, for this module's tests
 
 
 def expected(corpus: Corpus) -> dict[str, int]:

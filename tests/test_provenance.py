@@ -21,9 +21,7 @@ from cachetui.core.load.provenance import MAX_RECORD_BYTES
 from cachetui.core.model.corpus import Corpus
 from tests.dag_mirror import hash_of
 from tests.mirrors import serve
-from tests.signed_mirror import ARCH, COMPILER, EXPIRED, RECORDS, Keys, tarball, tarball_sizes, write_v2, write_v3
-
-WRITERS = {"v3": write_v3, "v2": write_v2}
+from tests.signed_mirror import ARCH, COMPILER, EXPIRED, RECORDS, Keys, tarball, tarball_sizes, write_both
 
 
 @pytest.fixture(scope="module")
@@ -33,12 +31,7 @@ def keys() -> Keys:
 
 @pytest.fixture(scope="module")
 def mirrors(tmp_path_factory: pytest.TempPathFactory, keys: Keys) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("signed")
-    built = {}
-    for layout, write in WRITERS.items():
-        (root / layout).mkdir()
-        built[layout] = write(root / layout, keys)
-    return built
+    return write_both(tmp_path_factory.mktemp("signed"), keys)
 
 
 @pytest.fixture(scope="module")

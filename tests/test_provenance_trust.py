@@ -23,7 +23,7 @@ from cachetui.core.load.provenance.keys import MAX_KEY_BYTES, MAX_KEYS_BYTES, pu
 from cachetui.core.load.provenance.signature import Keyring, read_keys, verify
 from cachetui.core.load.sources.clearsigned import cleartext
 from tests.dag_mirror import hash_of
-from tests.signed_mirror import ARCH, COMPILER, EXPIRED, RECORDS, Keys, clearsign, write_v2, write_v3
+from tests.signed_mirror import ARCH, COMPILER, EXPIRED, RECORDS, Keys, clearsign, write_both
 
 CLEAR = pysequoia.SignatureMode.CLEAR
 
@@ -35,12 +35,7 @@ def keys() -> Keys:
 
 @pytest.fixture(scope="module")
 def mirrors(tmp_path_factory: pytest.TempPathFactory, keys: Keys) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("trust")
-    built = {}
-    for layout, write in (("v3", write_v3), ("v2", write_v2)):
-        (root / layout).mkdir()
-        built[layout] = write(root / layout, keys)
-    return built
+    return write_both(tmp_path_factory.mktemp("trust"), keys)
 
 
 def _verify(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[dict], str]:
