@@ -98,3 +98,20 @@ def test_any_record_gets_one_of_the_five_values_with_expired_only_when_verified(
     assert (signature.expired is None) == (signature.outcome != VERIFIED)
     assert (text is not None) == (signature.outcome == VERIFIED)
     assert signature.outcome == VERIFIED or signature.reason
+
+
+_START = RECORD.index(b"-----BEGIN PGP SIGNATURE-----")
+SIGNATURE_PACKET = bytes(pysequoia.Sig.from_bytes(RECORD[_START:]))
+
+
+def _rearmoured(packet: bytes) -> bytes:
+    """The record with its signature packet replaced, armoured anew: the armour's checksum holds, so what is
+    tried is the packet's fields (a digest, a time, an issuer no key has), not the base64 around them."""
+    return RECORD[:_START] + pysequoia.armor(packet, pysequoia.ArmorKind.Signature).encode()
+
+
+@FUZZ
+@given(_mutated(SIGNATURE_PACKET).map(_rearmoured))
+def test_any_signature_packet_gets_one_of_the_five_values(record: bytes) -> None:
+    signature, text = verify(record, Keyring(tuple(read_keys(str(CERT).encode())[0])))
+    assert signature.outcome in OUTCOMES and (text is not None) == (signature.outcome == VERIFIED)

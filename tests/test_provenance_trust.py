@@ -21,6 +21,7 @@ from cachetui.core.load import Provenance, load_corpus
 from cachetui.core.load.provenance import keys as key_reading
 from cachetui.core.load.provenance.keys import MAX_KEY_BYTES, MAX_KEYS_BYTES, published_keys
 from cachetui.core.load.provenance.signature import Keyring, read_keys, verify
+from cachetui.core.load.provenance.named import named_by, names_other
 from cachetui.core.load.sources.clearsigned import cleartext
 from tests.dag_mirror import hash_of
 from tests.signed_mirror import ARCH, COMPILER, EXPIRED, RECORDS, Keys, clearsign, write_both
@@ -80,17 +81,28 @@ def test_zlibs_signed_record_copied_over_anothers_is_bad_in_verifys_json_and_tab
     assert " bad " in row and row.rstrip().endswith(said)
 
 
-def test_a_v3_record_whose_spec_blob_is_gone_is_unchecked_never_verified(mirrors: dict[str, Path],
-                                                                         tmp_path: Path) -> None:
+def _spec_blob_of(record: Path) -> str:
+    checksum = next(e["checksum"] for e in json.loads(cleartext(record.read_bytes()))["data"] if "spec" in e["mediaType"])
+    return f"blobs/sha256/{checksum[:2]}/{checksum}"
+
+
+def _v3_record(root: Path, name: str) -> Path:
+    version = RECORDS[name][0]
+    return root / "v3" / "manifests" / "spec" / name / f"{name}-{version}-{hash_of(name)}.spec.manifest.json"
+
+
+@pytest.mark.parametrize("swapped", [False, True])
+def test_a_v3_record_whose_spec_blob_is_gone_is_unchecked_with_no_size(mirrors: dict[str, Path], tmp_path: Path,
+                                                                        swapped: bool) -> None:
+    """Its own record, or zlib's copied over it: which binary it is about is unknown, so is whose size it gives."""
     root = Path(shutil.copytree(mirrors["v3"], tmp_path / "v3"))
+    name = "swapped" if swapped else "zlib"
+    (root / _spec_blob_of(_v3_record(root, name))).unlink()
     corpus = load_corpus([str(root)])
-    (zlib,) = corpus.occurrences(hash_of("zlib"))
-    text = (root / "v3" / "manifests" / "spec" / "zlib" / f"zlib-1.3-{hash_of('zlib')}.spec.manifest.json").read_bytes()
-    checksum = next(e["checksum"] for e in json.loads(cleartext(text))["data"] if "spec" in e["mediaType"])
-    (root / "blobs" / "sha256" / checksum[:2] / checksum).unlink()
-    signature = Provenance(corpus).binary(zlib).signature
-    assert signature.outcome == "unchecked"
-    assert signature.reason.startswith("the signature is good, but which binary the record is about cannot be read")
+    (spec,) = corpus.occurrences(hash_of(name))
+    found = Provenance(corpus).binary(spec)
+    assert (found.signature.outcome, found.size) == ("unchecked", None)
+    assert found.signature.reason.startswith("which binary the signed record is about cannot be read: its spec blob")
 
 
 def test_a_signed_record_that_names_no_binary_is_bad(mirrors: dict[str, Path], keys: Keys, tmp_path: Path) -> None:
@@ -102,6 +114,31 @@ def test_a_signed_record_that_names_no_binary_is_bad(mirrors: dict[str, Path], k
     found = Provenance(corpus).binary(zlib)
     assert (found.signature.outcome, found.size) == ("bad", None)
     assert found.signature.reason.startswith("a signed record that names no binary")
+
+
+@pytest.mark.parametrize("root_node, filed_as", [
+    ({"name": "zlib", "version": "1.3", "hash": "b" * 32}, ("zlib", "1.3", "a" * 32)),  # a rebuild: hash alone
+    ({"name": "zlib", "version": "1.3.1", "hash": "a" * 32}, ("zlib", "1.3", "a" * 32)),  # version alone
+    ({"name": "zlib", "version": "==1.3", "hash": "a" * 32}, ("zlib", "1.3", "a" * 32)),  # one `=` is Spack's
+    ({"name": "zlib-ng", "version": "1.3", "hash": "a" * 32}, ("zlib", "1.3", "a" * 32)),  # name alone
+])
+def test_a_record_naming_another_binary_in_any_one_part_names_another(root_node: dict, filed_as: tuple) -> None:
+    named = named_by(json.dumps({"spec": {"_meta": {"version": 5}, "nodes": [root_node]}}).encode())
+    assert named is not None and names_other(*filed_as, named)
+    same = named_by(json.dumps({"spec": {"nodes": [{**root_node, **dict(zip(("name", "version", "hash"),
+                                                                                 ("zlib", "=1.3", "a" * 32)))}]}}).encode())
+    assert same is not None and not names_other(*filed_as, same)
+
+
+def test_a_record_naming_a_huge_package_is_said_cut(keys: Keys, mirrors: dict[str, Path], tmp_path: Path) -> None:
+    root = _v2_copy(mirrors, tmp_path)
+    record = root / "build_cache" / f"{ARCH}-{COMPILER}-zlib-1.3-{hash_of('zlib')}.spec.json.sig"
+    huge = {"spec": {"nodes": [{"name": "z" * 100_000, "version": "1", "hash": hash_of("zlib")}]}}
+    record.write_bytes(clearsign(keys.published, json.dumps(huge).encode()))
+    corpus = load_corpus([str(root)])
+    (zlib,) = corpus.occurrences(hash_of("zlib"))
+    reason = Provenance(corpus).binary(zlib).signature.reason
+    assert reason.startswith("a signed record of zzz") and len(reason) < 200 and "(100000 characters)" in reason
 
 
 # -- 2. the reason says what happened ----------------------------------------------------------------------
@@ -159,6 +196,39 @@ def test_a_signed_text_holding_a_dash_escaped_armour_line_verifies_and_reads_who
     signature, verified_text = verify(record, _keyring(keys.cert))
     assert signature.outcome == "verified" and verified_text == text
     assert cleartext(record).rstrip(b"\n") == text.rstrip(b"\n")
+
+
+def _with_unknown_digest(record: bytes) -> bytes:
+    """The record with its signature packet's hash algorithm byte set to one no standard names (202)."""
+    start = record.index(b"-----BEGIN PGP SIGNATURE-----")
+    packet = bytearray(bytes(pysequoia.Sig.from_bytes(record[start:])))
+    assert packet[0] == 0xC2 and packet[2] == 4  # a new-format signature packet, one length byte, version 4
+    packet[5] = 202
+    return record[:start] + pysequoia.armor(bytes(packet), pysequoia.ArmorKind.Signature).encode()
+
+
+def test_a_signature_naming_an_unknown_digest_costs_only_its_record(mirrors: dict[str, Path], keys: Keys,
+                                                                    tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Sequoia raises reading such a field: that record is bad, and every other one is still checked."""
+    root = _v2_copy(mirrors, tmp_path)
+    record = root / "build_cache" / f"{ARCH}-{COMPILER}-zlib-1.3-{hash_of('zlib')}.spec.json.sig"
+    record.write_bytes(_with_unknown_digest(record.read_bytes()))
+    code, rows, err = _verify(capsys, str(root), "--spec", "app", "--closure")
+    assert code == 1 and "Traceback" not in err
+    assert {r["package"]: r["signature"] for r in rows} == \
+        {"app": "verified", "zlib": "bad", "libc3": "verified", "tool": "verified"}
+
+
+def test_a_second_copy_of_a_key_is_merged_never_dropped(mirrors: dict[str, Path], keys: Keys, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """The key file holds the key, then the same key with its revocation: the revocation counts."""
+    revoked = keys.cert.merge(pysequoia.Cert.from_bytes(bytes(keys.cert) + bytes(keys.cert.revoke(
+        keys.published.certifier()))))
+    root = _v2_copy(mirrors, tmp_path)
+    _publish_v2(root, {keys.cert.fingerprint.upper(): str(keys.cert).encode() + str(revoked).encode()})
+    _, rows, _ = _verify(capsys, str(root), "--spec", "zlib")
+    assert [(r["signature"], r["reason"]) for r in rows] == [("bad", "key revoked")]
 
 
 # -- 3. one bad key costs only itself ----------------------------------------------------------------------

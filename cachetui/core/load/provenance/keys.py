@@ -24,8 +24,9 @@ from typing import Any
 from cachetui.core.load.provenance.signature import (
     Keyring,
     KeyUnreadable,
-    PublishedKey,
-    read_keys,
+    merge_into,
+    publish,
+    read_certs,
 )
 from cachetui.core.load.sources.clearsigned import cleartext, is_clearsigned
 from cachetui.core.load.sources.transport import FetchError, fetch, join
@@ -52,7 +53,7 @@ def published_keys(root: str, layout: str, timeout: float) -> Keyring:
         return Keyring((), (str(exc),))
     if listed is None:
         return Keyring()
-    keys: dict[str, PublishedKey] = {}
+    certs: dict[str, Any] = {}  # every file's certificates, copies of one key merged wherever they are
     unreadable: list[str] = []
     budget = MAX_KEYS_BYTES
     for n, fingerprint in enumerate(listed[:MAX_KEYS]):
@@ -64,7 +65,7 @@ def published_keys(root: str, layout: str, timeout: float) -> Keyring:
             data = _v3_key(root, fingerprint, timeout) if layout == "v3" else \
                 _get(root, join(root, V2_KEYS, f"{fingerprint}.pub"), timeout)
             budget -= len(data)
-            found, problems = read_keys(data, f"the file of key {fingerprint}")
+            found, problems = read_certs(data, f"the file of key {fingerprint}")
         except _Unreadable as exc:
             unreadable.append(str(exc))
             continue
@@ -72,10 +73,13 @@ def published_keys(root: str, layout: str, timeout: float) -> Keyring:
             unreadable.append(f"key {fingerprint} does not parse: {exc}")
             continue
         unreadable.extend(problems)
-        keys.update((key.fingerprint, key) for key in found if len(keys) < MAX_KEYS)
+        for cert in found.values():
+            if cert.fingerprint.upper() in certs or len(certs) < MAX_KEYS:
+                merge_into(certs, cert, unreadable)
     if len(listed) > MAX_KEYS:
         unreadable.append(f"the key index lists {len(listed)} keys; only the first {MAX_KEYS} are read")
-    return Keyring(tuple(keys.values()), tuple(unreadable))
+    keys, unusable = publish(certs, unreadable)
+    return Keyring(tuple(keys), tuple(unusable))
 
 
 def _v3_index(root: str, timeout: float) -> list[str] | None:

@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from cachetui.core.spack.words import echo
+
 
 @dataclass(frozen=True)
 class Named:
@@ -22,8 +24,8 @@ class Named:
     version: str
     hash: str
 
-    def __str__(self) -> str:
-        return f"{self.package}@{self.version or '?'}/{self.hash[:7] or '?'}"
+    def __str__(self) -> str:  # the record's own words: cut, as every echo of others' text is
+        return f"{echo(self.package)}@{echo(self.version) if self.version else '?'}/{self.hash[:7] or '?'}"
 
 
 def named_by(text: bytes | None) -> Named | None:
@@ -46,7 +48,7 @@ def named_by(text: bytes | None) -> Named | None:
 def names_other(package: str, version: str, hash_: str, named: Named) -> bool:
     """Whether `named` is another binary than the one filed as package@version/hash (a version's `=` aside)."""
     return (named.hash != hash_ or named.package != package
-            or named.version.lstrip("=") != version.lstrip("="))
+            or named.version.removeprefix("=") != version.removeprefix("="))
 
 
 def _text(value: Any) -> str:

@@ -81,6 +81,18 @@ _PATH_PART = re.compile(r"[A-Za-z0-9_+=@-][A-Za-z0-9_.+=@-]*")
 
 
 def read_record(binary: Binary, root: str, layout: str, keyring: Callable[[], Keyring], timeout: float) -> Reading:
+    """What `binary`'s record says. One record's failure of any kind costs only that record: what the readers
+    below do not foresee (Sequoia raises RuntimeError for a field it cannot read, and a Rust panic arrives as
+    pyo3's PanicException, a BaseException) is `unchecked` with its first line, never the end of the run."""
+    try:
+        return _read_record(binary, root, layout, keyring, timeout)
+    except (KeyboardInterrupt, SystemExit, GeneratorExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - see the docstring: one record, one reason
+        return Reading(Signature.unchecked(f"the record could not be read: {_first_line(exc)}"))
+
+
+def _read_record(binary: Binary, root: str, layout: str, keyring: Callable[[], Keyring], timeout: float) -> Reading:
     parts = [binary.package, binary.version, binary.hash] + \
         ([binary.platform, binary.os, binary.target, binary.compiler or "none"] if layout == "v2" else [])
     if not all(_PATH_PART.fullmatch(part) and ".." not in part for part in parts):
@@ -114,10 +126,9 @@ def _v3(binary: Binary, root: str, keyring: Callable[[], Keyring], timeout: floa
         return Reading(signature, record=location)
     try:
         named = named_by(_v3_spec(root, _json(text), timeout))
-    except _SpecUnread as exc:
-        signature = _unconfirmed(signature, str(exc))
-    else:
-        signature = _about(binary, signature, named)
+    except _SpecUnread as exc:  # which binary it is about is unknown: so is whose size it gives
+        return Reading(_unconfirmed(signature, str(exc)), record=location)
+    signature = _about(binary, signature, named)
     return Reading(signature, _manifest_size(text) if signature.outcome != BAD else None, record=location)
 
 
@@ -203,7 +214,7 @@ def _v2(binary: Binary, root: str, keyring: Callable[[], Keyring], timeout: floa
 
 def _tarball_size(root: str, binary: Binary, timeout: float) -> int | None:
     try:
-        return content_length(v2_tarball(root, binary), timeout=timeout)
+        return content_length(v2_tarball(root, binary), timeout=timeout, within=root)
     except FetchError:
         return None  # no tarball where Spack puts it: its size is unknown, never 0
 
@@ -298,7 +309,11 @@ def _unconfirmed(signature: Signature, why: str) -> Signature:
     """A record whose spec could not be read: its signature cannot be said to be this binary's."""
     if signature.outcome != VERIFIED:
         return signature  # nothing was vouched for; what the record says stands as unverified as it was
-    return Signature.unchecked(f"the signature is good, but which binary the record is about cannot be read: {why}")
+    return Signature.unchecked(f"which binary the signed record is about cannot be read: {why}")
+
+
+def _first_line(exc: BaseException) -> str:
+    return next(iter(str(exc).splitlines()), type(exc).__name__)[:200]
 
 
 def _json(data: bytes | None) -> Any:

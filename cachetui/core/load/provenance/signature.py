@@ -88,8 +88,15 @@ class KeyUnreadable(Exception):
 
 
 def read_keys(data: bytes, where: str = "one key file") -> tuple[list[PublishedKey], list[str]]:
-    """The certificates in an armoured (or binary) key file, at most MAX_CERTS_PER_FILE, and one line for each
-    that signs nothing (see `published_key`); KeyUnreadable when the file holds no certificate at all."""
+    """The certificates in an armoured (or binary) key file as keys, and one line for each that signs nothing
+    (see `published_key`); KeyUnreadable when the file holds no certificate at all."""
+    certs, problems = read_certs(data, where)
+    return publish(certs, problems)
+
+
+def read_certs(data: bytes, where: str = "one key file") -> tuple[dict[str, Any], list[str]]:
+    """The file's certificates by fingerprint (at most MAX_CERTS_PER_FILE read), copies of one merged; KeyUnreadable
+    when it holds none."""
     import pysequoia
 
     try:
@@ -98,18 +105,37 @@ def read_keys(data: bytes, where: str = "one key file") -> tuple[list[PublishedK
         raise KeyUnreadable(_first_line(exc)) from None
     if not certs:
         raise KeyUnreadable("no OpenPGP key in it")
-    keys: dict[str, PublishedKey] = {}
+    merged: dict[str, Any] = {}
     problems: list[str] = []
     for cert in certs[:MAX_CERTS_PER_FILE]:
-        if cert.fingerprint.upper() in keys:
-            continue  # the same certificate twice says nothing more
-        try:
-            keys[cert.fingerprint.upper()] = published_key(cert)
-        except KeyUnreadable as exc:
-            problems.append(f"key {cert.fingerprint.upper()}: {exc}")
+        merge_into(merged, cert, problems)
     if len(certs) > MAX_CERTS_PER_FILE:
         problems.append(f"{len(certs)} certificates in {where}; only the first {MAX_CERTS_PER_FILE} are read")
-    return list(keys.values()), problems
+    return merged, problems
+
+
+def merge_into(merged: dict[str, Any], cert: Any, problems: list[str]) -> None:
+    """`cert` added to `merged` by fingerprint: a second copy of a key is merged into the first, never dropped,
+    since it may carry what the first lacks (a revocation, a newer binding)."""
+    fingerprint = cert.fingerprint.upper()
+    if fingerprint not in merged:
+        merged[fingerprint] = cert
+        return
+    try:
+        merged[fingerprint] = merged[fingerprint].merge(cert)
+    except Exception as exc:  # noqa: BLE001 - Sequoia refuses what it cannot merge
+        problems.append(f"key {fingerprint}: two copies that cannot be merged ({_first_line(exc)})")
+
+
+def publish(certs: dict[str, Any], problems: list[str]) -> tuple[list[PublishedKey], list[str]]:
+    """Each certificate as a key, and one more line for each that signs nothing."""
+    keys = []
+    for fingerprint, cert in certs.items():
+        try:
+            keys.append(published_key(cert))
+        except KeyUnreadable as exc:
+            problems.append(f"key {fingerprint}: {exc}")
+    return keys, problems
 
 
 def published_key(cert: Any) -> PublishedKey:
@@ -156,7 +182,7 @@ def verify(record: bytes, keyring: Keyring, now: dt.datetime | None = None) -> t
     import pysequoia
 
     sig = _signature(record)
-    issuer = _issuer(sig) if sig is not None else None
+    issuer = sig.issuer if sig is not None else None
     if sig is None or issuer is None:
         return Signature(BAD, reason="the signature's armour is malformed"), None
     key = keyring.holding(issuer)
@@ -191,31 +217,37 @@ def verify(record: bytes, keyring: Keyring, now: dt.datetime | None = None) -> t
                      expired=expiry is not None and expiry <= moment), result.bytes
 
 
-def _signature(record: bytes) -> Any:
-    """The record's signature packet (a pysequoia.Sig); None when its armour does not parse."""
+@dataclass(frozen=True)
+class _Sig:
+    """What verify reads of a signature packet, read once where its parse is guarded."""
+
+    issuer: str | None  # the fingerprint (else the key ID) it names, lowercase
+    created: dt.datetime | None
+    hash_algorithm: str  # pysequoia's HashAlgorithm member name ("SHA512")
+
+
+def _signature(record: bytes) -> _Sig | None:
+    """The record's signature packet, read; None when its armour or any field Sequoia reads does not parse."""
     import pysequoia
 
     block = signature_block(record)
     if block is None:
         return None
     try:
-        return pysequoia.Sig.from_bytes(block)
-    except Exception:  # noqa: BLE001 - any parse failure is malformed armour
+        sig = pysequoia.Sig.from_bytes(block)
+        issuer = sig.issuer_fingerprint or sig.issuer_key_id
+        return _Sig(issuer.lower() if issuer and _HEX_ID.fullmatch(issuer) else None, sig.created,
+                    str(sig.hash_algorithm).rsplit(".", 1)[-1])
+    except Exception:  # noqa: BLE001 - Sequoia raises RuntimeError for any field it cannot read (an unknown digest)
         return None
 
 
-def _issuer(sig: Any) -> str | None:
-    """The fingerprint (else the key ID) the signature names."""
-    issuer = sig.issuer_fingerprint or sig.issuer_key_id
-    return issuer.lower() if issuer and _HEX_ID.fullmatch(issuer) else None
-
-
-def _hash_header_refused(record: bytes, sig: Any) -> str:
+def _hash_header_refused(record: bytes, sig: _Sig) -> str:
     """Why the armour's `Hash:` headers contradict the signature's digest (gpg refuses such a record); empty
     when they name it, or when there is none (RFC 9580 makes the header optional)."""
     named = [part.strip().upper().decode("ascii", "replace") for name, value in armour_headers(record)
              if name.lower() == b"hash" for part in value.split(b",")]
-    used = _HASH_NAMES.get(str(sig.hash_algorithm).rsplit(".", 1)[-1])
+    used = _HASH_NAMES.get(sig.hash_algorithm)
     if not named or used in named:
         return ""
     return f"the armour's Hash header says {', '.join(named)[:40]}, the signature used {used or 'another digest'}"

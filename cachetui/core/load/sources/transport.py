@@ -143,12 +143,14 @@ def exists(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> bool:
     return True
 
 
-def content_length(location: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> int | None:
+def content_length(location: str, *, timeout: float = DEFAULT_TIMEOUT_S, within: str | None = None) -> int | None:
     """How many bytes `location` holds, without reading them (a file's size; a HEAD request's Content-Length);
-    None when a server does not say. FetchError (`missing` for a 404) when it cannot be told."""
+    None when a server does not say. FetchError (`missing` for a 404) when it cannot be told. `within`: as `fetch`."""
     location = public_url(location)
     path = local_path(location)
     if path is not None:
+        if within is not None:
+            _inside(location, path, within)
         try:
             info = os.stat(path)
         except FileNotFoundError:
