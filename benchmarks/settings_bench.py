@@ -23,7 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cachetui.present.config.app_keys import KNOWN
-from cachetui.present.config.settings import MAX_BYTES, read_settings
+from cachetui.present.config.settings import read_settings
+from cachetui.present.config.settings_text import MAX_BYTES
 
 TARGET_S = 2.0
 
@@ -44,6 +45,7 @@ FILES = {
     "dotted keys of 4 parts (the most read)": _lines("a{}.a.a.a = 0\n"),
     "one dotted key of 500,000 parts": "keymap." + ".".join(["a"] * (MAX_BYTES // 2 - 8)) + "= 1\n",
     "an unclosed quoted key": '"' + "a" * (MAX_BYTES - 2) + "\n",
+    "an unclosed string of escaped quotes": 'x = "' + '\\"' * ((MAX_BYTES - 8) // 2) + "\n",
     "keymap of unknown ids": "[keymap]\n" + _lines('"x{}" = "f2"\n'),
     "keymap values naming no key": '[keymap]\n"browser.help" = "ctlr+h,' + "f2," * (MAX_BYTES // 3 - 20) + 'f2"\n',
     "nested arrays": "x = " + "[" * 400_000 + "]" * 400_000 + "\n",

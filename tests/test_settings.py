@@ -20,7 +20,6 @@ from cachetui.cli.options import UsageError
 from cachetui.core.load.sample import sample_path
 from cachetui.present.config.app_keys import KNOWN as APP_KNOWN
 from cachetui.present.config.settings import (
-    MAX_BYTES,
     Known,
     Settings,
     config_path,
@@ -41,6 +40,7 @@ from cachetui.present.config.settings_declared import (
     refused,
 )
 from cachetui.present.config.settings_file import ThemeNotSaved, save_theme, with_theme
+from cachetui.present.config.settings_text import MAX_BYTES
 from cachetui.present.config.toml_lines import key_lines, toml_string
 from cachetui.present.spec_table.table_layout import HIDDEN_AT_FIRST
 from tests.spack_env import isolated_spack
@@ -571,3 +571,28 @@ def test_a_value_not_of_its_toml_type_is_refused_whole_and_the_default_is_of_it(
         default = tomllib.loads(f"v = {setting.written(setting.default, APP_KNOWN)}")["v"]
         assert isinstance(default, type(TOML_VALUES[setting.toml_type]))
     assert Settings()[setting] == setting.default
+
+
+def test_saving_the_theme_reads_the_file_as_the_reader_does(tmp_path: Path) -> None:
+    """A FIFO is refused without waiting for a writer; a key too deep for tomllib, or nesting too deep, is refused
+    before tomllib reads it: saving the theme chosen in the palette never hangs the browser."""
+    import threading
+
+    fifo = tmp_path / "config.toml"
+    os.mkfifo(fifo)
+    refused: list[str] = []
+
+    def save() -> None:
+        try:
+            save_theme(fifo, "nord")
+        except ThemeNotSaved as exc:
+            refused.append(str(exc))
+
+    saving = threading.Thread(target=save, daemon=True)
+    saving.start()
+    saving.join(timeout=30)  # a guard for the old behaviour (blocked on the FIFO), not a wait for the new one
+    assert not saving.is_alive() and refused and "not a regular file" in refused[0]
+    with pytest.raises(ThemeNotSaved, match="more than 4 dotted parts"):
+        with_theme("keymap." + ".".join(["a"] * 5000) + " = 1\n", "nord")
+    with pytest.raises(ThemeNotSaved, match="too deeply"):
+        with_theme("x = " + "[" * 100_000 + "]" * 100_000 + "\n", "nord")

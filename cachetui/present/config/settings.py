@@ -36,12 +36,11 @@ from cachetui.present.config.settings_declared import (
     not_one_of,
     toml_line,
 )
+from cachetui.present.config.settings_text import MAX_KEY_PARTS, SettingsUnreadable, settings_text
 from cachetui.present.config.toml_lines import DEPTH, KeyPath, deep_key, dotted, key_lines, line_of, toml_lines
 from cachetui.present.inert import inert
 
-MAX_BYTES = 1 << 20  # a settings file written by hand is a few hundred bytes
 ALL_DEFAULT = "every setting is its default"
-MAX_KEY_PARTS = 4  # a setting's key has three at most (`keymap.browser.help`)
 
 
 def config_path() -> Path:
@@ -81,30 +80,13 @@ class UserSettings:
 
 
 def read_settings(path: Path, known: Known) -> UserSettings:
-    """The settings in the file at `path`; no file is no settings, an unreadable one a bad entry.
-
-    Never blocks and never reads more than MAX_BYTES + 1: a FIFO or a device is not opened for reading
-    at all, and a file larger than the cap is refused whole (half a settings file is not the user's).
-    """
-    from cachetui.core.load import NotRegular, open_regular  # the one rule for opening a local input
-
+    """The settings in the file at `path`; no file is no settings, an unreadable one a bad entry (see
+    `settings_text` for what is read at all)."""
     try:
-        handle, info = open_regular(str(path))
-    except FileNotFoundError:
-        return UserSettings(path, found=False)
-    except NotRegular as exc:
-        return _unread(path, f"{exc.kind}, not a regular file; {ALL_DEFAULT}")
-    except OSError as exc:
-        return _unread(path, f"cannot be read: {exc.strerror or exc}; {ALL_DEFAULT}")
-    with handle:
-        data = handle.read(MAX_BYTES + 1) if info.st_size <= MAX_BYTES else b""
-    if info.st_size > MAX_BYTES or len(data) > MAX_BYTES:
-        return _unread(path, f"larger than {MAX_BYTES >> 20} MiB; {ALL_DEFAULT}")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return _unread(path, f"not UTF-8 (byte {exc.start + 1}); {ALL_DEFAULT}")
-    return parse_settings(text, path, known)
+        text = settings_text(path)
+    except SettingsUnreadable as exc:
+        return _unread(path, f"{exc}; {ALL_DEFAULT}")
+    return UserSettings(path, found=False) if text is None else parse_settings(text, path, known)
 
 
 def _unread(path: Path, reason: str) -> UserSettings:

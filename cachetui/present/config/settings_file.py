@@ -15,7 +15,8 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from cachetui.present.config.toml_lines import key_lines, toml_lines, toml_string
+from cachetui.present.config.settings_text import MAX_KEY_PARTS, SettingsUnreadable, settings_text
+from cachetui.present.config.toml_lines import deep_key, key_lines, toml_lines, toml_string
 
 
 class ThemeNotSaved(Exception):
@@ -27,10 +28,14 @@ _VALUE = re.compile(r"""(\s*[^=]*=\s*)("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^#\r\n]*?)
 
 def with_theme(text: str, theme: str) -> str:
     """`text` with its top-level `theme` set to `theme`, every other byte as it was."""
+    if deep_key(text, MAX_KEY_PARTS) is not None:  # tomllib's time grows with the square of a key's parts
+        raise ThemeNotSaved(f"it holds a key of more than {MAX_KEY_PARTS} dotted parts, which is no setting")
     try:
         before = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ThemeNotSaved(f"it is not valid TOML now ({exc})") from None
+    except RecursionError:
+        raise ThemeNotSaved("it nests arrays or tables too deeply to be read") from None
     wanted = before | {"theme": theme}
     for candidate in _candidates(text, toml_string(theme)):
         try:
@@ -65,10 +70,8 @@ def save_theme(path: Path, theme: str) -> None:
     """Set `theme` in the settings file at `path` (made if missing), atomically."""
     target = path.resolve()  # a symlinked file (a dotfiles checkout) is rewritten where it lives
     try:
-        text = target.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        text = ""
-    except (OSError, UnicodeDecodeError) as exc:
+        text = settings_text(target) or ""
+    except SettingsUnreadable as exc:
         raise ThemeNotSaved(f"it cannot be read ({exc})") from None
     data = with_theme(text, theme).encode("utf-8")
     try:
