@@ -131,5 +131,8 @@ def test_a_command_named_after_an_option_is_a_usage_error_never_a_source(
     code, out, err = run(capsys, "--debug", "coverage", "spack.lock", SAMPLE)
     assert (code, out) == (2, "")
     assert err.startswith("cachetui: 'coverage' is a command: name it first, then its options")
+    assert command_after_options(["check"]) == "check"
     (tmp_path / "check").mkdir()  # a directory of that name is a SOURCE, and opens
-    assert command_after_options(["--no-cache", "check"]) is None
+    assert command_after_options(["check"]) is None
+    code, _, err = run(capsys, "--spack-mirror", "diff", "--want", "coverage", "nosuchdir")  # values, not SOURCEs
+    assert code == 2 and "is a command" not in err

@@ -20,9 +20,9 @@ def add_parser(subparsers: Any) -> None:
         "config",
         help="the browser's settings file and the settings in effect",
         description="Print the path of the browser's settings file ($XDG_CONFIG_HOME/cachetui/config.toml) and "
-                    "the settings in effect, as TOML, with their defaults. A bad entry (a source that does not "
-                    "exist among them) is one line on stderr naming the file, line and key (exit 1); the browser "
-                    "uses that setting's default.",
+                    "the settings in effect, as TOML, with their defaults. A bad entry is one line on stderr naming "
+                    "the file, line and key (exit 1); the browser uses that setting's default, except for a source "
+                    "that does not exist: opened with no SOURCE, the browser refuses to start, naming it (exit 2).",
     )
     parser.add_argument("--debug", action="store_true", help="show a traceback for internal errors")
     parser.set_defaults(run=run)

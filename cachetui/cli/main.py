@@ -68,10 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and (near := mistyped_command(argv[0])) is not None:
         return guarded(lambda: fail_usage(f"{echo(argv[0], quoted=True)} is no command, nor a file or directory to "
                                           f"open: did you mean {near}? (see 'cachetui --help')"), False)
-    if (late := command_after_options(argv)) is not None:
+    args = browse_parser().parse_args(argv)
+    if (late := command_after_options(args.inputs)) is not None:
         return guarded(lambda: fail_usage(f"'{late}' is a command: name it first, then its options "
                                           f"(cachetui {late} [OPTIONS] ...; see 'cachetui {late} --help')"), False)
-    args = browse_parser().parse_args(argv)
     return guarded(lambda: _browse(args), args.debug)
 
 
@@ -86,10 +86,11 @@ def mistyped_command(word: str) -> str | None:
     return near[0] if near else None
 
 
-def command_after_options(argv: Sequence[str]) -> str | None:
-    """A command named after an option (`cachetui --debug coverage ...`), when no path of that name exists: the
-    browser would take it for a SOURCE and open on it, where the user meant to run the command."""
-    return next((word for word in argv[1:] if word in COMMANDS and not os.path.lexists(word)), None)
+def command_after_options(sources: Sequence[str]) -> str | None:
+    """A command the browser's parser read as a SOURCE (`cachetui --debug coverage ...`: an option before it), when
+    no path of that name exists: the browser would open on it, where the user meant to run the command. Words that
+    are an option's value (`--spack-mirror check`) are not SOURCEs, so they never count."""
+    return next((word for word in sources if word in COMMANDS and not os.path.lexists(word)), None)
 
 
 def _browse(args: argparse.Namespace) -> int:

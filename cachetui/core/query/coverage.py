@@ -224,7 +224,8 @@ class _Comparison:
         package = self._package(node.name)
         wanted_deps = node.dependencies
         accepted = frozenset(m for e in wanted_deps for m in self.matches.get(e.hash, ()))
-        key = (node.name, node.version, node.platform, node.os, node.target, node.compiler, node.variants,
+        # Everything the scores read of the node, its own values by the same categories `_scores` compares.
+        key = (node.name, *(getattr(node, field) for field in NODE_CATEGORIES), node.variants,
                node.build_provenance, len(wanted_deps), accepted if package.dep_hash.size else None)
         found = self.answers.get(key)
         if found is None:
