@@ -22,9 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cachetui.present.config.app_keys import KNOWN
+from cachetui.present.config.known import known
 from cachetui.present.config.settings import read_settings
 from cachetui.present.config.settings_text import MAX_BYTES
+
+KNOWN = known()  # the app's binding ids and Textual's names, as `cachetui config` checks with
 
 TARGET_S = 2.0
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cachetui.present.config.app_keys import KNOWN
+from cachetui.present.config.known import known
 from cachetui.present.config.settings import settings_table
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "keys-and-settings.md"
@@ -24,7 +24,7 @@ def table_lines(lines: list[str], header: str) -> range:
 
 
 def main() -> None:
-    table = settings_table(KNOWN).splitlines()
+    table = settings_table(known()).splitlines()
     lines = PAGE.read_text().splitlines()
     where = table_lines(lines, table[0])
     PAGE.write_text("\n".join([*lines[:where.start], *table, *lines[where.stop:]]) + "\n")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cachetui.present.browse.browser_actions import ACTIONS, KeyContext, by_action, can_act
+from cachetui.present.browse.browser_actions import ACTIONS, KeyContext, by_id, can_act
 
 # Users' config.toml [keymap] names these: they never change.
 IDS = {"browser.search", "browser.facets", "browser.help", "browser.quit", "browser.copy-hash", "browser.copy-menu",
@@ -23,19 +23,19 @@ def test_before_a_corpus_arrives_only_what_needs_none_can_act() -> None:
 
 
 def test_what_each_key_needs_to_act() -> None:
-    rows = by_action()
+    rows = by_id()
     loaded = KeyContext(loaded=True, tags=1)
-    assert not rows["copy_hash"].acts(loaded) and rows["copy_hash"].acts(KeyContext(spec_selected=True))
-    assert not rows["clear_filters"].acts(loaded) and rows["clear_filters"].acts(KeyContext(narrowed=True))
-    assert not rows["compare"].acts(loaded) and rows["compare"].acts(KeyContext(loaded=True, tags=2))
-    assert rows["choose_tag"].acts(loaded) and not rows["choose_tag"].acts(KeyContext(loaded=True, comparing=True))
-    assert not rows["export"].acts(loaded) and rows["export"].acts(KeyContext(rows=1))
+    assert not rows["browser.copy-hash"].acts(loaded) and rows["browser.copy-hash"].acts(KeyContext(spec_selected=True))
+    assert not rows["browser.clear"].acts(loaded) and rows["browser.clear"].acts(KeyContext(narrowed=True))
+    assert not rows["browser.compare"].acts(loaded) and rows["browser.compare"].acts(KeyContext(loaded=True, tags=2))
+    assert rows["browser.tag"].acts(loaded) and not rows["browser.tag"].acts(KeyContext(loaded=True, comparing=True))
+    assert not rows["browser.export"].acts(loaded) and rows["browser.export"].acts(KeyContext(rows=1))
 
 
 def test_the_focus_keys_act_as_they_arrive_and_escape_stays_out_of_the_footer() -> None:
-    rows = by_action()
+    rows = by_id()
     assert [row.id for row in ACTIONS if row.priority] == ["browser.search", "browser.facets"]
-    assert not rows["back"].show and rows["back"].palette is None
+    assert not rows["browser.back"].show and rows["browser.back"].palette is None
 
 
 def test_each_group_of_keys_sits_together_in_the_footers_order() -> None:
@@ -49,9 +49,9 @@ def test_the_coverage_view_offers_its_keys_and_none_of_the_spec_tables() -> None
     acting = {row.id for row, acts in zip(ACTIONS, can_act(ACTIONS, in_view)) if acts}
     assert acting == {"browser.help", "browser.quit", "browser.coverage", "browser.nearest", "browser.coverage-copy",
                       "browser.problems"}
-    rows = by_action()
-    assert not rows["nearest"].acts(KeyContext(coverage=True, wanted=True, spec_selected=True))  # absent: no binary
-    assert not rows["coverage"].acts(KeyContext(loaded=True))  # without --want there is nothing to show
+    rows = by_id()
+    assert not rows["browser.nearest"].acts(KeyContext(coverage=True, wanted=True, spec_selected=True))  # absent: no binary
+    assert not rows["browser.coverage"].acts(KeyContext(loaded=True))  # without --want there is nothing to show
     # the specs' context with --want: `w` goes to the coverage, `c` is the spec table's copy menu
     specs = KeyContext(loaded=True, wanted=True, spec_selected=True)
-    assert rows["coverage"].acts(specs) and rows["copy_menu"].acts(specs) and not rows["coverage_copy"].acts(specs)
+    assert rows["browser.coverage"].acts(specs) and rows["browser.copy-menu"].acts(specs) and not rows["browser.coverage-copy"].acts(specs)

@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 
 from cachetui.cli.main import COMMANDS, _command_parser, browse_parser
-from cachetui.present.config.app_keys import KNOWN
+from cachetui.present.config.known import known
 from cachetui.present.config.settings import settings_table
+
+KNOWN = known()  # the app's binding ids and Textual's names, as `cachetui config` checks with
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"

@@ -19,12 +19,14 @@ from pathlib import Path
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from cachetui.present.config.app_keys import KNOWN
+from cachetui.present.config.known import known
 from cachetui.present.config.key_names import key_problem, keys_of
 from cachetui.present.config.settings import UserSettings, parse_settings, read_settings
 from cachetui.present.config.settings_declared import KEYMAP, SETTINGS, SOURCES, THEME
 from cachetui.present.config.toml_lines import toml_string
 from cachetui.present.inert import inert, unsafe
+
+KNOWN = known()  # the app's binding ids and Textual's names, as `cachetui config` checks with
 
 PATH = Path("/home/u/.config/cachetui/config.toml")
 

@@ -1,4 +1,5 @@
-"""The browser's action table (`present/browse/browser_actions.py`) as Textual uses it: bindings, and keys as shown.
+"""The app's key rows (`present/browse/browser_actions.py`, `present/browse/keys.py`) as Textual uses them:
+bindings, and keys as shown.
 
 What a key hint says (the palette's "(x)", the status line's "(p)", the help's introduction) is read
 from the app's keymap, so a key the user remapped in config.toml is named as they bound it.
@@ -6,26 +7,76 @@ from the app's keymap, so a key the user remapped in config.toml is named as the
 
 from __future__ import annotations
 
-from typing import Any
+import unicodedata
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
 
 from textual.app import App
 from textual.binding import Binding
 
-from cachetui.present.browse.browser_actions import BrowserAction, KeyContext, by_action, can_act, declared_keys
+from cachetui.present.browse import browser_actions, keys
+from cachetui.present.browse.browser_actions import APP, BrowserAction, KeyContext, by_id, can_act
+from cachetui.present.config.textual_names import CHARACTER_KEYS
+
+ROUTE = "route"  # the screen's action that hands a row's key to its target
 
 
 def bindings(actions: tuple[BrowserAction, ...]) -> list[Binding | tuple[str, str] | tuple[str, str, str]]:
-    """One binding per row, in the table's order (the footer's)."""
-    return [Binding(row.keys, row.action, row.footer, show=row.show, priority=row.priority, id=row.id)
+    """The browser screen's: one binding per row, in the table's order (the footer's), each handed to the part
+    the row names (`route('browser.copy-hash')`; the app's own, as Textual names them: `app.quit`)."""
+    return [Binding(row.keys, action_of(row), row.footer, show=row.show, priority=row.priority, id=row.id)
             for row in actions]
+
+
+def action_of(row: BrowserAction) -> str:
+    """The screen's action for a row: handed to its target by the screen, or the app's own."""
+    return f"app.{row.action}" if row.target == APP else f"{ROUTE}({row.id!r})"
+
+
+def bindings_of(part: str) -> list[Binding | tuple[str, str] | tuple[str, str, str]]:
+    """A widget's, dialog's or the app's BINDINGS: the rows of `present/browse/keys.py` naming it, in their order."""
+    return [Binding(row.keys, row.action, row.description or "", show=row.show, priority=row.priority, id=row.id)
+            for row in keys.keys_of(part)]
+
+
+def declared_keys(binding_id: str) -> str:
+    """The keys the row with this binding id declares (before any keymap); KeyError for no such row."""
+    rows = {row.id: row.keys for row in browser_actions.ACTIONS} | {row.id: row.keys for row in keys.KEYS}
+    return rows[binding_id]
+
+
+@runtime_checkable
+class KeptKeymap(Protocol):
+    """An app that keeps the keymap it set: Textual has no public getter for the one `set_keymap` stored."""
+
+    keymap: Mapping[str, str]
+
+
+def normalized(keymap: Mapping[str, str]) -> dict[str, str]:
+    """A keymap as Textual keeps it: a character by its name (`?`: question_mark), as BINDINGS name keys."""
+    return {binding_id: ",".join(_key_name(key.strip()) for key in keys.split(","))
+            for binding_id, keys in keymap.items()}
+
+
+def _key_name(key: str) -> str:
+    """A key as Textual names it: a character other than a letter or digit by its (Unicode) name."""
+    if len(key) != 1 or key.isalnum():
+        return key
+    try:
+        return CHARACTER_KEYS.get(key) or unicodedata.name(key).lower().replace("-", "_").replace(" ", "_")
+    except ValueError:  # a character with no name
+        return key
+
+
+def keymap(app: App[Any]) -> Mapping[str, str]:
+    """The keymap the app set (config.toml's `[keymap]`): binding id -> its keys."""
+    return app.keymap if isinstance(app, KeptKeymap) else {}
 
 
 def keys_shown(app: App[Any], binding_id: str, default: str | None = None, joiner: str = " or ") -> str:
     """The keys bound to `binding_id` now, as the footer shows them (`?`, `^y`); `default`: the keys its binding
-    declares, when it is not a row of the browser's action table (which is where they are looked up)."""
-    # Textual has no public getter for the keymap `set_keymap` stored; it applies `_keymap` to a
-    # copy of the bindings at every key press, so this is what the keys really are.
-    bound = app._keymap.get(binding_id) or (declared_keys(binding_id) if default is None else default)
+    declares, when it is not a row of the app's tables (which is where they are looked up)."""
+    bound = keymap(app).get(binding_id) or (declared_keys(binding_id) if default is None else default)
     return joiner.join(app.get_key_display(Binding(key.strip(), "")) for key in bound.split(","))
 
 
@@ -34,12 +85,15 @@ class ActionKeys:
 
     def __init__(self, rows: tuple[BrowserAction, ...]) -> None:
         self._rows = rows
-        self._by_action = by_action(rows)
+        self._by_id = by_id(rows)
         self._last: tuple[bool, ...] = ()  # what the footer was last refreshed for
 
-    def check(self, action: str, context: KeyContext, *, typing: bool) -> bool:
-        """Whether `action` acts now (an action not in the table: yes)."""
-        row = self._by_action.get(action)
+    def row(self, binding_id: str) -> BrowserAction:
+        return self._by_id[binding_id]
+
+    def check(self, action: str, parameters: tuple[object, ...], context: KeyContext, *, typing: bool) -> bool:
+        """Whether `action` acts now (an action that is not a row's: yes)."""
+        row = self._by_id.get(str(parameters[0])) if action == ROUTE and parameters else None
         if row is None:
             return True
         return not (row.priority and typing) and row.acts(context)  # typing `/` or `f` into a text box types it

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -12,6 +12,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
+from cachetui.app.actions import bindings_of, normalized
 from cachetui.app.clipboard import copy_to_local_clipboard
 from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
 from cachetui.app.requests import CopyMenuRequested, CopyRequested, ExportRequested
@@ -36,10 +37,7 @@ if TYPE_CHECKING:  # what the first frame does not use is imported when first ne
 class CacheTuiApp(App[None]):
     TITLE = "cachetui"
     CSS_PATH = [stylesheet("app.tcss")]
-    BINDINGS = [
-        Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="app.quit-ctrl-c"),
-    ]
+    BINDINGS = bindings_of("app")
     COMMANDS = App.COMMANDS | {PackageCommands, FacetCommands, ActionCommands}
 
     def __init__(
@@ -58,13 +56,22 @@ class CacheTuiApp(App[None]):
         self.browser = BrowserScreen()
         self.wanted = wanted  # what `--want` named: the browser opens on its coverage
         if wanted is not None:
-            self.browser.coverage.want(wanted)
+            self.browser.want(wanted)
         self.trusted_keys: frozenset[str] | None = None  # the keys the user's Spack trusts; None: cannot tell
         self._keys_asked = False
         self.settings = settings  # the user's config.toml; None: Textual's and cachetui's defaults, nothing saved
+        self.keymap: Mapping[str, str] = {}  # what it set: Textual keeps its own copy private (`actions.keymap`)
         if settings is not None:
             keymap = settings.settings[KEYMAP]
             self.set_keymap(dict(keymap))
+
+    def set_keymap(self, keymap: Mapping[str, str]) -> None:
+        super().set_keymap(keymap)
+        self.keymap = normalized(keymap)
+
+    def update_keymap(self, keymap: Mapping[str, str]) -> None:
+        super().update_keymap(keymap)
+        self.keymap = {**self.keymap, **normalized(keymap)}
 
     async def on_mount(self) -> None:
         settings = self.settings

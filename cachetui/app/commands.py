@@ -9,7 +9,7 @@ from rapidfuzz import fuzz
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from cachetui.app.actions import keys_shown
+from cachetui.app.actions import action_of, keys_shown
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.widgets.facet_panel import FACET_TITLES
 from cachetui.core.query.resolve import typed_forms
@@ -45,7 +45,7 @@ def _showing_specs(provider: Provider) -> BrowserScreen | None:
     """The browser, when it shows the specs: packages, facet values and sorts act on the spec table, which
     the coverage view hides (the palette offers only what acts where the user is, as the footer does)."""
     browser = _browser(provider)
-    return browser if browser is not None and browser.corpus is not None and not browser.coverage.shown else None
+    return browser if browser is not None and browser.corpus is not None and not browser.coverage_shown else None
 
 
 class PackageCommands(Provider):
@@ -90,7 +90,7 @@ class FacetCommands(Provider):
 def _actions(browser: BrowserScreen) -> list[tuple[str, str, Callable[[], object]]]:
     """The rows of the browser's action table with a palette title that can act now (as the footer offers
     them), each with the keys bound to it now."""
-    specs = not browser.coverage.shown  # the table's own commands, only where the table shows
+    specs = not browser.coverage_shown  # the table's own commands, only where the table shows
     actions: list[tuple[str, str, Callable[[], object]]] = [
         ("Show all packages", "every spec of the corpus in the table", partial(browser.open_package, None)),
     ] if specs else []
@@ -98,7 +98,7 @@ def _actions(browser: BrowserScreen) -> list[tuple[str, str, Callable[[], object
     for row in browser.ACTIONS:
         if row.palette is not None and row.acts(context):
             keys = keys_shown(browser.app, row.id, row.keys, joiner=", ")
-            actions.append((row.palette, f"{row.palette_help} ({keys})", partial(browser.run_action, row.action)))
+            actions.append((row.palette, f"{row.palette_help} ({keys})", partial(browser.run_action, action_of(row))))
     for column in (c for c in COLUMNS if c.key in SORT_COLUMNS and specs):  # "change" marks rows: not sortable
         sort = partial(browser.sort_by, column.key)
         actions.append((f"Sort by {column.title}", "sort the spec table; again to reverse", sort))

@@ -9,7 +9,7 @@ from typing import Any
 from cachetui.cli.options import EXIT_OK, EXIT_PROBLEMS
 from cachetui.core.model.problems import PathNotFound, UnusableInput
 from cachetui.core.spack.words import echo
-from cachetui.present.config.app_keys import KNOWN
+from cachetui.present.config.known import known
 from cachetui.present.config.settings import UserSettings, config_path, effective_toml, read_settings
 from cachetui.present.config.settings_declared import SOURCES
 from cachetui.present.inert import inert
@@ -29,9 +29,11 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # The app's binding ids and themes as written down for it: a headless command never imports Textual.
-    user = _sources_checked(read_settings(config_path(), KNOWN))
-    sys.stdout.write(effective_toml(user, KNOWN))
+    # The app's binding ids from its key rows, Textual's key names and themes as written down: a headless
+    # command never imports Textual.
+    app_keys = known()
+    user = _sources_checked(read_settings(config_path(), app_keys))
+    sys.stdout.write(effective_toml(user, app_keys))
     sys.stdout.flush()
     for problem in user.problems():
         print(f"cachetui: {inert(problem.described())}", file=sys.stderr)

@@ -16,11 +16,11 @@ from cachetui.app.dialogs.export_dialog import ExportDialog
 from cachetui.app.dialogs.help import HelpScreen
 from cachetui.app.dialogs.problems import ProblemsScreen
 from cachetui.app.dialogs.tag_picker import TagPicker
-from cachetui.app.user_settings import app_bindings
 from cachetui.cli.main import browse_parser, wanted_of
 from cachetui.core.load import LoadOptions
 from cachetui.present.browse.browser_actions import ACTIONS
 from cachetui.present.config.key_views import VIEWS, rows_acting
+from cachetui.present.config.known import known
 from tests.wanted_files import write_changed_environment
 
 
@@ -67,7 +67,7 @@ async def test_every_pane_of_every_screen_binds_the_ids_of_one_view(tmp_path: Pa
             seen |= await _every_pane(app, pilot)
             app.pop_screen()
             await pilot.pause()
-    ids = set(app_bindings())
+    ids = set(known().bindings)  # every binding id the key rows declare
     declared = {view.name: frozenset(i for i in ids if view.holds(i)) for view in VIEWS}
     assert seen == set(declared.values()), {view: sorted(held) for view, held in declared.items() if held not in seen}
     assert len(set(declared.values())) == len(VIEWS)  # no two views alike: each names one moment

@@ -8,12 +8,12 @@ from typing import Generic, TypeVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
+from cachetui.app.actions import bindings_of
 from cachetui.app.widgets.key_option_list import KeyOptionList
 
 T = TypeVar("T")
@@ -22,7 +22,7 @@ T = TypeVar("T")
 class ChoiceDialog(ModalScreen[T | None], Generic[T]):
     """Dismisses with the chosen value, or None on escape."""
 
-    BINDINGS = [Binding("escape,q", "cancel", "Cancel", id="dialog.cancel")]
+    BINDINGS = bindings_of("dialog")
 
     def __init__(self, title: str, choices: Sequence[tuple[Text, T]], *, highlighted: int = 0) -> None:
         super().__init__()

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
 
+from cachetui.app.actions import bindings_of
 from cachetui.app.widgets.check_list import CheckList
 from cachetui.present.spec_table.table_layout import COLUMNS
 
@@ -22,7 +22,7 @@ DESCRIPTIONS = {
 class ColumnsDialog(ModalScreen[frozenset[str]]):
     """Dismisses with the set of hidden column keys."""
 
-    BINDINGS = [Binding("escape,v,q", "apply", "Apply", id="columns.apply")]
+    BINDINGS = bindings_of("columns")
 
     def __init__(self, hidden: frozenset[str], squeezed: frozenset[str] = frozenset()) -> None:
         super().__init__()

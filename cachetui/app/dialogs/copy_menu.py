@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.binding import Binding
 
+from cachetui.app.actions import bindings_of
 from cachetui.app.dialogs.choice_dialog import ChoiceDialog
 from cachetui.core.model.corpus import SpecView
 from cachetui.core.model.records import MirrorOrigin
@@ -32,7 +32,7 @@ class CopyMenu(ChoiceDialog[tuple[str, str]]):
     """(what, text) choices, inert already (a spec's `spec_copy_choices`, a wanted node's `node_copy_choices`), each
     picked by its number."""
 
-    BINDINGS = [Binding(str(n), f"pick({n - 1})", show=False, id=f"copy.{n}") for n in range(1, 6)]
+    BINDINGS = bindings_of("copy")
 
     def __init__(self, choices: list[tuple[str, str]]) -> None:
         prompts = [(Text.assemble((f"{n}  {what}\n", "bold"), ("   " + text, "cyan")), (what, text))

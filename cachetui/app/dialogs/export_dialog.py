@@ -13,11 +13,11 @@ from typing import Generic, TypeVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from cachetui.app.actions import bindings_of
 from cachetui.present.format import counted
 from cachetui.present.inert import inert
 from cachetui.present.output.export import ExportRefused, resolve_target
@@ -28,7 +28,7 @@ T = TypeVar("T")
 class NameDialog(ModalScreen[T | None], Generic[T]):
     """Dismisses with what `checked` makes of the text, or None; a refusal (one of REFUSALS) is said below."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="name.cancel")]
+    BINDINGS = bindings_of("name")
     NAME_ID = "name"  # the Input's id; `<NAME_ID>-problem` is where a refusal is said
     REFUSALS: tuple[type[Exception], ...] = ()
 

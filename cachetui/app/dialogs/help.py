@@ -15,8 +15,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from cachetui.app.actions import keys_shown
-from cachetui.app.user_settings import app_bindings
+from cachetui.app.actions import bindings_of, keymap, keys_shown
 
 # <binding id>: the keys bound to it now (config.toml's [keymap] may have changed them).
 INTRO = (
@@ -32,11 +31,11 @@ Section = tuple[str, list[KeyRow]]
 def _bindings(node: DOMNode) -> Iterable[Binding]:
     # Textual keeps each node's merged bindings (class BINDINGS up the MRO) in `_bindings`, and
     # applies the app's keymap (the user's config.toml) to a copy of them for every key press, as
-    # here: so this is what the keys really do. Neither has a public getter for a node that is not
-    # in the focus chain (`active_bindings` has only those); the help lists every pane.
+    # here: so this is what the keys really do. It has no public getter for the bindings of a node
+    # that is not in the focus chain (`active_bindings` has only those); the help lists every pane.
     bindings = node._bindings.copy()
-    if node.app._keymap:
-        bindings.apply_keymap(node.app._keymap)
+    if keys := keymap(node.app):
+        bindings.apply_keymap(keys)
     for _, binding in bindings:
         yield binding
 
@@ -88,13 +87,13 @@ def help_sections(screen: Screen[Any], panes: Sequence[Widget]) -> list[Section]
 def intro(app: App[Any]) -> str:
     """INTRO with each binding id replaced by the keys bound to it now."""
     def keys(match: re.Match[str]) -> str:
-        return keys_shown(app, match.group(1), app_bindings()[match.group(1)].key)
+        return keys_shown(app, match.group(1))
 
     return re.sub(r"<([a-z.-]+)>", keys, INTRO)
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,question_mark,q", "app.pop_screen", "Close", id="help.close")]
+    BINDINGS = bindings_of("help")
 
     def __init__(self, sections: Sequence[Section]) -> None:
         super().__init__()

@@ -6,11 +6,11 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Label, Static
 
+from cachetui.app.actions import bindings_of
 from cachetui.app.widgets.key_footer import KeyFooter
 from cachetui.core.model.problems import LoadReport, Problem, Severity
 from cachetui.present.fit import fit, fit_left
@@ -40,7 +40,7 @@ def column_widths(problems: list[Problem], room: int) -> tuple[int, int, int]:
 
 
 class ProblemsScreen(Screen[None]):
-    BINDINGS = [Binding("escape,p,q", "app.pop_screen", "Back", id="problems.back")]
+    BINDINGS = bindings_of("problems")
 
     def __init__(self, report: LoadReport, query_problem: str | None = None) -> None:
         super().__init__()

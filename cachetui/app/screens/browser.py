@@ -1,27 +1,33 @@
 """The main screen: the query line over the body (package list, spec table, details, facets).
 
-It routes between three plain parts: the action table (`present/browse/browser_actions.py`: keys, words,
-when each acts), the browsing state (`present/browse/browsing.py`: where the user is, pure transitions)
-and the body (`widgets/browser_body.py`: the panes' widths, focus and details). Events go into
-transitions; their effects and each answer flow down, one frozen state per widget; messages come up.
+It routes between plain parts: the action table (`present/browse/browser_actions.py`: keys, words,
+when each acts, the part that acts), the browsing state (`present/browse/browsing.py`: where the user is,
+pure transitions), the body (`widgets/browser_body.py`: the panes' widths, focus and details) and, when
+`--want` names something, the coverage view (`widgets/coverage_view.py`) shown in the body's place. Its keys
+are bound here, the one node every pane of both views reaches, and each is handed to the part its row
+names (`action_route`); the screen acts itself on what spans the parts: which view shows, the question
+asked, the dialogs it awaits. Events go into transitions; their effects and each answer flow down, one
+frozen state per widget; messages come up.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.reactive import reactive, var
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from cachetui.app.actions import ActionKeys, bindings, keys_shown
 from cachetui.app.answers import Answers
 from cachetui.app.dialogs.flows import choose_columns, choose_tag, compare, show_help
-from cachetui.app.screens.browser_requests import BrowserRequests
-from cachetui.app.screens.coverage_routes import CoverageRoutes
+from cachetui.app.requests import ExportRequested
 from cachetui.app.screens.panes import WIDE_FROM
 from cachetui.app.widgets.browser_body import BrowserBody
 from cachetui.app.widgets.detail_pane import DetailPane
@@ -39,10 +45,16 @@ from cachetui.core.query.query import Query
 from cachetui.core.spack.specquery import looks_like_spec
 from cachetui.core.spack.targets import host
 from cachetui.present.browse import browsing as go
-from cachetui.present.browse.answer import Answer, View, compare_text, rows_to_show
-from cachetui.present.browse.browser_actions import ACTIONS, KeyContext
+from cachetui.present.browse.answer import Answer, View, compare_text, file_safe, rows_to_show
+from cachetui.present.browse.browser_actions import ACTIONS, BODY, COVERAGE, KeyContext
 from cachetui.present.browse.browsing import Browsing, Effects
 from cachetui.present.spec_table.table_layout import HIDDEN_AT_FIRST
+
+if TYPE_CHECKING:  # the view, and coverage itself, load only when `--want` names something
+    from cachetui.app.widgets.coverage_view import CoverageView
+    from cachetui.core.model.wanted import WantedDag
+
+COVERAGE_SHOWN = "-coverage"  # the screen's class while the coverage view shows in place of the specs
 
 
 class BrowserScreen(Screen[None]):
@@ -59,8 +71,16 @@ class BrowserScreen(Screen[None]):
         self._answers = Answers(self, lambda *delivered: self._deliver(*delivered))  # looked up at each delivery
         self._keys = ActionKeys(self.ACTIONS)
         self.provenance: Provenance | None = None  # of the corpus: set by the app with it
-        self.coverage = CoverageRoutes(self)  # what `--want` named, in place of the specs
-        self._requests = BrowserRequests(self)  # copying, exporting, the problems screen
+        self.wanted: WantedDag | None = None  # what `--want` named: the coverage view, in place of the specs
+
+    def want(self, wanted: WantedDag) -> None:
+        """Before the screen is shown: what `--want` named, which it opens on (what the user asked about)."""
+        self.wanted = wanted
+        self.add_class(COVERAGE_SHOWN)
+
+    @property
+    def coverage_shown(self) -> bool:
+        return self.has_class(COVERAGE_SHOWN)
 
     @property
     def spec_query(self) -> Query:
@@ -81,21 +101,45 @@ class BrowserScreen(Screen[None]):
         yield Loading(id="loading")
         yield QueryBar(id="query")
         yield BrowserBody(id="body")
-        yield from self.coverage.compose()
+        if self.wanted is not None:
+            from cachetui.app.widgets.coverage_view import CoverageView
+
+            yield CoverageView(self.wanted, id="coverage")
         yield KeyFooter()
 
     def on_mount(self) -> None:
         self.set_focus(self.query_one(PackageList).options)  # not the search box: a first `q` or `?` must act
         # A package search follows each key within its frame (QueryBar.Typed arrives a frame later).
         self.watch(self.query_one(QueryBar).input, "value", self._search_now, init=False)
-        self.coverage.mounted()  # on the wanted tree, when `--want` named one
+        self.query_one(BrowserBody).search_line = self.query_one(QueryBar).input  # where `/` searches packages
+        if self.wanted is not None:
+            self.set_focus(self._coverage().tree_list)  # the wanted tree: what the user asked about
+
+    def _coverage(self) -> CoverageView:
+        from cachetui.app.widgets.coverage_view import CoverageView  # imported by compose: a lookup
+
+        return self.query_one(CoverageView)
+
+    def _part(self, target: str) -> Screen[None] | Widget:
+        """The part a row names (`browser_actions.TARGETS`)."""
+        if target == BODY:
+            return self.query_one(BrowserBody)
+        return self._coverage() if target == COVERAGE else self
+
+    async def action_route(self, binding_id: str) -> None:
+        """A key of the action table: the part its row names acts on it."""
+        row = self._keys.row(binding_id)
+        await self._part(row.target).run_action(row.action)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide keys that cannot act now, so the footer only offers what works."""
-        return self._keys.check(action, self.key_context(), typing=isinstance(self.focused, Input))
+        return self._keys.check(action, parameters, self.key_context(), typing=isinstance(self.focused, Input))
 
     def key_context(self) -> KeyContext:
-        return self.coverage.key_context(self.browsing)
+        """What decides which keys act: the coverage view's node while it shows, else the specs' (the body's)."""
+        if self.coverage_shown:
+            return self._coverage().key_context()
+        return replace(self.query_one(BrowserBody).key_context(self.browsing), wanted=self.wanted is not None)
 
     def _refresh_keys(self) -> None:
         """Refresh the footer when what a key can do has changed (it recomposes every key)."""
@@ -152,6 +196,10 @@ class BrowserScreen(Screen[None]):
 
     @on(DetailPane.Jump)
     def _jump(self, event: DetailPane.Jump) -> None:
+        """A binary shown from the details, or from the coverage view (`n`: back to the specs, on it); Backspace in
+        the table goes back to where it was."""
+        if self.coverage_shown:
+            self.action_coverage()
         if self.corpus is not None:
             self._go(go.jumped(self.browsing, self.corpus, event.spec, self.query_one(SpecTable).current_spec,
                                self.query_one(QueryBar).text, self.query_one(PackageList).lists))
@@ -167,23 +215,11 @@ class BrowserScreen(Screen[None]):
     def _facet_toggled(self, event: FacetPanel.Toggled) -> None:
         self.toggle_filter(event.facet, event.value)
 
-    def action_focus_search(self) -> None:
-        self.query_one(BrowserBody).focus_search(self.query_one(QueryBar).input)
-
-    def action_toggle_facets(self) -> None:
-        self.query_one(BrowserBody).toggle_facets()
-
-    def action_back(self) -> None:
-        self.query_one(BrowserBody).back()
-
     def action_problems(self) -> None:
-        self._requests.problems(self.corpus)
+        from cachetui.app.dialogs.problems import ProblemsScreen  # the dialogs load when first asked for
 
-    def action_copy_hash(self) -> None:
-        self._requests.copy_hash()
-
-    def action_copy_menu(self) -> None:
-        self._requests.copy_menu(self.corpus)
+        if self.corpus is not None:
+            self.app.push_screen(ProblemsScreen(self.corpus.report, self.query_one(QueryBar).problem))
 
     def action_clear_filters(self) -> None:
         self._go(go.narrowed(self.browsing, self.spec_query.cleared()))
@@ -195,7 +231,12 @@ class BrowserScreen(Screen[None]):
         self._go(go.viewed(self.browsing, replace(self.browsing.view, find=not self.browsing.view.find)))
 
     def action_export(self) -> None:
-        self._requests.export(self.spec_query.package)
+        """The table as shown now: its rows are taken at the key, so a later answer cannot swap them."""
+        data = self.query_one(SpecTable).data
+        if data is None or self.query_one(StatusLine).status.busy:
+            self.notify("The table is being updated; export once it shows the answer.", markup=False)
+            return
+        self.post_message(ExportRequested(f"cachetui-{file_safe(self.spec_query.package or 'all')}.csv", data))
 
     @work(group="dialog", exclusive=True, exit_on_error=False)
     async def action_compare(self) -> None:
@@ -214,16 +255,17 @@ class BrowserScreen(Screen[None]):
             self.hidden_columns = hidden
 
     def action_help(self) -> None:
-        show_help(self, self.coverage.panes())
+        show_help(self, self._panes())
+
+    def _panes(self) -> Sequence[Widget]:
+        """The panes of the view that shows, as the help lists them."""
+        return self._coverage().panes if self.coverage_shown else self.query_one(BrowserBody).panes
 
     def action_coverage(self) -> None:
-        self.coverage.toggle()
-
-    def action_nearest(self) -> None:
-        self.coverage.nearest()
-
-    def action_coverage_copy(self) -> None:
-        self.coverage.copy_menu()
+        """`w`: the coverage of what `--want` named, or back to the specs."""
+        self.toggle_class(COVERAGE_SHOWN)
+        self.set_focus(self._coverage().tree_list if self.coverage_shown else self.query_one(SpecTable))
+        self.refresh_bindings()  # every key: the view that shows changed, not only what one can do
 
     def show_progress(self, done: int, total: int | None, what: str) -> None:
         self.query_one(Loading).show(done, total, what)
@@ -236,6 +278,8 @@ class BrowserScreen(Screen[None]):
         self.query_one(BrowserBody).provenance_follower.provenance_arrived_for(self.provenance)
         self._answers.forget()  # what answers over another corpus computed
         self._go(go.corpus_arrived(replace(self.browsing, line=self.query_one(QueryBar).text), corpus))
+        if self.wanted is not None:
+            self._coverage().corpus_arrived(corpus)
 
     def watch_hidden_columns(self, hidden: frozenset[str]) -> None:
         self.query_one(SpecTable).hidden = hidden

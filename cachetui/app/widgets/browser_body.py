@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from cachetui.app.requests import CopyMenuRequested, CopyRequested
 from cachetui.app.screens.panes import displayed, pane_widths
 from cachetui.app.widgets.detail_pane import DetailPane
 from cachetui.app.widgets.facet_panel import FacetPanel, FacetsPane, FacetState
@@ -51,6 +52,7 @@ class BrowserBody(Horizontal):
         self._chosen: dict[str, frozenset[str]] = {}  # the facet values the question filters by
         self._line = ""  # the query line the package list follows
         self.provenance_follower = ProvenanceFollower(self)  # the details' provenance section, fetched as it rests
+        self.search_line: Widget | None = None  # the package search `/` focuses: the screen's query line
 
     def compose(self) -> ComposeResult:
         yield PackageList(id="packages")
@@ -73,8 +75,9 @@ class BrowserBody(Horizontal):
 
     # -- the focus ------------------------------------------------------------------------
 
-    def focus_search(self, line: Widget) -> None:
-        """`/` searches where you are: the facets pane filters facets, anywhere else `line` searches packages."""
+    def action_focus_search(self) -> None:
+        """`/` searches where you are: the facets pane filters facets, anywhere else the query line searches
+        packages."""
         facets = self.query_one(FacetsPane)
         if facets.has_focus_within:
             self.screen.set_focus(facets.filter)
@@ -82,14 +85,14 @@ class BrowserBody(Horizontal):
         if self.screen.has_class("-narrow") and self.has_class("-facets-toggled"):
             self.remove_class("-facets-toggled")  # the package list takes its place back: never type unseen
         # Focus now (Screen.set_focus), not later (Widget.focus): keys typed right after `/` land in the box.
-        self.screen.set_focus(line)
+        self.screen.set_focus(self.search_line)
 
-    def toggle_facets(self) -> None:
+    def action_toggle_facets(self) -> None:
         self.toggle_class("-facets-toggled")  # styles update at once, so `display` below is current
         self.fit()
         self._keep_focus_visible()
 
-    def back(self) -> None:
+    def action_back(self) -> None:
         """Escape: to the package list; on a narrow screen with the facets shown it is hidden, so the table."""
         packages = self.query_one(PackageList)
         self.screen.set_focus(packages.options if displayed(packages) else self.query_one(SpecTable))
@@ -156,6 +159,20 @@ class BrowserBody(Horizontal):
         """The spec under the table's cursor."""
         spec = self.query_one(SpecTable).current_spec
         return None if spec is None or self.corpus is None else self.corpus.spec(spec)
+
+    # -- copying the spec under the cursor: asked of the app (a served session answers its own way) --------------
+
+    def action_copy_hash(self) -> None:
+        from cachetui.app.dialogs.copy_menu import spec_copy_choices  # the dialogs load when first asked for
+
+        if (spec := self.selected) is not None:
+            what, text = spec_copy_choices(spec, None)[0]
+            self.post_message(CopyRequested(text, what))
+
+    def action_copy_menu(self) -> None:
+        if (spec := self.selected) is not None and self.corpus is not None:
+            signature = self.provenance_follower.known_signature(spec.index)  # its signer may be a key Spack trusts
+            self.post_message(CopyMenuRequested(spec, self.corpus, signature))
 
     def key_context(self, question: Browsing) -> KeyContext:
         """What decides which keys act: the corpus, the table's cursor and rows, and the question."""

@@ -2,8 +2,9 @@
 
 One frozen `CoverageBrowsing` (present/browse/coverage_browsing.py) comes down from the comparison; the tree, the facet
 and the details each get their part of it. The tree and details are Line-API lists (a 1,000-node lockfile
-paints a screenful). The screen's keys (`screens/coverage_routes.py`) ask it for the selected node's binary
-and its copy menu; what is copied goes up to the app as any copy does (`CopyRequested`).
+paints a screenful). Its keys are rows of the browser's action table naming it (`n`: the node's binary in the
+spec table, a `DetailPane.Jump`; `c`: its copy menu), bound on the screen, which shows it in the specs' place;
+what is copied goes up to the app as any copy does (`CopyRequested`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from textual.widgets import Static
 from cachetui.app.actions import keys_shown
 from cachetui.app.dialogs.copy_menu import CopyMenu
 from cachetui.app.requests import CopyRequested
-from cachetui.app.widgets.detail_pane import DetailRows
+from cachetui.app.widgets.detail_pane import DetailPane, DetailRows
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.wanted import WantedDag
@@ -265,8 +266,14 @@ class CoverageView(Vertical):
         detail = self.query_one(CoverageDetail).detail
         return None if detail is None else detail.binary
 
+    def action_nearest(self) -> None:
+        """`n`: the wanted node's binary (held, or the nearest) in the spec table, a jump as one from the details."""
+        binary = self.binary()
+        if binary is not None:
+            self.post_message(DetailPane.Jump(binary))
+
     @work(group="dialog", exclusive=True, exit_on_error=False)
-    async def copy_menu(self) -> None:
+    async def action_copy_menu(self) -> None:
         detail = self.query_one(CoverageDetail).detail
         if detail is None or self.corpus is None:
             return

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 from rich.console import Console
 from rich.text import Text
-from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 
+from cachetui.app.actions import bindings_of
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.model.corpus import SpecView, arch_triple
 from cachetui.core.model.dependencies import TreeLine
@@ -209,10 +209,7 @@ def wrap(lines: list[Line], width: int, console: Console) -> list[Line]:
 class DetailPane(PickList):
     """Posts `Jump(spec)` on Enter over a dependency or user that is in the corpus."""
 
-    BINDINGS = [
-        Binding("b", "toggle_build", "Build deps", id="detail.build-deps"),
-        Binding("backspace", "screen.jump_back", "Back to the previous spec", show=False, id="detail.jump-back"),
-    ]
+    BINDINGS = bindings_of("detail")
 
     detail: reactive[SpecDetail | None] = reactive(None, always_update=True)
 

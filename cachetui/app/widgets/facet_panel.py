@@ -11,12 +11,12 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input
 
+from cachetui.app.actions import bindings_of
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.model.fields import REGISTRY, RegistryLookup
 from cachetui.core.query.query import sort_values
@@ -201,7 +201,7 @@ class FacetPanel(PickList):
 class FacetsPane(Vertical):
     """A filter box above the facet list: typing narrows every facet to the values containing the text."""
 
-    BINDINGS = [Binding("escape", "leave_filter", "To facets", show=False, id="facets.leave-filter")]
+    BINDINGS = bindings_of("facets")
 
     @dataclass
     class FilterChanged(Message):

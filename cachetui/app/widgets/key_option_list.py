@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from textual.binding import Binding
 from textual.widgets import OptionList
+
+from cachetui.app.actions import bindings_of
 
 
 class KeyOptionList(OptionList):
-    BINDINGS = [
-        Binding("k", "cursor_up", "Up", show=False, id="list.up"),
-        Binding("j", "cursor_down", "Down", show=False, id="list.down"),
-    ]
+    BINDINGS = bindings_of("list")

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from rich.text import Text
-from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 
+from cachetui.app.actions import bindings_of
 from cachetui.app.widgets.line_view import LineView
 
 
@@ -26,7 +26,7 @@ class ListSource(Protocol):
 
 
 class PickList(LineView):
-    BINDINGS = [Binding("enter", "select", "Choose", show=False, id="pick.select")]
+    BINDINGS = bindings_of("pick")
     COMPONENT_CLASSES = {"pick-list--cursor", "pick-list--cursor-blurred"}
     CURSOR_CLASSES = ("pick-list--cursor", "pick-list--cursor-blurred")
 

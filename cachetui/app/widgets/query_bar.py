@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.geometry import Size
 from textual.message import Message
@@ -23,6 +22,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input
 
+from cachetui.app.actions import bindings_of
 from cachetui.core.spack.specquery import looks_like_spec
 from cachetui.present.browse.browsing import Effects
 from cachetui.present.fit import wrapped
@@ -75,7 +75,7 @@ class QueryLine(Input):
 class QueryBar(Horizontal):
     DEBOUNCE_S = 0.15
 
-    BINDINGS = [Binding("down", "leave", "To results", show=False, id="query.leave")]
+    BINDINGS = bindings_of("query")
 
     problem: reactive[str | None] = reactive(None)  # the query cannot be answered: the table keeps the last answer
     note: reactive[str | None] = reactive(None)  # which part emptied the answer; what the sources cannot tell

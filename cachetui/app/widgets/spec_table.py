@@ -14,11 +14,11 @@ from functools import partial
 import numpy as np
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 
+from cachetui.app.actions import bindings_of
 from cachetui.app.widgets.line_view import LineView
 from cachetui.app.widgets.spec_rows import ColumnRows, FindRows, RowSource, slid
 from cachetui.core.model.recent import Recent
@@ -50,15 +50,7 @@ def source_for(rows: SpecRows, hidden: frozenset[str]) -> RowSource:
 class SpecTable(LineView):
     """Specs as rows; the cursor row is the selected spec."""
 
-    BINDINGS = [
-        Binding("enter", "select", "Details", show=False, id="table.select"),
-        Binding("s", "sort_next", "Sort", id="table.sort"),
-        Binding("S", "sort_reverse", "Reverse sort", show=False, id="table.sort-reverse"),
-        Binding("left", "scroll_sideways(-1)", "Scroll the common line / find view left", show=False,
-                id="table.left"),
-        Binding("right", "scroll_sideways(1)", "Scroll the common line / find view right", show=False,
-                id="table.right"),
-    ]
+    BINDINGS = bindings_of("table")
     COMPONENT_CLASSES = {"spec-table--header", "spec-table--cursor", "spec-table--cursor-blurred", "spec-table--sorted"}
     HEADER_LINES = 2  # what every row shares, then the column titles
     CURSOR_CLASSES = ("spec-table--cursor", "spec-table--cursor-blurred")

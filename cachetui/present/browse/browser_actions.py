@@ -1,9 +1,12 @@
-"""The browser's actions, one row each: its binding id, default keys, words and when it can act.
+"""The browser's actions, one row each: its binding id, default keys, words, when it can act and the part that acts.
 
-The screen's BINDINGS, `check_action`, the footer's refresh, the help and the command palette all
-read this table, so an action is added (or its words changed) in one place. The rows know nothing
-of Textual: when an action can act is a predicate over `KeyContext`, a plain snapshot of the screen.
-Binding ids never change: users' config.toml `[keymap]` names them.
+The screen's BINDINGS, `check_action`, the footer's refresh, the help, the command palette, `cachetui config`
+and the keymap's check all read this table, so an action is added (or its words changed, or removed) in one
+place. Each row names its target, the part that acts on it (`TARGETS`): its keys are bound on the screen,
+the one node every pane of both views reaches (the focus may be in the query line, the body or the coverage
+view), which hands the key to that part. The rows know nothing of Textual: when an action can act is a
+predicate over `KeyContext`, a plain snapshot of the screen. Binding ids never change: users' config.toml
+`[keymap]` names them.
 """
 
 from __future__ import annotations
@@ -31,10 +34,17 @@ def always(_: KeyContext) -> bool:
     return True
 
 
+# The parts a row's keys can be handed to: the screen (what spans its views: which one shows, the question
+# asked, the dialogs it awaits), the body (the package list, table, details and facets: the focus among them,
+# the spec under the cursor), the coverage view (`--want`: the wanted node under its cursor) and the app.
+SCREEN, BODY, COVERAGE, APP = "screen", "body", "coverage", "app"
+TARGETS = (SCREEN, BODY, COVERAGE, APP)
+
+
 @dataclass(frozen=True)
 class BrowserAction:
     id: str  # the binding id a keymap names ("browser.help")
-    action: str  # the screen's `action_…` it runs (or `app.…`)
+    action: str  # the target's `action_…` it runs
     keys: str  # the default keys, as Textual names them, comma-separated
     footer: str  # the footer's word for it, and the help's
     group: str  # what it is for: a group's rows sit together, in the footer's order
@@ -45,6 +55,7 @@ class BrowserAction:
     # the focus (there it is a letter).
     priority: bool = False
     show: bool = True  # in the footer
+    target: str = SCREEN  # the part that acts on it (`TARGETS`)
 
 
 def _spec_selected(context: KeyContext) -> bool:
@@ -65,24 +76,24 @@ def _table(acts: Callable[[KeyContext], bool]) -> Callable[[KeyContext], bool]:
 # still offers them.
 ACTIONS: tuple[BrowserAction, ...] = (
     BrowserAction("browser.search", "focus_search", "slash", "Search", "focus", "Search packages",
-                  "focus the package search", _table(always), priority=True),
+                  "focus the package search", _table(always), priority=True, target=BODY),
     BrowserAction("browser.facets", "toggle_facets", "f", "Facets", "focus", "Toggle facets",
-                  "show or hide the facets pane", _table(always), priority=True),
+                  "show or hide the facets pane", _table(always), priority=True, target=BODY),
     BrowserAction("browser.help", "help", "question_mark", "Help", "help", "Help",
                   "keys and how to use cachetui"),
-    BrowserAction("browser.quit", "app.quit", "q", "Quit", "help"),
+    BrowserAction("browser.quit", "quit", "q", "Quit", "help", target=APP),
     BrowserAction("browser.copy-hash", "copy_hash", "y", "Copy hash", "copy", "Copy hash",
-                  "copy the selected spec's full hash", _table(_spec_selected)),
+                  "copy the selected spec's full hash", _table(_spec_selected), target=BODY),
     BrowserAction("browser.copy-menu", "copy_menu", "c", "Copy…", "copy", "Copy…",
-                  "hash, /short hash, install or mirror command", _table(_spec_selected)),
-    BrowserAction("browser.coverage-copy", "coverage_copy", "c", "Copy…", "copy", "Copy…",
+                  "hash, /short hash, install or mirror command", _table(_spec_selected), target=BODY),
+    BrowserAction("browser.coverage-copy", "copy_menu", "c", "Copy…", "copy", "Copy…",
                   "the wanted hash, the install line of its binary and the spec selecting it",
-                  lambda c: c.coverage and c.spec_selected),
+                  lambda c: c.coverage and c.spec_selected, target=COVERAGE),
     BrowserAction("browser.coverage", "coverage", "w", "Coverage", "wanted", "Coverage of what you want",
                   "the wanted DAG (--want) against the caches, or back to the specs", lambda c: c.wanted),
     BrowserAction("browser.nearest", "nearest", "n", "Nearest", "wanted", "Show the nearest binary",
                   "the wanted node's binary (held, or the nearest) in the spec table",
-                  lambda c: c.coverage and c.nearest),
+                  lambda c: c.coverage and c.nearest, target=COVERAGE),
     BrowserAction("browser.clear", "clear_filters", "x", "Clear", "narrowing", "Clear all filters",
                   "remove every facet filter", lambda c: c.narrowed),
     # comparing, the two tags compared are the scope
@@ -100,18 +111,13 @@ ACTIONS: tuple[BrowserAction, ...] = (
                   "write the table as shown to a CSV or JSON file", lambda c: c.rows > 0),
     BrowserAction("browser.problems", "problems", "p", "Problems", "view", "Show problems",
                   "files that could not be loaded, and warnings", _loaded),
-    BrowserAction("browser.back", "back", "escape", "Back", "view", acts=_table(always), show=False),
+    BrowserAction("browser.back", "back", "escape", "Back", "view", acts=_table(always), show=False, target=BODY),
 )
 
 
-def declared_keys(binding_id: str, actions: tuple[BrowserAction, ...] = ACTIONS) -> str:
-    """The keys the row with this binding id is declared with (before any keymap); KeyError for no such row."""
-    return {row.id: row.keys for row in actions}[binding_id]
-
-
-def by_action(actions: tuple[BrowserAction, ...] = ACTIONS) -> dict[str, BrowserAction]:
-    """Action name (as `check_action` is asked about it) -> its row."""
-    return {row.action: row for row in actions}
+def by_id(actions: tuple[BrowserAction, ...] = ACTIONS) -> dict[str, BrowserAction]:
+    """Binding id -> its row (the screen routes a key by its row's id)."""
+    return {row.id: row for row in actions}
 
 
 def can_act(actions: tuple[BrowserAction, ...], context: KeyContext) -> tuple[bool, ...]:

@@ -48,21 +48,27 @@ def _view(name: str, *groups: str, rows: frozenset[str] = frozenset()) -> KeyVie
     return KeyView(name, frozenset(("app", *groups)), rows)  # the app's keys (quit) act everywhere
 
 
-_SPECS, _COVERAGE = rows_acting(False), rows_acting(True)
+def views(actions: tuple[BrowserAction, ...] = ACTIONS) -> tuple[KeyView, ...]:
+    """The views, with the browser's rows (`actions`) in those where they can act.
 
-# A clash is said in the first view it happens in: the panes before the text boxes, where a letter is typed.
-VIEWS: tuple[KeyView, ...] = (
-    _view("the package list", "lines", "pick", rows=_SPECS),
-    _view("the spec table", "lines", "table", rows=_SPECS),
-    _view("the details", "lines", "pick", "detail", rows=_SPECS),
-    _view("the facets", "facets", "lines", "pick", rows=_SPECS),
-    _view("the coverage view", "lines", "pick", rows=_COVERAGE),
-    _view("the help", "help"),
-    _view("the problems screen", "problems"),
-    _view("the columns dialog", "columns"),
-    _view("a choice (the tag picker)", "dialog", "list"),
-    _view("the copy menu", "dialog", "list", "copy"),
-    _view("a file name (export)", "name"),
-    _view("the query line", "query", rows=_SPECS),
-    _view("the facet filter", "facets", rows=_SPECS),
-)
+    A clash is said in the first view it happens in: the panes before the text boxes, where a letter is typed.
+    """
+    specs, coverage = rows_acting(False, actions), rows_acting(True, actions)
+    return (
+        _view("the package list", "lines", "pick", rows=specs),
+        _view("the spec table", "lines", "table", rows=specs),
+        _view("the details", "lines", "pick", "detail", rows=specs),
+        _view("the facets", "facets", "lines", "pick", rows=specs),
+        _view("the coverage view", "lines", "pick", rows=coverage),
+        _view("the help", "help"),
+        _view("the problems screen", "problems"),
+        _view("the columns dialog", "columns"),
+        _view("a choice (the tag picker)", "dialog", "list"),
+        _view("the copy menu", "dialog", "list", "copy"),
+        _view("a file name (export)", "name"),
+        _view("the query line", "query", rows=specs),
+        _view("the facet filter", "facets", rows=specs),
+    )
+
+
+VIEWS = views()
