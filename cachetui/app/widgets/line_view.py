@@ -14,12 +14,12 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from cachetui.app.actions import bindings_of
 from cachetui.core.model.recent import Recent
 
 # Painted rows kept: the screen and the pages painted ahead above and below it, at a few widths.
@@ -27,14 +27,7 @@ PAINTED_ROWS_KEPT = 1024
 
 
 class LineView(ScrollView, can_focus=True):
-    BINDINGS = [
-        Binding("up,k", "cursor_up", "Up", show=False, id="lines.up"),
-        Binding("down,j", "cursor_down", "Down", show=False, id="lines.down"),
-        Binding("pageup", "page_up", "Page up", show=False, id="lines.page-up"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="lines.page-down"),
-        Binding("home,g", "first", "First", show=False, id="lines.first"),
-        Binding("end,G", "last", "Last", show=False, id="lines.last"),
-    ]
+    BINDINGS = bindings_of("lines")
     HEADER_LINES: ClassVar[int] = 0
     CURSOR_CLASSES: ClassVar[tuple[str, str]] = ("", "")  # component classes: focused, blurred
 
@@ -122,12 +115,15 @@ class LineView(ScrollView, can_focus=True):
             self.virtual_size = size  # sized by its rows, or not laid out yet: the screen must know
         elif size != self.virtual_size:
             self.set_reactive(LineView.virtual_size, size)
-            self._scroll_update(size)  # Textual 8.2.8's own no-layout path (as when scrolling)
+            # Textual 8.2.8's own no-layout path (as when scrolling): it has no public way to change a virtual
+            # size without laying out the screen.
+            self._scroll_update(size)
 
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
         # Textual 8.2.8 passes a scroll view's region as its virtual size at every screen layout, so
         # ScrollView updates (repaints) its scrollbars each time, a frame after the layout's own: the
-        # rows are the virtual size here, and only a change of size needs the scrollbars updated.
+        # rows are the virtual size here, and only a change of size needs the scrollbars updated. A private
+        # hook: Textual offers no public one for what a layout hands a scroll view.
         return super()._size_updated(size, self.virtual_size, container_size, layout)
 
     # -- painting ----------------------------------------------------------------------
