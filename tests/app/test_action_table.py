@@ -1,10 +1,12 @@
 """A key is declared once, in its row: a row added to the browser's action table, naming the part that acts
 on it, is a key in the footer, the help and the palette, listed by `cachetui config` and remapped by the
-user's keymap; the same app without the row has it nowhere, and refuses a keymap naming it.
+user's keymap; so is a row of one widget's keys (`present/browse/keys.py`: the spec table's), in the footer
+and the help where that widget has the focus; the same app without the rows has them nowhere, and refuses a
+keymap naming them.
 
-Each run is a process of its own in which the row is added to the table before the app is imported, as
-editing `present/browse/browser_actions.py` adds it: nothing else is edited (the body's action is the one
-line a new key of the body needs besides its row).
+Each run is a process of its own in which the rows are added to the tables before the app is imported, as
+editing `present/browse/browser_actions.py` or `present/browse/keys.py` adds them: nothing else is edited
+(the action of the part named is the one line a new key needs besides its row).
 """
 
 from __future__ import annotations
@@ -18,14 +20,16 @@ from pathlib import Path
 RUN = r'''
 import asyncio, contextlib, io, json, sys
 
-from cachetui.present.browse import browser_actions
+from cachetui.present.browse import browser_actions, keys
 from cachetui.present.browse.browser_actions import BODY, BrowserAction
+from cachetui.present.browse.keys import Key
 
 if sys.argv[1] == "with-row":
     # A throwaway row: the body acts on it, only while a filter narrows the answer.
     WAVE = BrowserAction("browser.wave", "wave", "o", "Wave", "view", "Wave hello", "say hello",
                          lambda context: context.narrowed, target=BODY)
     browser_actions.ACTIONS = (*browser_actions.ACTIONS, WAVE)
+    keys.KEYS = (*keys.KEYS, Key("table.wave", "wave", "u", "Wave back", "table", show=True))  # the table's own
 
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.commands import ActionCommands
@@ -33,11 +37,13 @@ from cachetui.app.dialogs.help import HelpScreen
 from cachetui.app.user_settings import load_user_settings
 from cachetui.app.widgets.browser_body import BrowserBody
 from cachetui.app.widgets.key_footer import KeyFooter
+from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.cli.main import main
 from cachetui.core.load.sample import sample_path
 from tests.app.helpers import run_palette, toggle_facet, wait_loaded
 
 BrowserBody.action_wave = lambda self: self.notify("hello", markup=False)
+SpecTable.action_wave = lambda self: self.notify("waved back", markup=False)
 
 out, err = io.StringIO(), io.StringIO()
 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -49,8 +55,8 @@ async def palette(app):
     return {str(hit.match_display): hit.help or "" async for hit in ActionCommands(app.screen).search("Wave hello")}
 
 
-def waved(app):
-    return any(str(n.message) == "hello" for n in app._notifications)
+def waved(app, words="hello"):
+    return any(str(n.message) == words for n in app._notifications)
 
 
 async def drive():
@@ -76,6 +82,15 @@ async def drive():
             app._notifications.clear()
             await run_palette(pilot, "Wave hello", "Wave hello")
             seen["palette ran"] = waved(app)
+        screen.set_focus(screen.query_one(SpecTable))
+        await pilot.pause()
+        seen["table footer"] = screen.query_one(KeyFooter).render().plain
+        await pilot.press("u")  # the default key: remapped away
+        seen["table default key"] = waved(app, "waved back")
+        await pilot.press("f6")
+        seen["table remapped key"] = waved(app, "waved back")
+        await pilot.press("question_mark")
+        seen["table help"] = [line.split() for line in app.screen.query_one("#help-body").render().plain.splitlines()]
 
 asyncio.run(drive())
 print(json.dumps(seen))
@@ -94,22 +109,27 @@ def _run(row: str, config_home: Path) -> dict[str, object]:
 def test_a_key_added_in_its_row_alone_is_everywhere_and_remapped_and_removed_with_it(tmp_path: Path) -> None:
     config = tmp_path / "cachetui" / "config.toml"
     config.parent.mkdir()
-    config.write_text('[keymap]\n"browser.wave" = "f5"\n')
+    config.write_text('[keymap]\n"browser.wave" = "f5"\n"table.wave" = "f6"\n')
 
     added = _run("with-row", tmp_path)
     code, out, err = added["config"]  # type: ignore[misc]
     assert code == 0 and not err
-    assert '"browser.wave" = "f5"  # default: "o"' in out, out
+    assert '"browser.wave" = "f5"  # default: "o"' in out and '"table.wave" = "f6"  # default: "u"' in out, out
     assert added["before"] == [False, False, False, False]  # no filter yet: it cannot act, and is not offered
     assert " f5 Wave " in added["footer"]  # type: ignore[operator]
     assert added["palette"]["Wave hello"] == "say hello (f5)"  # type: ignore[index]
     assert ["f5", "Wave"] in added["help"]  # type: ignore[operator]
     assert added["default key"] is False and added["remapped key"] is True and added["palette ran"] is True
+    assert " f6 Wave back " in added["table footer"]  # type: ignore[operator]
+    assert ["f6", "Wave", "back"] in added["table help"]  # type: ignore[operator]
+    assert added["table default key"] is False and added["table remapped key"] is True
 
     removed = _run("without-row", tmp_path)
     code, out, err = removed["config"]  # type: ignore[misc]
-    assert code == 1 and "browser.wave" not in out and "no binding id 'browser.wave'" in err
+    assert code == 1 and "wave" not in out and "no binding id 'browser.wave'" in err and "'table.wave'" in err
     assert removed["before"] == [False, False, False, False]
     assert "Wave" not in removed["footer"] and "Wave hello" not in removed["palette"]  # type: ignore[operator]
     assert not any("Wave" in line for line in removed["help"])  # type: ignore[union-attr]
-    assert removed["remapped key"] is False
+    assert removed["remapped key"] is False and removed["table remapped key"] is False
+    assert "Wave" not in removed["table footer"]  # type: ignore[operator]
+    assert not any("Wave" in line for line in removed["table help"])  # type: ignore[union-attr]

@@ -58,9 +58,9 @@ KEYS: tuple[Key, ...] = (
 )
 
 
-def keys_of(part: str, keys: tuple[Key, ...] = KEYS) -> tuple[Key, ...]:
+def keys_of(part: str) -> tuple[Key, ...]:
     """The rows of one part, in the table's order; KeyError for a part no row names (a misspelt part)."""
-    rows = tuple(row for row in keys if row.part == part)
+    rows = tuple(row for row in KEYS if row.part == part)
     if not rows:
         raise KeyError(part)
     return rows
