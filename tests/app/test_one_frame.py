@@ -81,6 +81,8 @@ async def test_a_facet_shows_as_chosen_before_its_answer_arrives(monkeypatch: py
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
         table = app.screen.query_one(SpecTable)
+        # Answered in a worker (INLINE_SPECS = 0): the rows arrive with a message after the worker has ended.
+        await wait_for(pilot, lambda: table.data is not None)
         before = len(table.data.indices)
         monkeypatch.setattr(browser_module, "answer", slow_answer)
         try:
