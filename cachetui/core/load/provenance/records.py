@@ -36,6 +36,7 @@ from cachetui.core.load.provenance.signature import (
     VERIFIED,
     Keyring,
     Signature,
+    first_line,
     iso,
     verify,
 )
@@ -89,7 +90,7 @@ def read_record(binary: Binary, root: str, layout: str, keyring: Callable[[], Ke
     except (KeyboardInterrupt, SystemExit, GeneratorExit):
         raise
     except BaseException as exc:  # noqa: BLE001 - see the docstring: one record, one reason
-        return Reading(Signature.unchecked(f"the record could not be read: {_first_line(exc)}"))
+        return Reading(Signature.unchecked(f"the record could not be read: {first_line(exc)}"))
 
 
 def _read_record(binary: Binary, root: str, layout: str, keyring: Callable[[], Keyring], timeout: float) -> Reading:
@@ -310,10 +311,6 @@ def _unconfirmed(signature: Signature, why: str) -> Signature:
     if signature.outcome != VERIFIED:
         return signature  # nothing was vouched for; what the record says stands as unverified as it was
     return Signature.unchecked(f"which binary the signed record is about cannot be read: {why}")
-
-
-def _first_line(exc: BaseException) -> str:
-    return next(iter(str(exc).splitlines()), type(exc).__name__)[:200]
 
 
 def _json(data: bytes | None) -> Any:

@@ -102,7 +102,7 @@ def read_certs(data: bytes, where: str = "one key file") -> tuple[dict[str, Any]
     try:
         certs = pysequoia.Cert.split_bytes(data)
     except Exception as exc:  # noqa: BLE001 - Sequoia raises RuntimeError for any malformed input
-        raise KeyUnreadable(_first_line(exc)) from None
+        raise KeyUnreadable(first_line(exc)) from None
     if not certs:
         raise KeyUnreadable("no OpenPGP key in it")
     merged: dict[str, Any] = {}
@@ -124,7 +124,7 @@ def merge_into(merged: dict[str, Any], cert: Any, problems: list[str]) -> None:
     try:
         merged[fingerprint] = merged[fingerprint].merge(cert)
     except Exception as exc:  # noqa: BLE001 - Sequoia refuses what it cannot merge
-        problems.append(f"key {fingerprint}: two copies that cannot be merged ({_first_line(exc)})")
+        problems.append(f"key {fingerprint}: two copies that cannot be merged ({first_line(exc)})")
 
 
 def publish(certs: dict[str, Any], problems: list[str]) -> tuple[list[PublishedKey], list[str]]:
@@ -144,7 +144,7 @@ def published_key(cert: Any) -> PublishedKey:
     try:
         return _published(cert)
     except Exception as exc:  # noqa: BLE001 - Sequoia raises RuntimeError for a key its policy refuses
-        raise KeyUnreadable(f"no valid binding signature ({_first_line(exc)})") from None
+        raise KeyUnreadable(f"no valid binding signature ({first_line(exc)})") from None
 
 
 def _published(cert: Any) -> PublishedKey:
@@ -270,5 +270,6 @@ def iso(moment: dt.datetime | None) -> str | None:
     return moment.astimezone(dt.timezone.utc).isoformat().replace("+00:00", "Z")
 
 
-def _first_line(exc: Exception) -> str:
+def first_line(exc: BaseException) -> str:
+    """An error's first line, cut: Sequoia's messages go on with a Rust backtrace."""
     return next(iter(str(exc).splitlines()), type(exc).__name__)[:200]
