@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingsMap
+from textual.dom import DOMNode
 
 from cachetui.present.browse import browser_actions, keys
 from cachetui.present.browse.browser_actions import APP, BrowserAction, KeyContext, by_id, can_act
@@ -37,6 +38,25 @@ def bindings_of(part: str) -> list[Binding | tuple[str, str] | tuple[str, str, s
     """A widget's, dialog's or the app's BINDINGS: the rows of `present/browse/keys.py` naming it, in their order."""
     return [Binding(row.keys, row.action, row.description or "", show=row.show, priority=row.priority, id=row.id)
             for row in keys.keys_of(part)]
+
+
+def declared_bindings(node: DOMNode) -> BindingsMap:
+    """A node's bindings as Textual merges them: each class's BINDINGS up the MRO, a subclass's key replacing its
+    bases' (an app adds its command palette's key).
+
+    What the help lists for a pane away from the focus (`Screen.active_bindings` has only the focus chain's);
+    tests/app/test_key_views.py holds it to the bindings Textual keeps for each node of every screen.
+    """
+    keys: dict[str, list[Binding]] = {}
+    for base in reversed(type(node).__mro__):
+        if issubclass(base, DOMNode):
+            keys.update(BindingsMap(vars(base).get("BINDINGS", ())).key_to_bindings)
+    palette_bound = any(b.action in {"command_palette", "app.command_palette"} for bs in keys.values() for b in bs)
+    if isinstance(node, App) and node.ENABLE_COMMAND_PALETTE and not palette_bound:
+        keys.setdefault(node.COMMAND_PALETTE_BINDING, []).append(Binding(
+            node.COMMAND_PALETTE_BINDING, "command_palette", "palette", show=False,
+            key_display=node.COMMAND_PALETTE_DISPLAY, priority=True, tooltip="Open the command palette"))
+    return BindingsMap.from_keys(keys)
 
 
 def declared_keys(binding_id: str) -> str:

@@ -1,7 +1,8 @@
 """Asking `present.browse.answer` for the browser: on the spot for a small corpus, in a worker for a big one.
 
 Up to INLINE_SPECS specs an answer takes a few milliseconds and is computed on the spot; above,
-in a worker, so keys and paints never wait for it (a newer question cancels an older one).
+in a worker, so keys and paints never wait for it (a newer question cancels an older one). A worker's
+answer comes as a message; one still queued behind a newer one is dropped unread (`can_replace`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from functools import partial
 
 from textual.dom import DOMNode
+from textual.message import Message
 from textual.worker import get_current_worker
 
 from cachetui.core.model.corpus import Corpus
@@ -23,11 +25,22 @@ Sort = tuple[str | None, bool]
 Deliver = Callable[[Query, Sort, View, Answer], None]
 
 
+class Arrived(Message):
+    """A worker's answer to a question, for the node that asked it."""
+
+    def __init__(self, query: Query, sort: Sort, view: View, found: Answer) -> None:
+        super().__init__()
+        self.query, self.sort, self.view, self.found = query, sort, view, found
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, Arrived)  # only the newest of the answers waiting is shown
+
+
 class Answers:
     """What answers over one corpus computed (kept for the next ones), and where each is computed."""
 
     def __init__(self, node: DOMNode, deliver: Deliver) -> None:
-        self._node = node  # whose workers compute the big answers
+        self._node = node  # whose workers compute the big answers, and who is told them (`Arrived`)
         self._deliver = deliver
         self.recent = RecentAnswers()
 
@@ -35,7 +48,7 @@ class Answers:
         self.recent = RecentAnswers()
 
     def ask(self, corpus: Corpus, question: Browsing) -> bool:
-        """True: `question` answered and delivered now; False: its answer is on its way from a worker."""
+        """True: `question` answered and delivered now; False: its answer is on its way from a worker (`Arrived`)."""
         query, sort, view = question.query, question.sort, question.view
         if corpus.n_specs <= INLINE_SPECS:
             self._deliver(query, sort, view, answer(corpus, query, sort, self.recent, view))
@@ -51,4 +64,4 @@ class Answers:
     def _compute(self, corpus: Corpus, query: Query, sort: Sort, view: View) -> None:
         found = answer(corpus, query, sort, self.recent, view)
         if not get_current_worker().is_cancelled:
-            self._node.app.call_from_thread(self._deliver, query, sort, view, found)
+            self._node.post_message(Arrived(query, sort, view, found))

@@ -128,12 +128,12 @@ async def test_n_shows_the_nearest_binary_in_the_spec_table(capsys, changed) -> 
         await _select(pilot, "curl")
         await pilot.press("n")
         await wait_loaded(pilot)
-        assert not app.screen.has_class("-coverage")
+        assert not app.screen.query_one("#coverage").display and app.screen.query_one("#spec-view").display
         table = app.screen.query_one(SpecTable)
         assert table.current_spec is not None and app.screen.corpus.hashes[table.current_spec] == nearest
         await pilot.press("w")  # and back to the coverage, where it was
         await pilot.pause()
-        assert app.screen.has_class("-coverage")
+        assert app.screen.query_one("#coverage").display and not app.screen.query_one("#spec-view").display
 
 
 async def test_the_copy_menu_offers_the_nearest_install_line_and_its_spec(capsys, changed) -> None:  # noqa: ANN001
@@ -254,7 +254,7 @@ async def test_the_palette_offers_the_coverage_views_keys_while_it_shows(changed
         await _select(pilot, "curl")
         await run_palette(pilot, "nearest binary", "Show the nearest binary")
         await wait_loaded(pilot)
-        assert not app.screen.has_class("-coverage")
+        assert not app.screen.query_one("#coverage").display and app.screen.query_one("#spec-view").display
         assert app.screen.query_one(SpecTable).current_spec == view_nearest(app, "curl")
 
 

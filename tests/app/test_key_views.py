@@ -9,6 +9,7 @@ from pathlib import Path
 from textual.app import App
 from textual.widget import Widget
 
+from cachetui.app.actions import declared_bindings
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.dialogs.columns_dialog import ColumnsDialog
 from cachetui.app.dialogs.copy_menu import CopyMenu
@@ -71,3 +72,28 @@ async def test_every_pane_of_every_screen_binds_the_ids_of_one_view(tmp_path: Pa
     declared = {view.name: frozenset(i for i in ids if view.holds(i)) for view in VIEWS}
     assert seen == set(declared.values()), {view: sorted(held) for view, held in declared.items() if held not in seen}
     assert len(set(declared.values())) == len(VIEWS)  # no two views alike: each names one moment
+
+
+def _merged_as_textual_keeps(app: App[None]) -> None:
+    for node in [app, *app.screen.walk_children(with_self=True)]:
+        # `_bindings`: what Textual merged for the node, read here only to hold the help's reading to it
+        assert declared_bindings(node).key_to_bindings == node._bindings.key_to_bindings, type(node)
+
+
+async def test_the_help_reads_each_nodes_bindings_as_textual_merged_them(tmp_path: Path) -> None:
+    lock, mirror, _ = write_changed_environment(tmp_path)
+    args = browse_parser().parse_args(["--no-cache", "--want", str(lock), str(mirror)])
+    app = CacheTuiApp([str(mirror)], LoadOptions(use_cache=False), system_clipboard=False, wanted=wanted_of(args))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        _merged_as_textual_keeps(app)  # the browser: both views are in its DOM
+        assert app.browser.corpus is not None
+        for screen in (HelpScreen([]), ProblemsScreen(app.browser.corpus.report), ColumnsDialog(frozenset()),
+                       TagPicker(["develop"], {"develop": 1}, None), CopyMenu([("hash", "abc")]),
+                       ExportDialog("specs.csv", 1, [])):
+            await app.push_screen(screen)
+            await pilot.pause()
+            _merged_as_textual_keeps(app)
+            app.pop_screen()
+            await pilot.pause()

@@ -14,7 +14,9 @@ from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import StatusLine, render_status
+from cachetui.core.query.query import Query
 from cachetui.core.spack.targets import Host
+from cachetui.present.browse.answer import RecentAnswers, answer
 from cachetui.present.spec_table.table_layout import COLUMNS
 from tests.app.helpers import type_query, wait_for, wait_loaded
 from tests.conftest import listing, spec_entry
@@ -212,3 +214,21 @@ async def test_big_corpora_answer_off_the_ui_thread_and_only_the_latest_answer_l
                        {"zancient", "zzero", "ztwo", "zthree"})
         assert "updating" not in _status(app)
         assert delivered[-1] == screen.spec_query
+
+
+async def test_an_answer_queued_behind_a_newer_one_is_dropped_unread(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _app(tree)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        screen = app.browser
+        delivered: list[object] = []
+        monkeypatch.setattr(screen, "_deliver", lambda q, s, view, found: delivered.append(q))
+        older, newer = Query("zlib"), Query("hdf5")
+        found = answer(screen.corpus, newer, screen.browsing.sort, RecentAnswers(),
+                                      screen.browsing.view)
+        # Two workers' answers both waiting in the screen's queue, as when keys outrun the workers.
+        screen.post_message(answers_module.Arrived(older, screen.browsing.sort, screen.browsing.view, found))
+        screen.post_message(answers_module.Arrived(newer, screen.browsing.sort, screen.browsing.view, found))
+        await pilot.pause()
+        assert delivered == [newer]

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from cachetui.app.actions import bindings_of, keymap, keys_shown
+from cachetui.app.actions import bindings_of, declared_bindings, keymap, keys_shown
 
 # <binding id>: the keys bound to it now (config.toml's [keymap] may have changed them).
 INTRO = (
@@ -29,11 +29,8 @@ Section = tuple[str, list[KeyRow]]
 
 
 def _bindings(node: DOMNode) -> Iterable[Binding]:
-    # Textual keeps each node's merged bindings (class BINDINGS up the MRO) in `_bindings`, and
-    # applies the app's keymap (the user's config.toml) to a copy of them for every key press, as
-    # here: so this is what the keys really do. It has no public getter for the bindings of a node
-    # that is not in the focus chain (`active_bindings` has only those); the help lists every pane.
-    bindings = node._bindings.copy()
+    """What the node's keys really do: its declared bindings with the app's keymap (the user's config.toml)."""
+    bindings = declared_bindings(node)
     if keys := keymap(node.app):
         bindings.apply_keymap(keys)
     for _, binding in bindings:

@@ -3,9 +3,9 @@
 It routes between plain parts: the action table (`present/browse/browser_actions.py`: keys, words,
 when each acts, the part that acts), the browsing state (`present/browse/browsing.py`: where the user is,
 pure transitions), the body (`widgets/browser_body.py`: the panes' widths, focus and details) and, when
-`--want` names something, the coverage view (`widgets/coverage_view.py`) shown in the body's place. Its keys
-are bound here, the one node every pane of both views reaches, and each is handed to the part its row
-names (`action_route`); the screen acts itself on what spans the parts: which view shows, the question
+`--want` names something, the coverage view (`widgets/coverage_view.py`), which a `ContentSwitcher` bound
+to the screen's `view` shows in the specs' place. Its keys are bound here, the one node every pane of both
+views reaches, and each is handed to the part its row names (`action_route`); the screen acts itself on what spans the parts: which view shows, the question
 asked, the dialogs it awaits. Events go into transitions; their effects and each answer flow down, one
 frozen state per widget; messages come up.
 """
@@ -18,14 +18,15 @@ from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.containers import Vertical
 from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input
+from textual.widgets import ContentSwitcher, Input
 from textual.worker import Worker, WorkerState
 
 from cachetui.app.actions import ActionKeys, bindings, keys_shown
-from cachetui.app.answers import Answers
+from cachetui.app.answers import Answers, Arrived
 from cachetui.app.dialogs.flows import choose_columns, choose_tag, compare, show_help
 from cachetui.app.requests import ExportRequested
 from cachetui.app.screens.panes import WIDE_FROM
@@ -54,7 +55,7 @@ if TYPE_CHECKING:  # the view, and coverage itself, load only when `--want` name
     from cachetui.app.widgets.coverage_view import CoverageView
     from cachetui.core.model.wanted import WantedDag
 
-COVERAGE_SHOWN = "-coverage"  # the screen's class while the coverage view shows in place of the specs
+SPEC_VIEW, COVERAGE_VIEW = "spec-view", "coverage"  # the two views the switcher shows one of
 
 
 class BrowserScreen(Screen[None]):
@@ -65,6 +66,7 @@ class BrowserScreen(Screen[None]):
     corpus: reactive[Corpus | None] = reactive(None)
     browsing: var[Browsing] = var(Browsing)
     hidden_columns: reactive[frozenset[str]] = reactive(HIDDEN_AT_FIRST)
+    view: var[str] = var(SPEC_VIEW)  # which of the switcher's views shows (bound to it)
 
     def __init__(self) -> None:
         super().__init__()
@@ -76,11 +78,11 @@ class BrowserScreen(Screen[None]):
     def want(self, wanted: WantedDag) -> None:
         """Before the screen is shown: what `--want` named, which it opens on (what the user asked about)."""
         self.wanted = wanted
-        self.add_class(COVERAGE_SHOWN)
+        self.view = COVERAGE_VIEW
 
     @property
     def coverage_shown(self) -> bool:
-        return self.has_class(COVERAGE_SHOWN)
+        return self.view == COVERAGE_VIEW
 
     @property
     def spec_query(self) -> Query:
@@ -97,14 +99,16 @@ class BrowserScreen(Screen[None]):
         return self.query_one(BrowserBody).facet_counts
 
     def compose(self) -> ComposeResult:
-        yield StatusLine(id="status")
-        yield Loading(id="loading")
-        yield QueryBar(id="query")
-        yield BrowserBody(id="body")
-        if self.wanted is not None:
-            from cachetui.app.widgets.coverage_view import CoverageView
+        yield Loading(id="loading")  # over either view while the corpus loads
+        with ContentSwitcher(initial=self.view).data_bind(current=BrowserScreen.view):
+            with Vertical(id=SPEC_VIEW):
+                yield StatusLine(id="status")
+                yield QueryBar(id="query")
+                yield BrowserBody(id="body")
+            if self.wanted is not None:
+                from cachetui.app.widgets.coverage_view import CoverageView
 
-            yield CoverageView(self.wanted, id="coverage")
+                yield CoverageView(self.wanted, id=COVERAGE_VIEW)
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -263,7 +267,7 @@ class BrowserScreen(Screen[None]):
 
     def action_coverage(self) -> None:
         """`w`: the coverage of what `--want` named, or back to the specs."""
-        self.toggle_class(COVERAGE_SHOWN)
+        self.view = SPEC_VIEW if self.coverage_shown else COVERAGE_VIEW
         self.set_focus(self._coverage().tree_list if self.coverage_shown else self.query_one(SpecTable))
         self.refresh_bindings()  # every key: the view that shows changed, not only what one can do
 
@@ -306,6 +310,10 @@ class BrowserScreen(Screen[None]):
             self._go((state, effects))  # the line's problem, the cursor, the focus
             self._push_question(corpus, query)
             self._spec_highlighted()  # details and keys now, not a frame later with the table's message
+
+    @on(Arrived)
+    def _arrived(self, event: Arrived) -> None:
+        self._deliver(event.query, event.sort, event.view, event.found)
 
     def _push_question(self, corpus: Corpus, query: Query) -> None:
         """The status line and the facets say what the table shows: the specs answering `query`."""
