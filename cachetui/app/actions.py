@@ -7,6 +7,7 @@ from the app's keymap, so a key the user remapped in config.toml is named as the
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
@@ -91,6 +92,16 @@ def _key_name(key: str) -> str:
 def keymap(app: App[Any]) -> Mapping[str, str]:
     """The keymap the app set (config.toml's `[keymap]`): binding id -> its keys."""
     return app.keymap if isinstance(app, KeptKeymap) else {}
+
+
+def bound_keys(app: App[Any], binding_id: str) -> tuple[str, ...]:
+    """The keys bound to `binding_id` now, as Textual names them (`question_mark`, `f2`)."""
+    return tuple(key.strip() for key in (keymap(app).get(binding_id) or declared_keys(binding_id)).split(","))
+
+
+def keys_named(app: App[Any], text: str) -> str:
+    """`text` with each `<binding id>` replaced by the keys bound to it now (`<browser.search>`: `/`)."""
+    return re.sub(r"<([a-z.-]+)>", lambda match: keys_shown(app, match.group(1)), text)
 
 
 def keys_shown(app: App[Any], binding_id: str, default: str | None = None, joiner: str = " or ") -> str:

@@ -305,3 +305,24 @@ async def test_several_wants_are_one_dag_a_shared_node_counted_once(capsys, chan
         view = app.screen.query_one(CoverageView)
         assert view.state.summary() == expected
         assert [line.hash for line in view.state.tree if line.depth == 0][:2] == [r["hash"] for r in whole["roots"]]
+
+
+def _help_keys(app: CacheTuiApp) -> set[str]:
+    """The first word of each of the help's key lines: the keys it lists."""
+    text = app.screen.query_one("#help-body").render().plain
+    return {line.split()[0] for line in text.split("\n\n", 1)[1].splitlines() if line.startswith("  ")}
+
+
+async def test_the_help_lists_w_and_n_only_where_they_act(changed) -> None:  # noqa: ANN001
+    lock, mirror = changed
+    with_want = _app(lock, mirror)
+    async with with_want.run_test(size=(120, 40)) as pilot:
+        await wait_compared(pilot)
+        await pilot.press("question_mark")
+        assert {"w", "n"} <= _help_keys(with_want)  # the coverage view: both act
+    without = CacheTuiApp([str(mirror)], LoadOptions(use_cache=False), system_clipboard=False)
+    async with without.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("question_mark")
+        listed = _help_keys(without)
+        assert "?" in listed and not {"w", "n"} & listed  # nothing wanted: neither can act

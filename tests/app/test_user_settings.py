@@ -7,17 +7,20 @@ import os
 from pathlib import Path
 
 from textual.command import CommandList
+from textual.widgets import Input
 
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.commands import ActionCommands
+from cachetui.app.dialogs.columns_dialog import ColumnsDialog
 from cachetui.app.dialogs.help import HelpScreen, help_sections
 from cachetui.app.dialogs.problems import ProblemsScreen
+from cachetui.app.widgets.facet_panel import FacetPanel
 from cachetui.app.widgets.key_footer import KeyFooter
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import StatusLine
 from cachetui.cli.main import browse_parser, browser_app
 from cachetui.core.load.sample import sample_path
-from tests.app.helpers import run_palette, wait_loaded, wait_until
+from tests.app.helpers import run_palette, toggle_facet, wait_loaded, wait_until
 
 
 def _app_with(config_home: Path, text: str) -> CacheTuiApp:
@@ -182,3 +185,35 @@ async def test_a_key_shown_in_the_footer_help_and_palette_is_inert(private_confi
         await pilot.pause()
         text = app.screen.query_one("#help-body").render().plain
         assert "\x1b" not in text and "\\x1b]2;owned\\x07" in text
+
+
+async def test_search_and_clear_moved_are_named_as_moved_wherever_a_hint_names_them(private_config_home: Path) -> None:
+    app = _app_with(private_config_home, '[keymap]\n"browser.search" = "ctrl+f"\n"browser.clear" = "X"\n')
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        line, facet_filter = app.screen.query_one("#query-line", Input), app.screen.query_one("#facet-filter", Input)
+        assert line.placeholder.startswith("^f search packages") and "/ search" not in line.placeholder
+        assert facet_filter.placeholder == "^f filter facets"
+        await toggle_facet(pilot, "os", "ubuntu22.04")
+        panel = app.screen.query_one(FacetPanel)
+        assert panel.entries[0].title == "Active filters (X: clear)"
+        footer = app.screen.query_one(KeyFooter).render().plain
+        assert " X Clear" in footer and " x Clear" not in footer and " / Search" not in footer
+        await pilot.press("f1")  # a key bound to nothing: the focus stays on the facets
+        await pilot.press("question_mark")
+        lines = app.screen.query_one("#help-body").render().plain.splitlines()
+        assert any(line.split()[:2] == ["X", "Clear"] for line in lines)
+        assert not any(line.split()[:1] in (["x"], ["/"]) for line in lines)
+        assert "^f searches packages" in lines[1]
+
+
+async def test_the_key_that_opens_a_screen_closes_it_as_the_user_bound_it(private_config_home: Path) -> None:
+    app = _app_with(private_config_home,
+                    '[keymap]\n"browser.help" = "f2"\n"browser.problems" = "f3"\n"browser.columns" = "f4"\n')
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        for key, screen in (("f2", HelpScreen), ("f3", ProblemsScreen), ("f4", ColumnsDialog)):
+            await pilot.press(key)
+            assert isinstance(app.screen, screen)
+            await pilot.press(key)
+            assert app.screen is app.browser, key  # closed, and nothing under it closed too

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
 
 from cachetui.app.actions import bindings_of
+from cachetui.app.dialogs.closing import closed_by_opening_key
 from cachetui.app.widgets.check_list import CheckList
 from cachetui.present.spec_table.table_layout import COLUMNS
 
@@ -23,6 +25,9 @@ class ColumnsDialog(ModalScreen[frozenset[str]]):
     """Dismisses with the set of hidden column keys."""
 
     BINDINGS = bindings_of("columns")
+
+    async def on_key(self, event: events.Key) -> None:
+        await closed_by_opening_key(self, event, "browser.columns", "apply")
 
     def __init__(self, hidden: frozenset[str], squeezed: frozenset[str] = frozenset()) -> None:
         super().__init__()

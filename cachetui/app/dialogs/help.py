@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich.text import Text
+from textual import events
+from textual.actions import parse
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -15,7 +16,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from cachetui.app.actions import bindings_of, declared_bindings, keymap, keys_shown
+from cachetui.app.actions import bindings_of, declared_bindings, keymap, keys_named
+from cachetui.app.dialogs.closing import closed_by_opening_key
 
 # <binding id>: the keys bound to it now (config.toml's [keymap] may have changed them).
 INTRO = (
@@ -29,12 +31,20 @@ Section = tuple[str, list[KeyRow]]
 
 
 def _bindings(node: DOMNode) -> Iterable[Binding]:
-    """What the node's keys really do: its declared bindings with the app's keymap (the user's config.toml)."""
+    """What the node's keys really do now: its declared bindings with the app's keymap (the user's config.toml),
+    but those its `check_action` hides (as the footer does: `w` with nothing wanted, a table's key elsewhere)."""
     bindings = declared_bindings(node)
     if keys := keymap(node.app):
         bindings.apply_keymap(keys)
     for _, binding in bindings:
-        yield binding
+        if _can_act(node, binding.action):
+            yield binding
+
+
+def _can_act(node: DOMNode, action: str) -> bool:
+    namespace, name, parameters = parse(action)
+    acting = node.app if namespace == "app" else node.screen if namespace == "screen" else node
+    return acting.check_action(name, parameters) is not False  # None: shown dimmed, acts once loaded
 
 
 def key_rows(nodes: Iterable[DOMNode], app: App[None]) -> list[KeyRow]:
@@ -83,14 +93,14 @@ def help_sections(screen: Screen[Any], panes: Sequence[Widget]) -> list[Section]
 
 def intro(app: App[Any]) -> str:
     """INTRO with each binding id replaced by the keys bound to it now."""
-    def keys(match: re.Match[str]) -> str:
-        return keys_shown(app, match.group(1))
-
-    return re.sub(r"<([a-z.-]+)>", keys, INTRO)
+    return keys_named(app, INTRO)
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = bindings_of("help")
+
+    async def on_key(self, event: events.Key) -> None:
+        await closed_by_opening_key(self, event, "browser.help", "app.pop_screen")
 
     def __init__(self, sections: Sequence[Section]) -> None:
         super().__init__()

@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Label, Static
 
 from cachetui.app.actions import bindings_of
+from cachetui.app.dialogs.closing import closed_by_opening_key
 from cachetui.app.widgets.key_footer import KeyFooter
 from cachetui.core.model.problems import LoadReport, Problem, Severity
 from cachetui.present.fit import fit, fit_left
@@ -41,6 +42,9 @@ def column_widths(problems: list[Problem], room: int) -> tuple[int, int, int]:
 
 class ProblemsScreen(Screen[None]):
     BINDINGS = bindings_of("problems")
+
+    async def on_key(self, event: events.Key) -> None:
+        await closed_by_opening_key(self, event, "browser.problems", "app.pop_screen")
 
     def __init__(self, report: LoadReport, query_problem: str | None = None) -> None:
         super().__init__()

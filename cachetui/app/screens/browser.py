@@ -1,13 +1,13 @@
 """The main screen: the query line over the body (package list, spec table, details, facets).
 
-It routes between plain parts: the action table (`present/browse/browser_actions.py`: keys, words,
-when each acts, the part that acts), the browsing state (`present/browse/browsing.py`: where the user is,
-pure transitions), the body (`widgets/browser_body.py`: the panes' widths, focus and details) and, when
-`--want` names something, the coverage view (`widgets/coverage_view.py`), which a `ContentSwitcher` bound
-to the screen's `view` shows in the specs' place. Its keys are bound here, the one node every pane of both
-views reaches, and each is handed to the part its row names (`action_route`); the screen acts itself on what spans the parts: which view shows, the question
-asked, the dialogs it awaits. Events go into transitions; their effects and each answer flow down, one
-frozen state per widget; messages come up.
+It routes between plain parts: the action table (`present/browse/browser_actions.py`: keys, words, when each acts,
+the part that acts), the browsing state (`present/browse/browsing.py`: where the user is, pure transitions), the
+body (`widgets/browser_body.py`: the panes' widths, focus and details) and, when `--want` names something, the
+coverage view (`widgets/coverage_view.py`), which a `ContentSwitcher` bound to the screen's `view` shows in the
+specs' place. Its keys are bound here, the one node every pane of both views reaches, and each is handed to the
+part its row names (`action_route`); the screen acts itself on what spans the parts: which view shows, the question
+asked, the dialogs it awaits. Events go into transitions; their effects and each answer flow down, one frozen state
+per widget; messages come up.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from cachetui.app.actions import keys_shown
 from cachetui.app.requests import CopyMenuRequested, CopyRequested
 from cachetui.app.screens.panes import displayed, pane_widths
 from cachetui.app.widgets.detail_pane import DetailPane
@@ -137,7 +138,8 @@ class BrowserBody(Horizontal):
         if comparing:  # the two tags compared are the scope, whatever tag filter waits
             chosen = {facet: values for facet, values in chosen.items() if facet != "tag"}
         self._chosen = chosen
-        state = FacetState(self.facet_counts, chosen, self.facet_filter, self.expanded_facets)
+        state = FacetState(self.facet_counts, chosen, self.facet_filter, self.expanded_facets,
+                           keys_shown(self.app, "browser.clear"))
         self.query_one(FacetPanel).state = state
 
     def watch_facet_filter(self) -> None:

@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input
 
-from cachetui.app.actions import bindings_of
+from cachetui.app.actions import bindings_of, keys_named
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.model.fields import REGISTRY, RegistryLookup
 from cachetui.core.query.query import sort_values
@@ -56,6 +56,7 @@ class FacetState:
     selected: Mapping[str, frozenset[str]] = field(default_factory=dict)
     filter_text: str = ""  # typed in the facets pane: only values containing it show, all of them
     expanded: frozenset[str] = frozenset()  # facets whose "… more" row was opened
+    clear_keys: str = "x"  # the keys that clear every filter, as bound now (the active filters' heading names them)
 
 
 @dataclass
@@ -122,7 +123,7 @@ def facet_entries(state: FacetState) -> list[Entry]:
     entries: list[Entry] = []
     active = [(f, v) for f in REGISTRY.facets() for v in sorted(state.selected.get(f, ()))]
     if active:
-        entries.append(Entry(Kind.HEADING, title="Active filters (x: clear)"))
+        entries.append(Entry(Kind.HEADING, title=f"Active filters ({state.clear_keys}: clear)"))
         entries += [Entry(Kind.ACTIVE, facet, value, chosen=True) for facet, value in active]
     needle = state.filter_text.strip().lower()
     for facet in REGISTRY.facets():
@@ -208,7 +209,7 @@ class FacetsPane(Vertical):
         text: str
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="/ filter facets", id="facet-filter")
+        yield Input(placeholder=keys_named(self.app, "<browser.search> filter facets"), id="facet-filter")
         yield FacetPanel(id="facet-list")
 
     @property

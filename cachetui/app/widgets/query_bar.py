@@ -22,13 +22,14 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input
 
-from cachetui.app.actions import bindings_of
+from cachetui.app.actions import bindings_of, keys_named
 from cachetui.core.spack.specquery import looks_like_spec
 from cachetui.present.browse.browsing import Effects
 from cachetui.present.fit import wrapped
 from cachetui.present.inert import inert
 
-PLACEHOLDER = "/ search packages, or a spec: hdf5@1.14: +mpi target=x86_64_v3: %gcc@13 ^zlib /abc1234"
+# <browser.search>: the keys bound to it now (config.toml's [keymap] may have moved it)
+PLACEHOLDER = "<browser.search> search packages, or a spec: hdf5@1.14: +mpi target=x86_64_v3: %gcc@13 ^zlib /abc1234"
 
 
 class ProblemNote(Widget):
@@ -107,6 +108,7 @@ class QueryBar(Horizontal):
         self._note = ProblemNote(id="query-problem")
 
     def compose(self) -> ComposeResult:
+        self.input.placeholder = keys_named(self.app, PLACEHOLDER)
         yield self.input
         yield self._note
 
