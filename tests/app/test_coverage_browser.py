@@ -326,3 +326,15 @@ async def test_the_help_lists_w_and_n_only_where_they_act(changed) -> None:  # n
         await pilot.press("question_mark")
         listed = _help_keys(without)
         assert "?" in listed and not {"w", "n"} & listed  # nothing wanted: neither can act
+
+
+async def test_the_coverage_view_names_its_keys_as_bound(changed) -> None:  # noqa: ANN001
+    lock, mirror = changed
+    app = _app(lock, mirror)
+    app.set_keymap({"browser.nearest": "N", "pick.select": "space"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_compared(pilot)
+        await _select(pilot, "curl")
+        detail = app.screen.query_one(CoverageDetail)
+        assert "(N: in the spec table)" in "\n".join(detail.render_line(y).text for y in range(detail.size.height))
+        assert str(app.screen.query_one(CoverageFacet).border_title) == "Coverage (space: only these)"

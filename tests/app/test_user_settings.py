@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
+
 from textual.command import CommandList
 from textual.widgets import Input
 
@@ -20,6 +22,7 @@ from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import StatusLine
 from cachetui.cli.main import browse_parser, browser_app
 from cachetui.core.load.sample import sample_path
+from cachetui.present.spec_table.table_cells import SpecRows
 from tests.app.helpers import run_palette, toggle_facet, wait_loaded, wait_until
 
 
@@ -217,3 +220,19 @@ async def test_the_key_that_opens_a_screen_closes_it_as_the_user_bound_it(privat
             assert isinstance(app.screen, screen)
             await pilot.press(key)
             assert app.screen is app.browser, key  # closed, and nothing under it closed too
+
+
+async def test_the_find_view_and_an_emptied_table_name_their_keys_as_bound(private_config_home: Path) -> None:
+    app = _app_with(private_config_home, '[keymap]\n"browser.find-view" = "L"\n"browser.clear" = "X"\n')
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        table = app.screen.query_one(SpecTable)
+        table.focus()
+        await pilot.press("L")
+        await pilot.pause()
+        assert table.header_text(1, 200).plain.startswith("spack find -lv  (L: columns, ←/→: scroll)")
+        await pilot.press("L")
+        await pilot.pause()
+        assert app.browser.corpus is not None
+        table.data = SpecRows(app.browser.corpus, np.zeros(0, dtype=np.int64), clearable=True)  # filtered to none
+        assert "(X clears the filters)" in table.header_text(0, 200).plain

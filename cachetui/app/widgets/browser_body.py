@@ -139,7 +139,7 @@ class BrowserBody(Horizontal):
             chosen = {facet: values for facet, values in chosen.items() if facet != "tag"}
         self._chosen = chosen
         state = FacetState(self.facet_counts, chosen, self.facet_filter, self.expanded_facets,
-                           keys_shown(self.app, "browser.clear"))
+                           keys_shown(self.app, "browser.clear"), keys_shown(self.app, "pick.select"))
         self.query_one(FacetPanel).state = state
 
     def watch_facet_filter(self) -> None:

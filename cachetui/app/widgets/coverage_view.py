@@ -99,10 +99,11 @@ class CoverageDetail(PickList):
         super().on_resize()
 
     def _draw(self) -> None:
-        self.source = DetailRows([(row, None) for row in detail_rows(self.detail, self.content_width or 80)])
+        rows = detail_rows(self.detail, self.content_width or 80, keys_shown(self.app, "browser.nearest"))
+        self.source = DetailRows([(row, None) for row in rows])
 
 
-def detail_rows(detail: NodeDetail | None, width: int) -> list[Text]:
+def detail_rows(detail: NodeDetail | None, width: int, nearest_keys: str = "n") -> list[Text]:
     """The node, then each field: side by side with the binary when wide enough, else the binary below."""
     if detail is None:
         return [Text("No wanted node selected.", style="dim")]
@@ -118,7 +119,7 @@ def detail_rows(detail: NodeDetail | None, width: int) -> list[Text]:
     if detail.binary is not None:
         which = "held as" if node.status == HIT else "nearest"
         rows.append(Text.assemble((f"{which} ", "bold"), (detail.binary_title, "cyan"),
-                                  ("  (n: in the spec table)", "dim")))
+                                  (f"  ({nearest_keys}: in the spec table)", "dim")))
     if node.nearest is None:
         return rows + [Text.assemble(("  " + line.label.ljust(14), "bold"), line.wanted) for line in detail.lines]
     label = max((len(line.label) for line in detail.lines), default=8) + 1
@@ -188,7 +189,8 @@ class CoverageView(Vertical):
             yield CoverageDetail(id="coverage-detail")
 
     def on_mount(self) -> None:
-        self.query_one("#coverage-facet").border_title = f"{FACET_TITLE} (Enter: only these)"
+        only = keys_shown(self.app, "pick.select")
+        self.query_one("#coverage-facet").border_title = Text(f"{FACET_TITLE} ({inert(only)}: only these)")
         # Text, never a str: Textual reads a str title as markup, and the label is a path the user typed
         self.query_one("#coverage-tree").border_title = Text(inert(f"Wanted: {self.wanted.label} ({self.wanted.kind})"))
         self.query_one("#coverage-detail").border_title = "Wanted node and nearest binary"

@@ -57,6 +57,7 @@ class FacetState:
     filter_text: str = ""  # typed in the facets pane: only values containing it show, all of them
     expanded: frozenset[str] = frozenset()  # facets whose "… more" row was opened
     clear_keys: str = "x"  # the keys that clear every filter, as bound now (the active filters' heading names them)
+    choose_keys: str = "⏎"  # the keys that choose a row, as bound now (a "… more" row names them)
 
 
 @dataclass
@@ -76,7 +77,7 @@ class FacetRows:
         if entry.kind is Kind.HEADING:
             return Text(fit(entry.title, width, pad=True), style="bold reverse")
         if entry.kind is Kind.MORE:
-            return Text(f"  … {entry.count} more (Enter)", style="dim")
+            return Text(f"  … {entry.count} more ({entry.title})", style="dim")
         shown = self._values(width)[row]
         if entry.kind is Kind.ACTIVE:
             return Text.assemble(("✕ ", "bold"), f"{FACET_TITLES[entry.facet]}: ", shown)
@@ -140,7 +141,7 @@ def facet_entries(state: FacetState) -> list[Entry]:
             shown = values[:MAX_VALUES] + [v for v in values[MAX_VALUES:] if v in chosen]
         entries += [Entry(Kind.VALUE, facet, v, counts[v], v in chosen) for v in shown]
         if len(values) > len(shown):
-            entries.append(Entry(Kind.MORE, facet, count=len(values) - len(shown)))
+            entries.append(Entry(Kind.MORE, facet, count=len(values) - len(shown), title=state.choose_keys))
     return entries
 
 

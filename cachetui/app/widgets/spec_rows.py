@@ -176,10 +176,11 @@ class FindRows(RowSource):
 
     sortable = False  # the rows keep Spack's order
 
-    def __init__(self, rows: SpecRows) -> None:
+    def __init__(self, rows: SpecRows, hint: str) -> None:
         super().__init__(rows)
         assert rows.find is not None
         self.find = rows.find
+        self.hint = hint  # the title line: what it is, and its keys as bound
 
     @property
     def row_count(self) -> int:
@@ -194,7 +195,7 @@ class FindRows(RowSource):
         return int(found[0]) if len(found) else None
 
     def titles(self, width: int, sorted_style: Style) -> Text:
-        return Text(fit("spack find -lv  (l: columns, ←/→: scroll)", width))
+        return Text(fit(self.hint, width))
 
     def line(self, row: int, width: int, offset: int) -> Text:
         line = self.find.line(row)

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 
-from cachetui.app.actions import bindings_of
+from cachetui.app.actions import bindings_of, keys_named, keys_shown
 from cachetui.app.widgets.line_view import LineView
 from cachetui.app.widgets.spec_rows import ColumnRows, FindRows, RowSource, slid
 from cachetui.core.model.recent import Recent
@@ -27,24 +27,27 @@ from cachetui.present.inert import inert
 from cachetui.present.spec_table.table_cells import SpecRows
 from cachetui.present.spec_table.table_layout import HIDDEN_AT_FIRST
 
+# <binding id>: the keys bound to it now
+FIND_HINT = "spack find -lv  (<browser.find-view>: columns, <table.left>/<table.right>: scroll)"
 SCROLL_STEP = 8  # cells moved by Left/Right on the common line and the find view
 
 
-def common_text(rows: SpecRows | None) -> Text:
-    """The line above the titles: what every row shares, said once (or why there are no rows)."""
+def common_text(rows: SpecRows | None, clear_keys: str = "x") -> Text:
+    """The line above the titles: what every row shares, said once (or why there are no rows; `clear_keys`: the
+    keys that clear the filters, as bound)."""
     text = Text(no_wrap=True, overflow="ellipsis")
     if rows is None:
         return text
     if not len(rows.indices):
         why = "No spec matches: the line above says which part of the query emptied it"
-        return text.append(why + (" (x clears the filters)." if rows.clearable else "."), "italic")
+        return text.append(why + (f" ({clear_keys} clears the filters)." if rows.clearable else "."), "italic")
     shared = rows.common.spec_text()
     text.append("common: " if len(rows.indices) > 1 else "only: ", "dim")
     return text.append(inert(shared) or "nothing in common", "bold" if shared else "dim italic")
 
 
-def source_for(rows: SpecRows, hidden: frozenset[str]) -> RowSource:
-    return FindRows(rows) if rows.find is not None else ColumnRows(rows, hidden)
+def source_for(rows: SpecRows, hidden: frozenset[str], find_hint: str = FIND_HINT) -> RowSource:
+    return FindRows(rows, find_hint) if rows.find is not None else ColumnRows(rows, hidden)
 
 
 class SpecTable(LineView):
@@ -129,7 +132,11 @@ class SpecTable(LineView):
     def _new_source(self) -> None:
         self.x_offset = 0
         rows, hidden = self.data, self.hidden
-        self.source = None if rows is None else self._sources.get((rows, hidden), partial(source_for, rows, hidden))
+        if rows is None:
+            self.source = None
+        else:
+            self.source = self._sources.get((rows, hidden), partial(source_for, rows, hidden,
+                                                                    keys_named(self.app, FIND_HINT)))
         if self.source is not None:
             self.source.lay_out(self.content_width)
             if self.source.telling_width and self.source.telling_width != self._telling_width:
@@ -156,7 +163,7 @@ class SpecTable(LineView):
                 return Text()
             self.source.lay_out(width)
             return self.source.titles(width, self.get_component_rich_style("spec-table--sorted"))
-        return slid(common_text(self.data), width, self.x_offset)
+        return slid(common_text(self.data, keys_shown(self.app, "browser.clear")), width, self.x_offset)
 
     def row_text(self, row: int, width: int) -> Text:
         assert self.source is not None
@@ -168,7 +175,7 @@ class SpecTable(LineView):
     def scroll_sideways(self, delta: int) -> None:
         """Left/Right: slide the common line (and the find view's lines) to show what is cut."""
         top = int(self.scroll_offset.y)
-        longest = max(common_text(self.data).cell_len,
+        longest = max(common_text(self.data, keys_shown(self.app, "browser.clear")).cell_len,
                       self.source.longest_line(top, self.size.height) if self.source is not None else 0)
         offset = max(0, min(self.x_offset + delta, longest - self.content_width + 1))
         if offset != self.x_offset:
