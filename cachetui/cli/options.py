@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from cachetui.cli.progress_line import ProgressLine
 from cachetui.core.load import (
@@ -268,3 +269,44 @@ def spec_option(text: str | None) -> SpecQuery | None:
     except SpecSyntaxError as exc:
         shown, column = echo_at(exc.text, exc.position)
         fail_usage(f"malformed spec query: {exc.message}\n  {shown}\n  {' ' * column}^")
+
+
+def add_status_option(parser: argparse.ArgumentParser, statuses: Sequence[str], rows: str) -> None:
+    """`--status WORDS`: only the rows of those statuses, in every format (`status_option` reads it)."""
+    parser.add_argument("--status", metavar="WORDS",
+                        help=f"only the {rows} of these statuses, comma-separated: {', '.join(statuses)}")
+
+
+def status_option(text: str | None, statuses: Sequence[str]) -> frozenset[str] | None:
+    """The statuses `--status` names (None: all), read before anything loads. A word that is no status is a usage
+    error naming the nearest ones (as an unknown value does), as is a `--status` that names none."""
+    if text is None:
+        return None
+    words = [word.strip() for word in text.split(",") if word.strip()]
+    if not words:
+        fail_usage(f"--status names no status: name one or more of {', '.join(statuses)}, comma-separated")
+    for word in words:
+        if word not in statuses:
+            from cachetui.core.query.resolve import UnknownValue  # only for a typo: a word spelt right never pays
+
+            fail_usage(f"--status: {UnknownValue('status', word, statuses, shown=len(statuses))}")
+    return frozenset(words)
+
+
+def report_none_shown(statuses: Collection[str] | None, shown: int, total: int, what: str, whats: str) -> None:
+    """A `--status` that leaves no row is said on stderr, with how many rows there were: never a silent blank."""
+    if statuses is not None and not shown and total:
+        print(f"cachetui: --status {','.join(sorted(statuses))}: none of {counted(total, what, whats)}",
+              file=sys.stderr)
+
+
+def terminal_width(stream: TextIO) -> int | None:
+    """The columns of the terminal `stream` is (`$COLUMNS` first, as `shutil` reads it), which a table then fits;
+    None when it is no terminal (a pipe, a file): then nothing is cut."""
+    try:
+        if not stream.isatty():
+            return None
+        columns = os.environ.get("COLUMNS", "")
+        return int(columns) if columns.isdigit() and int(columns) > 0 else os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError):  # closed, or a terminal that will not say (io.UnsupportedOperation is both)
+        return shutil.get_terminal_size().columns

@@ -2,17 +2,27 @@
 `present/output/table.py`).
 
 JSON is one list, an object per wanted node; CSV one row per difference (a node without one: one row, its
-difference cells empty); the table one line per node, then `NOT_A_PREDICTION` when a node is reusable,
-then the summary line and one line per root. What a source cannot tell is null in JSON, `cached_known`
-false in CSV and `?` in the table: never shown as equal.
+difference cells empty); the table one line per node, those that are not hits first, then `NOT_A_PREDICTION`
+when a node is reusable, then the summary line and one line per root. What a source cannot tell is null in
+JSON, `cached_known` false in CSV and `?` in the table: never shown as equal. `statuses` keeps only the nodes of
+those statuses in every format (the summary and the roots' lines still speak of all); `width`, the terminal's,
+fits the table to it with short hashes (None, piped: nothing is cut).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, TextIO
 
-from cachetui.core.query.coverage import NOT_A_PREDICTION, Coverage, Difference, NodeCoverage, RootCoverage
+from cachetui.core.query.coverage import (
+    HIT,
+    NOT_A_PREDICTION,
+    REUSABLE,
+    Coverage,
+    Difference,
+    NodeCoverage,
+    RootCoverage,
+)
 from cachetui.core.spack.hashes import short_hash
 from cachetui.present.output.table import write_table
 from cachetui.present.output.writers import write_csv, write_json, write_lines
@@ -48,13 +58,20 @@ def node_record(node: NodeCoverage) -> dict[str, Any]:
     }
 
 
-def write_coverage(out: TextIO, found: Coverage, fmt: str) -> None:
+def write_coverage(out: TextIO, found: Coverage, fmt: str, *, statuses: Collection[str] | None = None,
+                   width: int | None = None) -> None:
+    nodes = shown_nodes(found, statuses)
     if fmt == "json":
-        write_json(out, [node_record(node) for node in found.nodes])
+        write_json(out, [node_record(node) for node in nodes])
     elif fmt == "csv":
-        write_csv(out, [CSV_HEADER, *(row for node in found.nodes for row in _csv_rows(node))])
+        write_csv(out, [CSV_HEADER, *(row for node in nodes for row in _csv_rows(node))])
     else:
-        _write_table(out, found)
+        _write_table(out, found, nodes, width)
+
+
+def shown_nodes(found: Coverage, statuses: Collection[str] | None) -> list[NodeCoverage]:
+    """The nodes of `statuses` (None: all), in the answer's order."""
+    return [node for node in found.nodes if statuses is None or node.status in statuses]
 
 
 def write_no_answer(out: TextIO, fmt: str) -> None:
@@ -83,13 +100,17 @@ def root_line(root: RootCoverage) -> str:
     return f"{spec}: {'installable' if root.installable else 'not installable'} from the caches alone"
 
 
-def _write_table(out: TextIO, found: Coverage) -> None:
+def _write_table(out: TextIO, found: Coverage, nodes: list[NodeCoverage], width: int | None) -> None:
+    """The nodes that are not hits first (what to act on), each group in the answer's order; on a terminal
+    (`width`), short hashes and the table fitted to it."""
+    shown = short_hash if width is not None else str
     rows = [["status", "spec", "hash", "held in / nearest", "differences"]]
-    for node in found.nodes:
+    for node in sorted(nodes, key=lambda node: node.status == HIT):
         nearest = node.nearest
-        where = ",".join(node.tags) if nearest is None else f"/{short_hash(nearest.hash)} ({nearest.tag})"
+        where = ",".join(node.tags) if nearest is None else f"/{shown(nearest.hash)} ({nearest.tag})"
         differences = "; ".join(map(difference_text, nearest.differences)) if nearest else ""
-        rows.append([node.status, f"{node.package}@{node.version}", short_hash(node.hash), where, differences])
-    write_table(out, rows)
-    tail = [NOT_A_PREDICTION] if found.counts["reusable"] else []
+        rows.append([node.status, f"{node.package}@{node.version}", shown(node.hash), where, differences])
+    if nodes:
+        write_table(out, rows, width=width, whole=(0, 2))  # the status and the hash are never cut
+    tail = [NOT_A_PREDICTION] if any(node.status == REUSABLE for node in nodes) else []
     write_lines(out, [*tail, found.summary(), *map(root_line, found.roots)])

@@ -10,10 +10,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from cachetui.core.load import BinaryProvenance, ClosureDownload, Signature
+from cachetui.core.load.provenance import VERIFIED
+from cachetui.core.spack.hashes import hash_reference, short_hash
 from cachetui.core.spack.words import counted
 from cachetui.present.format import human_size
 from cachetui.present.output.table import write_table
-from cachetui.present.output.writers import write_json
+from cachetui.present.output.writers import write_json, write_lines
 
 FORMATS = ("table", "json")
 # `verify`'s table: a binary's column -> its cell (a binary's own fields, not a spec's: it names no registry field).
@@ -85,20 +87,54 @@ def closure_words(download: ClosureDownload) -> str:
     return said
 
 
-def write_provenance(out: TextIO, binaries: Sequence[BinaryProvenance], fmt: str) -> None:
+_WHOLE = tuple(i for i, column in enumerate(CELLS) if column in ("hash", "signature", "expires", "size"))  # never cut
+
+
+def _row(binary: BinaryProvenance, terse: bool) -> list[str]:
+    """A binary's cells; `terse` (on a terminal) its hash short and its key's expiry a day, which no cut then
+    makes meaningless (`2026-11-2…`)."""
+    row = {column: cell(binary) for column, cell in CELLS.items()}
+    if terse:
+        row["hash"] = short_hash(binary.hash)
+        row["expires"] = expiry_cell(binary.signature, day=True)
+    return list(row.values())
+
+
+def write_provenance(out: TextIO, binaries: Sequence[BinaryProvenance], fmt: str, *, width: int | None = None,
+                     download: ClosureDownload | None = None, asked: Sequence[str] = ()) -> None:
+    """JSON: one record per binary, in the order given. The table: those not verified first (what to look at),
+    each group in that order; on a terminal (`width`), short hashes and the table fitted to it (None, piped:
+    nothing is cut); then, given a closure's `download`, its total line for the hashes `asked`
+    (`download_line`)."""
     if fmt == "json":
         write_json(out, [provenance_record(b) for b in binaries])
         return
-    if not binaries:
-        return
-    write_table(out, [list(CELLS), *([cell(b) for cell in CELLS.values()] for b in binaries)])
+    if binaries:
+        ordered = sorted(binaries, key=lambda b: b.signature.outcome == VERIFIED)
+        write_table(out, [list(CELLS), *(_row(b, width is not None) for b in ordered)], width=width, whole=_WHOLE)
+    if download is not None:
+        write_lines(out, [download_line(download, asked)])
 
 
-def expiry_cell(signature: Signature) -> str:
-    """The key's expiry as a table cell (and the details pane's row): `DATE`, `DATE (expired)` or `-`."""
+SAID_HASHES = 3  # the hashes a download line names; past that it counts them
+
+
+def download_line(download: ClosureDownload, asked: Sequence[str] = ()) -> str:
+    """`download: 4 binaries, 12.3 kB (spack install /abc1234)`: what installing the hashes `asked` downloads,
+    in the browser's words (`closure_words`); `asked` empty: the first binary's."""
+    hashes = list(dict.fromkeys(asked)) or [b.hash for b in download.binaries[:1]]
+    named = (" ".join(map(hash_reference, hashes)) if len(hashes) <= SAID_HASHES
+             else f"of the {len(hashes)} hashes matched")
+    return f"download: {closure_words(download)} (spack install {named})"
+
+
+def expiry_cell(signature: Signature, *, day: bool = False) -> str:
+    """The key's expiry as a table cell (and the details pane's row): `DATE`, `DATE (expired)` or `-`; `day`: its
+    date alone (`2027-05-15`, where the record says `2027-05-15T18:38:14Z`)."""
     if signature.expires is None:
         return "-"
-    return f"{signature.expires} (expired)" if signature.expired else signature.expires
+    expires = signature.expires.partition("T")[0] if day else signature.expires
+    return f"{expires} (expired)" if signature.expired else expires
 
 
 def _note(signature: Signature) -> str:

@@ -4,7 +4,14 @@ Read lazily, per binary, from the mirror it was loaded from (see `book.Provenanc
 anything, and needs no `gpg` or `gpgv` (Sequoia verifies, see `signature`).
 """
 
-from cachetui.core.load.provenance.book import FETCH_AT_ONCE, KEPT, BinaryProvenance, ClosureDownload, Provenance
+from cachetui.core.load.provenance.book import (
+    FETCH_AT_ONCE,
+    KEPT,
+    BinaryProvenance,
+    ClosureDownload,
+    Provenance,
+    closure_download,
+)
 from cachetui.core.load.provenance.keys import MAX_KEY_BYTES, MAX_KEYS
 from cachetui.core.load.provenance.records import MAX_RECORD_BYTES
 from cachetui.core.load.provenance.signature import (
@@ -34,6 +41,7 @@ __all__ = [
     "ClosureDownload",
     "Provenance",
     "Signature",
+    "closure_download",
     "spack_gnupg_home",
     "trusted_fingerprints",
 ]

@@ -59,6 +59,14 @@ class ClosureDownload:
         return len(self.binaries)
 
 
+def closure_download(binaries: Sequence[BinaryProvenance], not_held: int, partial: bool = False) -> ClosureDownload:
+    """The total of a download: its binaries, their bytes, how many sizes nobody published. The one rule for it,
+    whether the browser's details count one binary's closure or `verify --closure` the closures it lists."""
+    known = sum(b.size for b in binaries if b.size is not None)
+    unknown = sum(1 for b in binaries if b.size is None)
+    return ClosureDownload(tuple(binaries), None if unknown else known, known, unknown, not_held, partial)
+
+
 class Provenance:
     """Provenance of a corpus's binaries, fetched on demand through the project's transport."""
 
@@ -90,26 +98,37 @@ class Provenance:
     def closure(self, spec: int) -> ClosureDownload:
         """The download of `spack install /HASH` for spec `spec` (see ClosureDownload)."""
         members, not_held, partial = self.closure_members(spec)
-        binaries = tuple(self.binaries(members))
-        sizes = [b.size for b in binaries]
-        known = sum(size for size in sizes if size is not None)
-        unknown = sum(1 for size in sizes if size is None)
-        return ClosureDownload(binaries, None if unknown else known, known, unknown, not_held, partial)
+        return closure_download(self.binaries(members), not_held, partial)
 
     def closure_members(self, spec: int) -> tuple[list[int], int, bool]:
         """This spec, then each held link/run dependency once (from the first source named); how many records
         of the closure no loaded source holds; and whether the closure was longer than CLOSURE_LIMIT records."""
-        members, not_held = [spec], 0
-        lines = dependency_tree(self.corpus, spec, RUNTIME, CLOSURE_LIMIT)
-        for line in lines:
-            if line.repeated or line.external:
-                continue
-            held = self.corpus.occurrences(line.dependency.hash)
-            if held:
-                members.append(min(held, key=self._source_rank))
-            else:
-                not_held += 1
-        return members, not_held, len(lines) >= CLOSURE_LIMIT
+        return self.closures_members([spec])
+
+    def closures_members(self, specs: Sequence[int]) -> tuple[list[int], int, bool]:
+        """What `spack install /HASH /HASH…` downloads for `specs`: each of their hashes once (the first of `specs`
+        that has it), then each held link/run dependency of their closures once (from the first source named);
+        how many records of the closures no loaded source holds, each once; and whether a closure was longer than
+        CLOSURE_LIMIT records."""
+        hashes = self.corpus.hashes
+        members: dict[str, int] = {}
+        for spec in specs:
+            members.setdefault(hashes[spec], spec)
+        not_held: set[str] = set()
+        partial = False
+        for hash_ in list(members):  # each hash's closure walked once
+            lines = dependency_tree(self.corpus, members[hash_], RUNTIME, CLOSURE_LIMIT)
+            partial = partial or len(lines) >= CLOSURE_LIMIT
+            for line in lines:
+                found = line.dependency.hash
+                if line.repeated or line.external or found in members or found in not_held:
+                    continue
+                held = self.corpus.occurrences(found)
+                if held:
+                    members[found] = min(held, key=self._source_rank)
+                else:
+                    not_held.add(found)
+        return list(members.values()), len(not_held), partial
 
     def _source_rank(self, spec: int) -> tuple[int, int]:
         path = self.corpus.documents[self.corpus.document_of[spec]].path
