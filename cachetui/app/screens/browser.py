@@ -36,7 +36,7 @@ from cachetui.app.widgets.facet_panel import FacetPanel
 from cachetui.app.widgets.key_footer import KeyFooter
 from cachetui.app.widgets.loading import Loading
 from cachetui.app.widgets.package_list import PackageList
-from cachetui.app.widgets.query_bar import QueryBar
+from cachetui.app.widgets.query_bar import QueryBar, QueryLine
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import StatusLine, status_of
 from cachetui.app.worker_failure import report_failure
@@ -185,6 +185,10 @@ class BrowserScreen(Screen[None]):
             self.query_one(PackageList).choose_highlighted()
         elif self._use_text(event.text):
             self._go(go.submitted(self.browsing, event.text))
+
+    @on(QueryLine.Back)
+    async def _query_back(self) -> None:
+        await self.action_route("browser.back")  # where Escape goes from anywhere else
 
     @on(QueryBar.Left)
     def _query_left(self, event: QueryBar.Left) -> None:

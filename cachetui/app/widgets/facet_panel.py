@@ -18,6 +18,7 @@ from textual.widgets import Input
 
 from cachetui.app.actions import bindings_of, keys_named
 from cachetui.app.widgets.pick_list import PickList
+from cachetui.app.widgets.text_line import TextLine
 from cachetui.core.model.fields import REGISTRY, RegistryLookup
 from cachetui.core.query.query import sort_values
 from cachetui.core.spack.tags import WHOLE_TAG_LABELS
@@ -200,6 +201,12 @@ class FacetPanel(PickList):
             self.post_message(self.Toggled(entry.facet, entry.value))
 
 
+class FacetFilter(TextLine):
+    """The facet filter's box: Enter goes to the facets it narrowed, Escape clears it, then goes there."""
+
+    BINDINGS = bindings_of("filter")
+
+
 class FacetsPane(Vertical):
     """A filter box above the facet list: typing narrows every facet to the values containing the text."""
 
@@ -210,7 +217,7 @@ class FacetsPane(Vertical):
         text: str
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder=keys_named(self.app, "<browser.search> filter facets"), id="facet-filter")
+        yield FacetFilter(placeholder=keys_named(self.app, "<browser.search> filter facets"), id="facet-filter")
         yield FacetPanel(id="facet-list")
 
     @property
@@ -235,7 +242,7 @@ class FacetsPane(Vertical):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave_filter":
-            return self.filter.has_focus  # elsewhere, Escape means what the screen says
+            return self.filter.has_focus and not self.filter.value  # with text, Escape clears it; elsewhere, the screen
         return True
 
     def action_leave_filter(self) -> None:

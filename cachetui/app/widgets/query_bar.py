@@ -23,6 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from cachetui.app.actions import bindings_of, keys_named
+from cachetui.app.widgets.text_line import TextLine
 from cachetui.core.spack.specquery import looks_like_spec
 from cachetui.present.browse.browsing import Effects
 from cachetui.present.fit import wrapped
@@ -56,14 +57,50 @@ class ProblemNote(Widget):
         return len(wrapped(self._said, width, self.LINES, self.app.console).split("\n")) if width else 0
 
 
-class QueryLine(Input):
-    """The line's own editing keys (Ctrl+U, Backspace, arrows…) act in the order they were typed.
+class QueryLine(TextLine):
+    """The query line's box: Enter opens the best package or applies the query, Escape clears it, then leaves.
+
+    The line's own editing keys (Ctrl+U, Backspace, arrows…) act in the order they were typed.
 
     Textual runs a focused widget's non-priority bindings only once the key has bubbled up to the
     app, a hop through every container's queue, while a letter is inserted where it lands: so
     `/`, Ctrl+U and letters typed without a pause had Ctrl+U act after the first letters, deleting
     them. Here a key bound on this line runs its action as it arrives, as a letter does.
     """
+
+    BINDINGS = [*bindings_of("line"), *bindings_of("search")]  # Textual lets a class's key replace its base's: both
+
+    class Back(Message):
+        """Escape on an empty line: back where the browser's Escape goes."""
+
+    _history: tuple[str, ...] = ()  # the queries entered this session, oldest first
+    _recalled: int | None = None  # which of them Up put on the line (None: the line is the user's own)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":
+            return not self.value
+        if action == "recall":
+            return bool(self._history)
+        return super().check_action(action, parameters)
+
+    def action_back(self) -> None:
+        self.post_message(self.Back())
+
+    def remember(self, text: str) -> None:
+        """A query entered (Enter, or Down to the results): Up brings it back this session."""
+        if text.strip() and text not in self._history[-1:]:
+            self._history = (*self._history, text)
+
+    def action_recall(self) -> None:
+        """Up: the query entered before the one on the line (the newest first), applied as if typed."""
+        at = max(0, (len(self._history) if self._recalled is None else self._recalled) - 1)
+        self.value = self._history[at]
+        self.cursor_position = len(self.value)
+        self._recalled = at  # after the value: its watcher forgets the place when the user types
+
+    def watch_value(self, value: str) -> None:
+        super().watch_value(value)
+        self._recalled = None
 
     async def on_key(self, event: events.Key) -> None:
         active = self.screen.active_bindings.get(event.key)
@@ -176,7 +213,9 @@ class QueryBar(Horizontal):
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self._cancel_pending()
+        self.input.remember(self.text)
         self.post_message(self.Submitted(self.text))
 
     def action_leave(self) -> None:
+        self.input.remember(self.text)
         self.post_message(self.Left(self.text))

@@ -25,7 +25,8 @@ class Key:
 
 # The parts that hold keys, named as a binding id's group: the widget or dialog each is.
 # app: the app · lines: a scrolling list (LineView) · pick: a list to choose from (PickList) · table: the spec
-# table · detail: the details · facets: the facets pane · query: the query line · list: a j/k option list ·
+# table · detail: the details · facets: the facets pane · query: the query line · line: a text box (TextLine) ·
+# search: the query line's box · filter: the facet filter's box · list: a j/k option list ·
 # help, problems, columns: those screens · dialog: a choice (ChoiceDialog) · copy: the copy menu ·
 # name: a file name (NameDialog).
 KEYS: tuple[Key, ...] = (
@@ -45,8 +46,13 @@ KEYS: tuple[Key, ...] = (
     Key("table.right", "scroll_sideways(1)", "right", "Scroll the common line / find view right", "table"),
     Key("detail.build-deps", "toggle_build", "b", "Build deps", "detail", show=True),
     Key("detail.jump-back", "screen.jump_back", "backspace", "Back to the previous spec", "detail"),
-    Key("facets.leave-filter", "leave_filter", "escape", "To facets", "facets"),
+    Key("facets.leave-filter", "leave_filter", "escape", "To facets", "facets", show=True),
     Key("query.leave", "leave", "down", "To results", "query"),
+    Key("line.clear", "clear_text", "escape", "Clear", "line", show=True),
+    Key("search.open", "submit", "enter", "Open", "search", show=True),
+    Key("search.back", "back", "escape", "Back", "search", show=True),
+    Key("search.recall", "recall", "up", "Earlier query", "search"),
+    Key("filter.done", "submit", "enter", "To facets", "filter", show=True),
     Key("list.up", "cursor_up", "k", "Up", "list"),
     Key("list.down", "cursor_down", "j", "Down", "list"),
     Key("help.close", "app.pop_screen", "escape,question_mark,q", "Close", "help", show=True),

@@ -66,8 +66,8 @@ def views(actions: tuple[BrowserAction, ...] = ACTIONS) -> tuple[KeyView, ...]:
         _view("a choice (the tag picker)", "dialog", "list"),
         _view("the copy menu", "dialog", "list", "copy"),
         _view("a file name (export)", "name"),
-        _view("the query line", "query", rows=specs),
-        _view("the facet filter", "facets", rows=specs),
+        _view("the query line", "query", "line", "search", rows=specs),
+        _view("the facet filter", "facets", "line", "filter", rows=specs),
     )
 
 
