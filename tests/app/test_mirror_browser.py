@@ -8,7 +8,10 @@ from cachetui.app.app import CacheTuiApp
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.widgets.detail_pane import DetailPane, DetailRows
 from cachetui.app.widgets.spec_table import SpecTable
+from cachetui.app.widgets.status_line import StatusLine
+from cachetui.core.load.sample import sample_path
 from tests.app.helpers import open_package, wait_loaded
+from tests.conftest import SEED_FILES
 from tests.mirrors import DB8, MirrorServer, index_bytes, v3_mirror
 
 LIBDWARF_M1 = "u5uz3dcch5if4eve4sef67o2rf2lbfgh"
@@ -84,3 +87,20 @@ async def test_a_missing_mirror_says_so_and_does_not_hang(mirror_server: MirrorS
         await wait_loaded(pilot)
         status = app.screen.query_one("#status").render()
         assert "Nothing could be loaded: 1 error (p shows them)" in str(status)
+
+
+@pytest.mark.parametrize("with_listings", [False, True], ids=["a mirror", "a mirror and listings"])
+async def test_the_status_line_counts_a_mirror_as_a_mirror_not_among_the_documents(
+        tmp_path, with_listings) -> None:  # noqa: ANN001
+    mirror = tmp_path / "mirror"
+    v3_mirror(mirror, index_bytes(DB8))
+    sources = [str(mirror), *([str(sample_path())] if with_listings else [])]
+    app = CacheTuiApp(sources, system_clipboard=False)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await wait_loaded(pilot)
+        corpus = app.browser.corpus
+        mirror_specs = sum(doc.stop - doc.start for doc in corpus.documents if doc.from_mirror)
+        assert mirror_specs and len([doc for doc in corpus.documents if doc.from_mirror]) > 1  # a document a package
+        summary = app.screen.query_one(StatusLine).render().plain.rsplit("│", 1)[1].strip()
+        listings = f"{len(SEED_FILES)} docs · " if with_listings else ""
+        assert summary.startswith(f"{listings}1 mirror · {corpus.n_specs} specs")

@@ -1,13 +1,17 @@
 """The search boxes: Escape clears what was typed before it leaves, the footer says what Escape and Enter will
-do there, and Up in the query line brings back the queries entered this session."""
+do there, Up in the query line brings back the queries entered this session; an empty table says why."""
 
 from __future__ import annotations
 
+from cachetui.app.app import CacheTuiApp
 from cachetui.app.widgets.facet_panel import FacetFilter, FacetPanel
 from cachetui.app.widgets.key_footer import KeyFooter
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.spec_table import SpecTable
+from cachetui.core.query.query import Query
+from cachetui.core.query.results import results_for
+from cachetui.present.browse.answer import RecentAnswers, rows_to_show
 from tests.app.helpers import sample_app, wait_loaded
 
 
@@ -73,3 +77,25 @@ async def test_up_in_the_query_line_brings_back_the_queries_entered_newest_first
         assert app.focused is app.screen.query_one(SpecTable)  # applied, as if typed
         assert {app.browser.corpus.spec(int(i)).package for i in app.screen.query_one(SpecTable).data.indices} \
             == {"py-mpi4py"}
+
+
+async def test_an_empty_table_says_why_nothing_loaded(tmp_path) -> None:  # noqa: ANN001
+    (tmp_path / "empty").mkdir()
+    app = CacheTuiApp([str(tmp_path / "empty")], system_clipboard=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        said = app.screen.query_one(SpecTable).header_text(0, 200).plain
+        assert said.startswith("Nothing loaded: p lists what could not be read.")
+
+
+async def test_an_empty_table_says_which_part_of_the_query_emptied_it() -> None:
+    app = sample_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        corpus = app.browser.corpus
+        results = results_for(corpus, Query(filters={"os": frozenset({"sequoia"}), "platform": frozenset({"linux"})}))
+        assert not len(results.indices) and results.why_empty  # each value is held, together none
+        table = app.screen.query_one(SpecTable)
+        table.data = rows_to_show(corpus, results, (None, False), RecentAnswers())
+        said = table.header_text(0, 300).plain
+        assert said == f"No spec matches: {results.why_empty} (x clears the filters)."

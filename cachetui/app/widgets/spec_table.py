@@ -32,14 +32,16 @@ FIND_HINT = "spack find -lv  (<browser.find-view>: columns, <table.left>/<table.
 SCROLL_STEP = 8  # cells moved by Left/Right on the common line and the find view
 
 
-def common_text(rows: SpecRows | None, clear_keys: str = "x") -> Text:
-    """The line above the titles: what every row shares, said once (or why there are no rows; `clear_keys`: the
-    keys that clear the filters, as bound)."""
+def common_text(rows: SpecRows | None, clear_keys: str = "x", problems_keys: str = "p") -> Text:
+    """The line above the titles: what every row shares, said once, or why there are no rows (`clear_keys`,
+    `problems_keys`: the keys that clear the filters and list the problems, as bound)."""
     text = Text(no_wrap=True, overflow="ellipsis")
     if rows is None:
         return text
     if not len(rows.indices):
-        why = "No spec matches: the line above says which part of the query emptied it"
+        if not rows.corpus.n_specs:
+            return text.append(f"Nothing loaded: {problems_keys} lists what could not be read.", "italic")
+        why = "No spec matches: " + (inert(rows.why_empty) if rows.why_empty else "nothing answers the query")
         return text.append(why + (f" ({clear_keys} clears the filters)." if rows.clearable else "."), "italic")
     shared = rows.common.spec_text()
     text.append("common: " if len(rows.indices) > 1 else "only: ", "dim")
@@ -163,7 +165,10 @@ class SpecTable(LineView):
                 return Text()
             self.source.lay_out(width)
             return self.source.titles(width, self.get_component_rich_style("spec-table--sorted"))
-        return slid(common_text(self.data, keys_shown(self.app, "browser.clear")), width, self.x_offset)
+        return slid(self._common_text(), width, self.x_offset)
+
+    def _common_text(self) -> Text:
+        return common_text(self.data, keys_shown(self.app, "browser.clear"), keys_shown(self.app, "browser.problems"))
 
     def row_text(self, row: int, width: int) -> Text:
         assert self.source is not None
@@ -175,7 +180,7 @@ class SpecTable(LineView):
     def scroll_sideways(self, delta: int) -> None:
         """Left/Right: slide the common line (and the find view's lines) to show what is cut."""
         top = int(self.scroll_offset.y)
-        longest = max(common_text(self.data, keys_shown(self.app, "browser.clear")).cell_len,
+        longest = max(self._common_text().cell_len,
                       self.source.longest_line(top, self.size.height) if self.source is not None else 0)
         offset = max(0, min(self.x_offset + delta, longest - self.content_width + 1))
         if offset != self.x_offset:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.documents import listings_and_mirrors
 from cachetui.core.query.query import Query
 from cachetui.present.browse.answer import runs_on_text
 from cachetui.present.format import counted
@@ -18,7 +20,8 @@ from cachetui.present.inert import inert
 
 @dataclass(frozen=True)
 class Status:
-    documents: int = 0
+    documents: int = 0  # site listing documents
+    mirrors: int = 0  # mirrors (their indexes), not counted among the documents
     specs: int = 0
     tags: int = 0
     package: str | None = None
@@ -39,7 +42,8 @@ class Status:
 def status_of(corpus: Corpus, query: Query, shown: int, compare: str | None, problems_key: str) -> Status:
     """What the status line says about an answer to `query` showing `shown` specs."""
     scope = corpus.package_slice(query.package)
-    return Status(documents=len(corpus.documents), specs=corpus.n_specs, tags=len(corpus.tags),
+    listings, mirrors = corpus.memoised("listings-and-mirrors", partial(listings_and_mirrors, corpus.documents))
+    return Status(documents=listings, mirrors=mirrors, specs=corpus.n_specs, tags=len(corpus.tags),
                   package=query.package, filters=query.active(), shown=shown, in_scope=scope.stop - scope.start,
                   problems=len(corpus.report.problems), errors=len(corpus.report.errors), loading=False,
                   spec=str(query.spec) if query.spec is not None else None, runs_on=runs_on_text(query.runs_on),
@@ -51,7 +55,7 @@ def render_status(status: Status) -> Text:
     if status.loading:
         return Text("Loading…", style="bold")
     text = Text(no_wrap=True, overflow="ellipsis")
-    if status.documents == 0 and status.errors:
+    if status.documents == 0 and status.mirrors == 0 and status.errors:
         key = inert(status.problems_key)
         text.append(f"Nothing could be loaded: {counted(status.errors, 'error')} ({key} shows them)", "bold red")
         return text
@@ -82,8 +86,9 @@ def render_status(status: Status) -> Text:
         text.append(" (updating…)", "dim")
     if status.problems:
         text.append(f"  │  ⚠ {counted(status.problems, 'problem')} ({inert(status.problems_key)})", "yellow")
-    corpus = f"{counted(status.documents, 'doc')} · {counted(status.specs, 'spec')} · {counted(status.tags, 'tag')}"
-    text.append(f"  │  {corpus}", "dim")
+    sources = [counted(status.documents, "doc")] if status.documents or not status.mirrors else []
+    sources += [counted(status.mirrors, "mirror")] if status.mirrors else []
+    text.append("  │  " + " · ".join([*sources, counted(status.specs, "spec"), counted(status.tags, "tag")]), "dim")
     return text
 
 

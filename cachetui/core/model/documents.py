@@ -70,6 +70,15 @@ class DocumentTable(ReadOnDemand[Document]):
         return map(Document, *columns, self.start.tolist(), self.stop.tolist())
 
 
+def listings_and_mirrors(documents: Sequence[Document]) -> tuple[int, int]:
+    """How many site listing documents, and how many mirrors (a mirror's index makes a document per package, each
+    with the mirror as its path), the documents come from."""
+    paths = documents.strings["path"] if isinstance(documents, DocumentTable) else [doc.path for doc in documents]
+    mirrors = {path for path, generation in zip(paths, generations(documents)) if mirror_generation(generation)}
+    listings = sum(1 for generation in generations(documents) if not mirror_generation(generation))
+    return listings, len(mirrors)
+
+
 def generations(documents: Sequence[Document]) -> Sequence[str]:
     """Each document's generation: a table's column as it is (a Document made for each of 50,000 cost 0.1 s of a
     cold load), else read from each document (a served corpus's, say)."""

@@ -83,7 +83,7 @@ def rows_to_show(corpus: Corpus, results: Results, sort: tuple[str | None, bool]
 
     def rows() -> SpecRows:
         return SpecRows(corpus, results.indices, *sort, query.package, results.common, results.comparison,
-                        results.find, bool(query.filters) or query.runs_on is not None)
+                        results.find, bool(query.filters) or query.runs_on is not None, results.why_empty)
     return recent.rows.get(results, rows)
 
 

@@ -34,6 +34,7 @@ class SpecRows:
     comparison: Comparison | None = None  # compare mode: a "change" column marks each row
     find: FindLayout | None = None  # the `spack find -lv` view: lines in place of columns
     clearable: bool = False  # facet filters or "runs on" narrow the rows: `x` would clear them
+    why_empty: str | None = None  # no rows: which part of the query emptied the answer (core.query's words)
 
 
 INSTALLABLE_TEXT = {YES: "yes", NO: "no: builds", UNKNOWN: "?"}
