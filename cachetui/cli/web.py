@@ -18,7 +18,9 @@ its shell command line, and guesses its public address from the host it binds. H
   its page saying why: a tab left open overnight does not hold a place and an app's memory;
 - a session ends with the server, even one killed (`cachetui.app.server_lifetime`: it is told the
   server's pid, and the kernel signals it when that process dies);
-- a port that cannot be listened on (in use) is a usage error naming it, not an internal error.
+- a port that cannot be listened on (in use) is a usage error naming it, not an internal error;
+- the page has an icon (`/favicon.svg`, also at `/favicon.ico` where browsers look by themselves), and
+  focuses the terminal once it is built, so that keys work before a click (`serve_page.html`).
 
 Imported only by `cachetui serve`: aiohttp and textual-serve never load for the other commands.
 """
@@ -50,6 +52,10 @@ from cachetui.present.inert import inert
 from cachetui.present.serve.served import ServeConfig, secure_context
 
 PAGE = "serve_page.html"  # beside this file, in the wheel too
+ICON = Path(__file__).with_name("favicon.svg")  # in the wheel too
+# The icon is a document of its own when opened alone: it may load nothing and run nothing.
+ICON_HEADERS = {"Content-Security-Policy": "default-src 'none'", "X-Content-Type-Options": "nosniff",
+                "Cache-Control": "public, max-age=86400"}
 STOP_S = 5.0  # a session told to quit has this long before it is killed
 # -P: `-m` would put the working directory first on sys.path, before the installed package. Not -I: that
 # also drops PYTHONPATH and the user's site-packages, where the server's own cachetui may have come from.
@@ -171,11 +177,14 @@ class SessionServer(Server):
         self.max_sessions = max_sessions
         self.idle_timeout = idle_timeout
         self.sessions: set[Session] = set()
+        self.icon = ICON.read_bytes()
         self._stopping: set[asyncio.Future[None]] = set()  # held here: the loop keeps only weak references
 
     async def make_app(self) -> web.Application:
         """The aiohttp application (routes, page, shutdown), to run here or under a test server."""
         app = await self._make_app()
+        app.router.add_get("/favicon.svg", self.handle_icon)
+        app.router.add_get("/favicon.ico", self.handle_icon)  # where a browser asks when a page names no icon
         app.middlewares.append(self._served_hosts_only)  # every route: the page, /ws, downloads, static files
         return app
 
@@ -210,6 +219,9 @@ class SessionServer(Server):
             "title": self.title,
         }
         return aiohttp_jinja2.render_template(PAGE, request, context)
+
+    async def handle_icon(self, request: web.Request) -> web.Response:
+        return web.Response(body=self.icon, content_type="image/svg+xml", headers=ICON_HEADERS)
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         arrived = _arrived_at(request)
