@@ -29,6 +29,8 @@ CELLS: dict[str, Callable[[BinaryProvenance], str]] = {
     "size": lambda b: human_size(b.size),
     "note": lambda b: _note(b.signature),
 }
+# Cut to fit a terminal: names and words; what a binary is (its hash), its outcome, expiry and size never are.
+CUT_TO_FIT = frozenset({CELLS["package"], CELLS["tag"], CELLS["signer"], CELLS["note"]})
 
 
 def provenance_record(binary: BinaryProvenance) -> dict[str, Any]:
@@ -87,7 +89,7 @@ def closure_words(download: ClosureDownload) -> str:
     return said
 
 
-_WHOLE = tuple(i for i, column in enumerate(CELLS) if column in ("hash", "signature", "expires", "size"))  # never cut
+_WHOLE = tuple(i for i, cell in enumerate(CELLS.values()) if cell not in CUT_TO_FIT)
 
 
 def _row(binary: BinaryProvenance, terse: bool) -> list[str]:
