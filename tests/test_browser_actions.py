@@ -8,7 +8,7 @@ from cachetui.present.browse.browser_actions import ACTIONS, KeyContext, by_id, 
 IDS = {"browser.search", "browser.facets", "browser.help", "browser.quit", "browser.copy-hash", "browser.copy-menu",
        "browser.clear", "browser.tag", "browser.runs-on", "browser.columns", "browser.find-view", "browser.compare",
        "browser.export", "browser.problems", "browser.back", "browser.coverage", "browser.nearest",
-       "browser.coverage-copy"}
+       "browser.coverage-copy", "browser.coverage-find"}
 
 
 def test_every_binding_id_users_may_have_remapped_is_still_there_once() -> None:
@@ -34,7 +34,7 @@ def test_what_each_key_needs_to_act() -> None:
 
 def test_the_focus_keys_act_as_they_arrive_and_escape_stays_out_of_the_footer() -> None:
     rows = by_id()
-    assert [row.id for row in ACTIONS if row.priority] == ["browser.search", "browser.facets"]
+    assert [row.id for row in ACTIONS if row.priority] == ["browser.search", "browser.coverage-find", "browser.facets"]
     assert not rows["browser.back"].show and rows["browser.back"].palette is None
 
 
@@ -48,10 +48,13 @@ def test_the_coverage_view_offers_its_keys_and_none_of_the_spec_tables() -> None
     in_view = KeyContext(loaded=True, tags=2, wanted=True, coverage=True, spec_selected=True, nearest=True)
     acting = {row.id for row, acts in zip(ACTIONS, can_act(ACTIONS, in_view)) if acts}
     assert acting == {"browser.help", "browser.quit", "browser.coverage", "browser.nearest", "browser.coverage-copy",
-                      "browser.problems"}
+                      "browser.problems", "browser.coverage-find"}
     rows = by_id()
     assert not rows["browser.nearest"].acts(KeyContext(coverage=True, wanted=True, spec_selected=True))  # absent: no binary
     assert not rows["browser.coverage"].acts(KeyContext(loaded=True))  # without --want there is nothing to show
     # the specs' context with --want: `w` goes to the coverage, `c` is the spec table's copy menu
     specs = KeyContext(loaded=True, wanted=True, spec_selected=True)
     assert rows["browser.coverage"].acts(specs) and rows["browser.copy-menu"].acts(specs) and not rows["browser.coverage-copy"].acts(specs)
+    # `/` finds a wanted node in the coverage view, and searches packages in the specs'
+    assert rows["browser.search"].acts(specs) and not rows["browser.coverage-find"].acts(specs)
+    assert rows["browser.coverage-find"].acts(in_view) and not rows["browser.search"].acts(in_view)

@@ -12,7 +12,18 @@ from cachetui.core.load import LoadOptions, load_corpus, read_wanted
 from cachetui.core.model.wanted import MixedHashes, WantedDag, merged
 from cachetui.core.query.common import common_to
 from cachetui.core.query.coverage import coverage
-from cachetui.present.browse.coverage_browsing import CoverageBrowsing, compared, status_toggled, tree_lines
+from cachetui.present.browse.coverage_browsing import (
+    INDENT,
+    CoverageBrowsing,
+    compared,
+    find_typed,
+    found_packages,
+    match_said,
+    next_match,
+    sideways,
+    status_toggled,
+    tree_lines,
+)
 from tests.wanted_files import write_changed_environment
 
 
@@ -111,3 +122,44 @@ def test_narrowing_a_deep_chain_marks_each_line_above_once(tmp_path: Path) -> No
         sys.settrace(None)
     assert {found.wanted.nodes[line.hash].name for line in shown if not line.context} == {"zlib-ng"}
     assert ran[0] < 20 * len(state.tree)
+
+
+def test_a_find_names_what_holds_the_text_else_the_best_fuzzy_matches() -> None:
+    packages = ("cmake", "curl", "gcc", "gcc-runtime", "ncurses", "py-ml-dtypes", "zlib-ng")
+    assert found_packages("GCC ", packages) == {"gcc", "gcc-runtime"}  # as typed, case and spaces aside
+    assert found_packages("mldtypes", packages) == {"py-ml-dtypes"}  # separators aside
+    assert found_packages("ncurss", packages) == {"ncurses"}  # a typo: the best the fuzzy search ranks, not curl too
+    assert found_packages("", packages) == found_packages("qqqqqq", packages) == frozenset()
+
+
+def test_enter_goes_round_the_matches_in_the_trees_order(found) -> None:  # noqa: ANN001
+    state = find_typed(compared(CoverageBrowsing("spack.lock"), found), "gcc")
+    matches = state.matches
+    assert len(matches) == 2 and all(not state.shown[row].repeated for row in matches)
+    first, second = matches
+    assert next_match(state, 0, 1, here=True) == first and next_match(state, first, 1, here=True) == first
+    assert next_match(state, first, 1) == second and next_match(state, second, 1) == first  # round the end
+    assert next_match(state, first, -1) == second and next_match(state, second, -1) == first
+    assert match_said(state, second) == "2 of 2" and match_said(state, 0) == "2 matches"
+    nothing = find_typed(state, "qqqq")
+    assert next_match(nothing, 3, 1) is None and match_said(nothing, 3) == "no match"
+    assert find_typed(state, "").matches == () and match_said(find_typed(state, ""), 0) == ""
+
+
+def test_typing_a_find_lays_the_tree_out_once(found) -> None:  # noqa: ANN001
+    """Each key typed is a new state: the tree of a 50,000-node lockfile is not laid out again for it."""
+    state = compared(CoverageBrowsing("spack.lock"), found)
+    tree, shown = state.tree, state.shown
+    typed = find_typed(find_typed(state, "z"), "zl")
+    assert typed.tree is tree and typed.shown is shown and typed.matches
+    assert status_toggled(typed, "differs").tree is tree
+
+
+def test_the_tree_scrolls_sideways_only_to_keep_the_cursors_name_in_sight() -> None:
+    width, label = 34, 24  # the tree at 80 columns; `✓ layer-31-toolkit@1.0`
+    assert sideways(0, 3, label, width) == 0  # in sight: not scrolled
+    deep = sideways(0, 31, label, width)
+    assert deep % INDENT == 0 and deep + 1 <= INDENT * 31 and INDENT * 31 + label <= deep + width - 1
+    assert sideways(deep, 30, label, width) == deep  # a level up, still in sight: the lines stay where they are
+    assert sideways(deep, 0, label, width) == 0  # back at the root
+    assert sideways(0, 0, 200, width) == 0  # a name wider than the pane shows its start

@@ -180,6 +180,26 @@ def write_changed_environment(root: Path) -> tuple[Path, Path, dict[str, list[Di
     return lock, write_mirror(root / "mirror", held), expected
 
 
+def write_deep_environment(root: Path, depth: int = 31) -> tuple[Path, Path]:
+    """`root/spack.lock`: one chain of `depth` levels under its root (`layer-00-toolkit` … `layer-31-toolkit`, each
+    linking the next; real lockfiles reach 31), and `root/mirror` holding every node but the deepest."""
+    names = [f"layer-{level:02d}-toolkit" for level in range(depth + 1)]
+    hashes = {name: hash_of(f"layer{chr(97 + level // 26)}{chr(97 + level % 26)}toolkit")
+              for level, name in enumerate(names)}
+    chain = {name: {"name": name, "version": "1.0", "arch": copy.deepcopy(ARCH), "namespace": "builtin",
+                    "parameters": {"build_system": "generic", **FLAGS}, "package_hash": _package_hash(name),
+                    "dependencies": [_edge(names[level + 1], BUILD_LINK, [], hashes)] if level < depth else [],
+                    "annotations": {"original_specfile_version": 5}, "hash": hashes[name]}
+             for level, name in enumerate(names)}
+    root.mkdir(parents=True, exist_ok=True)
+    lock = root / "spack.lock"
+    lock.write_text(json.dumps({"_meta": {"file-type": "spack-lockfile", "lockfile-version": 6, "specfile-version": 5},
+                                "spack": {"version": "1.0.0", "type": "release"},
+                                "roots": [{"hash": hashes[names[0]], "spec": names[0]}],
+                                "concrete_specs": {node["hash"]: node for node in chain.values()}}))
+    return lock, write_mirror(root / "mirror", {name: chain[name] for name in names[:-1]})
+
+
 if __name__ == "__main__":
     written = write_changed_environment(Path(sys.argv[1]))
     print(f"wrote {written[0]} and {written[1]}")

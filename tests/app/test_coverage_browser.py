@@ -16,13 +16,20 @@ from textual.pilot import Pilot
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
 from cachetui.app.dialogs.copy_menu import CopyMenu
-from cachetui.app.widgets.coverage_view import CoverageDetail, CoverageFacet, CoverageTree, CoverageView, detail_rows
+from cachetui.app.widgets.coverage_view import (
+    CoverageDetail,
+    CoverageFacet,
+    CoverageTree,
+    CoverageView,
+    FindLine,
+    detail_rows,
+)
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.cli.main import browse_parser, main, wanted_of
 from cachetui.core.load import LoadOptions
 from cachetui.present.browse.coverage_browsing import MARKS
-from tests.app.helpers import run_palette, wait_compared, wait_loaded
-from tests.wanted_files import write_changed_environment
+from tests.app.helpers import open_package, run_palette, wait_compared, wait_loaded
+from tests.wanted_files import write_changed_environment, write_deep_environment
 
 
 @pytest.fixture()
@@ -83,7 +90,7 @@ async def test_every_node_shows_the_status_and_differences_coverage_json_prints(
             assert sorted((d.category, d.name, d.wanted, d.cached) for d in shown.differences) == sorted(
                 (d["category"], d["name"], d["wanted"], d["cached"]) for d in differences), shown.spec
             # each difference is a marked line of the details, wanted and cached side by side
-            marked = [r.plain for r, _ in detail.source.rows[1:] if r.plain.startswith(("≠ ", "? "))]
+            marked = [r.plain for r in detail.source.rows[1:] if r.plain.startswith(("≠ ", "? "))]
             assert len(marked) == len(differences)
         assert seen.keys() == expected.keys()  # every wanted node is in the tree once in full
         assert {h: s for h, s in seen.items()} == {h: r["status"] for h, r in expected.items()}
@@ -107,7 +114,7 @@ async def test_the_facet_counts_each_status_and_narrows_the_tree_to_one(capsys, 
         await wait_compared(pilot)
         view = app.screen.query_one(CoverageView)
         facet = view.query_one(CoverageFacet)
-        for status, row in zip(("hit", "reusable", "differs", "absent", "external"), (r for r, _ in facet.source.rows)):
+        for status, row in zip(("hit", "reusable", "differs", "absent", "external"), facet.source.rows):
             assert f"{status} " in row.plain and f" {sum(r['status'] == status for r in rows)} " in row.plain
         facet.focus()
         await pilot.press("home", "j", "j", "enter")  # differs
@@ -194,7 +201,7 @@ async def test_text_from_the_files_is_shown_as_it_is_never_as_markup(capsys, tmp
         # the title as drawn: its markup (Textual's getter) read back is the path, brackets and all
         assert "[b]env[/b]/spack.lock" in Text.from_markup(str(view.query_one(CoverageTree).border_title)).plain
         await _select(pilot, "zlib-ng")
-        rows = [r.plain for r, _ in view.query_one(CoverageDetail).source.rows]
+        rows = [r.plain for r in view.query_one(CoverageDetail).source.rows]
         assert any("2.2.3[red]" in row for row in rows)
         assert not any("\x1b" in row for row in rows)
         tree_rows = [view.query_one(CoverageTree).row_text(i, 100).plain for i in range(len(view.state.shown))]
@@ -338,3 +345,145 @@ async def test_the_coverage_view_names_its_keys_as_bound(changed) -> None:  # no
         detail = app.screen.query_one(CoverageDetail)
         assert "(N: in the spec table)" in "\n".join(detail.render_line(y).text for y in range(detail.size.height))
         assert str(app.screen.query_one(CoverageFacet).border_title) == "Coverage (space: only these)"
+
+
+def _screen_lines(app: CacheTuiApp) -> list[str]:
+    """Every line the compositor would send for the screen now."""
+    return ["".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips()]
+
+
+def _package_under_cursor(app: CacheTuiApp) -> str:
+    view = app.screen.query_one(CoverageView)
+    return view.state.nodes[view.state.shown[view.tree_list.cursor].hash].package
+
+
+async def test_slash_finds_a_node_by_name_enter_goes_on_escape_returns_and_n_stays_nearest(changed) -> None:  # noqa: ANN001
+    app = _app(*changed)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_compared(pilot)
+        view = app.screen.query_one(CoverageView)
+        tree, find = view.tree_list, view.query_one(FindLine)
+        await pilot.press("slash", *"gcc")  # typed at once: the box has the keys, the first match the cursor
+        assert app.screen.focused is find and _package_under_cursor(app) == "gcc"
+        gccs = list(view.state.matches)
+        assert {view.state.nodes[view.state.shown[row].hash].package for row in gccs} == {"gcc", "gcc-runtime"}
+        assert not any(view.state.shown[row].repeated for row in gccs)  # each node once, not its `↑ above` lines
+        assert "1 of 2" in "\n".join(_screen_lines(app))
+        await pilot.press("enter")
+        assert tree.cursor == gccs[1] and _package_under_cursor(app) == "gcc-runtime"
+        await pilot.press("enter")  # round the end, as less goes
+        assert tree.cursor == gccs[0]
+        await pilot.press("up")
+        assert tree.cursor == gccs[1]
+        await pilot.press("ctrl+u", *"ncurss")  # a typo: found as the package list finds it
+        assert _package_under_cursor(app) == "ncurses"
+        at = tree.cursor
+        await pilot.press("ctrl+u", *"zzzz")  # nothing: back where the find began, and said
+        assert "no match" in "\n".join(_screen_lines(app)) and tree.cursor == 0
+        await pilot.press("ctrl+u", *"ncurses", "escape")
+        assert app.screen.focused is tree and tree.cursor == at and not view.query_one("#coverage-find").display
+        await pilot.press("n")  # `n` is still the nearest binary, never the next match
+        await wait_loaded(pilot)
+        assert app.screen.view == "spec-view"
+        assert app.screen.query_one(SpecTable).current_spec == view_nearest(app, "ncurses")
+
+
+async def test_backspace_after_n_returns_to_the_coverage_view_on_the_same_node(changed) -> None:  # noqa: ANN001
+    app = _app(*changed)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_compared(pilot)
+        await pilot.press("w")  # the specs first: the table on a spec of its own
+        await wait_loaded(pilot)
+        table = app.screen.query_one(SpecTable)
+        await open_package(pilot, "bzip2")
+        before = table.current_spec
+        await pilot.press("w")
+        await _select(pilot, "curl")
+        cursor = app.screen.query_one(CoverageView).tree_list.cursor
+        await pilot.press("n")
+        await wait_loaded(pilot)
+        assert app.screen.focused is table and table.current_spec == view_nearest(app, "curl")
+        await pilot.press("backspace")  # where the docs say: in the spec table, back where `n` came from
+        await wait_loaded(pilot)
+        view = app.screen.query_one(CoverageView)
+        assert app.screen.view == "coverage" and app.screen.focused is view.tree_list
+        assert view.tree_list.cursor == cursor and _package_under_cursor(app) == "curl"
+        await pilot.press("w")  # and the table is as it was before the jump
+        await wait_loaded(pilot)
+        assert table.current_spec == before
+
+
+async def test_every_line_the_view_cuts_ends_in_an_ellipsis(changed) -> None:  # noqa: ANN001
+    app = _app(*changed)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_compared(pilot)
+        await _select(pilot, "curl")
+        view = app.screen.query_one(CoverageView)
+        cut = 0
+        for pane in (view.query_one(CoverageFacet), view.tree_list, view.query_one(CoverageDetail)):
+            width = pane.content_width
+            for y in range(pane.size.height):
+                row = pane.row_at(y)
+                if row is None:
+                    continue
+                whole = pane.source.text(row, 1000).plain.rstrip()
+                painted = pane.render_line(y).text[:width].rstrip()
+                if len(whole) > width:
+                    cut += 1
+                    assert painted.endswith("…"), (whole, painted)
+                else:
+                    assert painted == whole
+        assert cut > 10  # at 80 columns the facet's meanings, long tree lines and the details' values
+        status = view.query_one("#coverage-status")
+        assert status.render().plain.endswith("…") and len(status.render().plain) <= status.content_size.width
+
+
+async def test_a_node_31_levels_deep_keeps_its_name_in_sight_at_80_columns(tmp_path: Path) -> None:
+    lock, mirror = write_deep_environment(tmp_path, depth=31)
+    app = _app(lock, mirror)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_compared(pilot)
+        view = app.screen.query_one(CoverageView)
+        tree = view.tree_list
+        tree.focus()
+        for level in range(32):  # down the chain, a level a key, and back up
+            await pilot.press("j" if level else "home")
+            on_screen = tree.render_line(tree.cursor - int(tree.scroll_offset.y)).text
+            assert f"layer-{tree.cursor:02d}-toolkit@1.0" in on_screen, on_screen
+        assert tree.cursor == 31 and tree.scrolled_by > 0
+        assert tree.render_line(tree.cursor - int(tree.scroll_offset.y)).text.startswith("‹")  # scrolled: marked
+        await pilot.press("home")
+        assert tree.scrolled_by == 0 and tree.render_line(0).text.startswith("✓ layer-00-toolkit@1.0")
+
+
+async def test_the_status_chosen_in_the_facet_stays_in_the_trees_title(changed) -> None:  # noqa: ANN001
+    app = _app(*changed)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_compared(pilot)
+        view = app.screen.query_one(CoverageView)
+        view.query_one(CoverageFacet).focus()
+        await pilot.press("home", "j", "j", "enter", "j", "enter")  # differs and absent
+        await pilot.pause()
+        tree = view.tree_list
+        title_line = _screen_lines(app)[tree.region.y]  # the tree's top border, where its title is drawn
+        assert "Wanted, only differs, absent" in title_line
+        await pilot.press("enter")  # absent again: only differs
+        await pilot.pause()
+        assert "Wanted, only differs:" in _screen_lines(app)[tree.region.y]
+
+
+async def test_the_spec_copied_for_a_dependency_difference_selects_the_binarys_dependency(changed) -> None:  # noqa: ANN001
+    lock, mirror = changed
+    app = _app(lock, mirror)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_compared(pilot)
+        await _select(pilot, "curl")  # its nearest binary links nghttp2 1.64.0, the wanted 1.65.0
+        corpus = app.screen.corpus
+        nearest = view_nearest(app, "curl")
+        older = next(d for d in corpus.dependencies(nearest) if d.name == "nghttp2")
+        await pilot.press("c")
+        await pilot.pause()
+        what, spec = app.screen.values[2]
+        assert what == "spec of the nearest binary"
+        assert spec.endswith(f"%gcc@13.3.0 ^nghttp2@1.64.0/{older.hash}")  # after the compiler: the root's `^`
+        assert spec.count("^") == 1  # the dependencies it shares with the wanted node select nothing more

@@ -55,6 +55,7 @@ async def test_every_pane_of_every_screen_binds_the_ids_of_one_view(tmp_path: Pa
     async with app.run_test(size=(160, 50)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
+        await pilot.press("slash")  # its find box: in the focus chain while it shows
         seen |= await _every_pane(app, pilot)  # the coverage view, as `--want` opens
         await pilot.press("w")
         await pilot.pause()

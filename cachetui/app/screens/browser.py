@@ -74,6 +74,7 @@ class BrowserScreen(Screen[None]):
         self._keys = ActionKeys(self.ACTIONS)
         self.provenance: Provenance | None = None  # of the corpus: set by the app with it
         self.wanted: WantedDag | None = None  # what `--want` named: the coverage view, in place of the specs
+        self._to_coverage: tuple[tuple[go.Jumped, ...], bool] | None = None  # Backspace's way back from `n`
 
     def want(self, wanted: WantedDag) -> None:
         """Before the screen is shown: what `--want` named, which it opens on (what the user asked about)."""
@@ -204,16 +205,25 @@ class BrowserScreen(Screen[None]):
 
     @on(DetailPane.Jump)
     def _jump(self, event: DetailPane.Jump) -> None:
-        """A binary shown from the details, or from the coverage view (`n`: back to the specs, on it); Backspace in
-        the table goes back to where it was."""
-        if self.coverage_shown:
+        """A binary shown from the details, or from the coverage view (`n`: to the specs, on it); Backspace goes
+        back to where it came from (from `n`: the coverage view, on the same node, the table as it was)."""
+        from_coverage, before = self.coverage_shown, self.browsing.jumps
+        if from_coverage:
             self.action_coverage()
         if self.corpus is not None:
             self._go(go.jumped(self.browsing, self.corpus, event.spec, self.query_one(SpecTable).current_spec,
                                self.query_one(QueryBar).text, self.query_one(PackageList).lists))
+        if from_coverage:  # the jumps as `n` left them, and whether it added one
+            self._to_coverage = (self.browsing.jumps, self.browsing.jumps != before)
 
     def action_jump_back(self) -> None:
-        """Backspace: back to the spec a jump came from."""
+        """Backspace: back to the spec a jump came from, or to the coverage view once back to where `n` left."""
+        if self._to_coverage is not None and self._to_coverage[0] == self.browsing.jumps:
+            added, self._to_coverage = self._to_coverage[1], None
+            if added:
+                self._go(go.jumped_back(self.browsing))
+            self.action_coverage()
+            return
         self._go(go.jumped_back(self.browsing))
 
     def toggle_filter(self, facet: str, value: str) -> None:

@@ -77,6 +77,9 @@ def _table(acts: Callable[[KeyContext], bool]) -> Callable[[KeyContext], bool]:
 ACTIONS: tuple[BrowserAction, ...] = (
     BrowserAction("browser.search", "focus_search", "slash", "Search", "focus", "Search packages",
                   "focus the package search", _table(always), priority=True, target=BODY),
+    BrowserAction("browser.coverage-find", "find", "slash", "Find", "focus", "Find a wanted node",
+                  "move to a wanted node by name (Enter: the next match)", lambda c: c.coverage, priority=True,
+                  target=COVERAGE),
     BrowserAction("browser.facets", "toggle_facets", "f", "Facets", "focus", "Toggle facets",
                   "show or hide the facets pane", _table(always), priority=True, target=BODY),
     BrowserAction("browser.help", "help", "question_mark", "Help", "help", "Help",

@@ -28,7 +28,7 @@ class Key:
 # table · detail: the details · facets: the facets pane · query: the query line · line: a text box (TextLine) ·
 # search: the query line's box · filter: the facet filter's box · list: a j/k option list ·
 # help, problems, columns: those screens · dialog: a choice (ChoiceDialog) · copy: the copy menu ·
-# name: a file name (NameDialog).
+# name: a file name (NameDialog) · find: the coverage view's find box (FindLine).
 KEYS: tuple[Key, ...] = (
     Key("app.quit", "quit", "q", "Quit", "app", show=True),
     Key("app.quit-ctrl-c", "quit", "ctrl+c", "Quit", "app", priority=True),
@@ -44,10 +44,15 @@ KEYS: tuple[Key, ...] = (
     Key("table.sort-reverse", "sort_reverse", "S", "Reverse sort", "table"),
     Key("table.left", "scroll_sideways(-1)", "left", "Scroll the common line / find view left", "table"),
     Key("table.right", "scroll_sideways(1)", "right", "Scroll the common line / find view right", "table"),
+    Key("table.jump-back", "screen.jump_back", "backspace", "Back from a jump", "table"),
     Key("detail.build-deps", "toggle_build", "b", "Build deps", "detail", show=True),
     Key("detail.jump-back", "screen.jump_back", "backspace", "Back to the previous spec", "detail"),
     Key("facets.leave-filter", "leave_filter", "escape", "To facets", "facets", show=True),
     Key("query.leave", "leave", "down", "To results", "query"),
+    Key("find.next", "next_match", "enter", "Next match", "find", show=True),
+    Key("find.down", "next_match", "down", "Next match", "find"),
+    Key("find.previous", "previous_match", "up", "Previous match", "find"),
+    Key("find.leave", "leave", "escape", "To the tree", "find", show=True),
     Key("line.clear", "clear_text", "escape", "Clear", "line", show=True),
     Key("search.open", "submit", "enter", "Open", "search", show=True),
     Key("search.back", "back", "escape", "Back", "search", show=True),

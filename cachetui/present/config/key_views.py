@@ -68,6 +68,7 @@ def views(actions: tuple[BrowserAction, ...] = ACTIONS) -> tuple[KeyView, ...]:
         _view("a file name (export)", "name"),
         _view("the query line", "query", "line", "search", rows=specs),
         _view("the facet filter", "facets", "line", "filter", rows=specs),
+        _view("the coverage view's find box", "find", rows=coverage),
     )
 
 

@@ -17,7 +17,7 @@ from cachetui.core.model.wanted import LINK_RUN, WantedNode
 from cachetui.core.query.common import common_to
 from cachetui.core.query.coverage import HIT, Coverage, Difference, NodeCoverage, reference
 from cachetui.core.query.spack_commands import install_command
-from cachetui.core.spack.hashes import hash_reference
+from cachetui.core.spack.hashes import hash_reference, is_base32
 from cachetui.core.spack.variants import atom_name, canonical_variant
 from cachetui.present.inert import inert
 from cachetui.present.output.coverage_output import UNKNOWN
@@ -122,12 +122,29 @@ def _binary_fields(corpus: Corpus, i: int) -> Fields:
 
 def node_copy_choices(corpus: Corpus, detail: NodeDetail) -> list[tuple[str, str]]:
     """(what, exact text) for the copy menu: the wanted hash; a hit's install line; for a binary that is near,
-    the line installing it and the spec that selects it (`name@version +variants arch=… %compiler`)."""
+    the line installing it and the spec that selects it (`name@version +variants arch=… %compiler`, and
+    `^dependency@version/hash` for each dependency it differs in, the binary's own)."""
     choices = [("wanted hash", inert(detail.node.hash))]
     if detail.binary is None:
         return choices
     binary = inert(corpus.hashes[detail.binary])
     if detail.node.status == HIT:
         return [*choices, ("install command", install_command(binary))]
-    spec = inert(common_to(corpus, np.array([detail.binary])).spec_syntax())
+    # `^` after the compiler: Spack attaches a `^` node to the root wherever it stands, and reads what follows
+    # `%gcc` up to it as the compiler's
+    spec = " ".join([inert(common_to(corpus, np.array([detail.binary])).spec_syntax()),
+                     *_selecting_dependencies(corpus, detail.binary, detail.differences)])
     return [*choices, ("install the nearest binary", install_command(binary)), ("spec of the nearest binary", spec)]
+
+
+def _selecting_dependencies(corpus: Corpus, binary: int, differences: tuple[Difference, ...]) -> list[str]:
+    """`^name@version/hash` for each link or run dependency of `binary` that a difference names (another binary
+    of it, or one built where the wanted side has an external): a spec without it could select another binary."""
+    named = {d.name for d in differences if d.category in ("depends_on", "external") and d.name}
+    found = []
+    for dependency in sorted(corpus.dependencies(binary)):
+        if dependency.name in named and dependency.deptypes & LINK_RUN:
+            version = f"@{dependency.version}" if dependency.version else ""
+            hash_ = f"/{dependency.hash}" if is_base32(dependency.hash) else ""  # never text a spec cannot hold
+            found.append(inert(f"^{dependency.name}{version}{hash_}"))
+    return found
