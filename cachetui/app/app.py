@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from cachetui.app.actions import bindings_of, normalized
 from cachetui.app.clipboard import copy_to_local_clipboard
@@ -59,6 +60,7 @@ class CacheTuiApp(App[None]):
             self.browser.want(wanted)
         self.trusted_keys: frozenset[str] | None = None  # the keys the user's Spack trusts; None: cannot tell
         self._keys_asked = False
+        self._browser_mounted = threading.Event()  # set once the browser screen is mounted: corpora go to it
         self.settings = settings  # the user's config.toml; None: Textual's and cachetui's defaults, nothing saved
         self.keymap: Mapping[str, str] = {}  # what it set: Textual keeps its own copy private (`actions.keymap`)
         if settings is not None:
@@ -80,9 +82,10 @@ class CacheTuiApp(App[None]):
             self.theme = theme
         self.watch(self, "theme", self._save_theme, init=False)  # only what is chosen from now on is saved
         mounted = self.push_screen(self.browser)
-        self.load_documents()
-        if settings is not None:
-            await mounted  # the table the columns go to is there
+        self.load_documents()  # reading starts now; what it reads is shown once the screen is there
+        await mounted
+        self._browser_mounted.set()
+        if settings is not None:  # the table the columns go to is there
             self.browser.hidden_columns = settings.settings[HIDDEN_COLUMNS]
             if settings.bad:
                 lines = "\n".join(inert(p.described()) for p in settings.problems()[:3])
@@ -113,6 +116,10 @@ class CacheTuiApp(App[None]):
 
         corpus = load_corpus(self.paths, self.load_options, progress=progress)
         corpus = self.presented(self._with_settings_problems(corpus))
+        # A source read before the first frame (an empty or tiny one) waits for the screen it is shown on.
+        while not self._browser_mounted.wait(0.05):
+            if get_current_worker().is_cancelled:
+                return corpus
         self.call_from_thread(self._show_corpus, corpus)
         return corpus
 

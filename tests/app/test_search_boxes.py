@@ -12,7 +12,7 @@ from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.core.query.query import Query
 from cachetui.core.query.results import results_for
 from cachetui.present.browse.answer import RecentAnswers, rows_to_show
-from tests.app.helpers import sample_app, wait_loaded
+from tests.app.helpers import sample_app, wait_for, wait_loaded
 
 
 def _footer(app) -> str:  # noqa: ANN001
@@ -83,8 +83,9 @@ async def test_an_empty_table_says_why_nothing_loaded(tmp_path) -> None:  # noqa
     (tmp_path / "empty").mkdir()
     app = CacheTuiApp([str(tmp_path / "empty")], system_clipboard=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_loaded(pilot)
-        said = app.screen.query_one(SpecTable).header_text(0, 200).plain
+        table = app.screen.query_one(SpecTable)
+        await wait_for(pilot, lambda: table.data is not None)  # the empty answer, once the load has said so
+        said = table.header_text(0, 200).plain
         assert said.startswith("Nothing loaded: p lists what could not be read.")
 
 
