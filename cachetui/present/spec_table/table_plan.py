@@ -106,6 +106,10 @@ def measure(rows: SpecRows, hidden: frozenset[str], getters: dict[str, Getter] |
     if not any(c.key == "differs" for c in columns):
         return replace(measured, telling_width=_telling_width(fills.values(), 0))
     measured = replace(measured, siblings=Siblings(rows))
+    if not _Trial(measured, 0).need({}) and len(shown) == len(rows.indices):
+        # Every row read, and none reads as another even with no column shown: the cell would always be empty.
+        return replace(measured, columns=tuple(c for c in columns if c.key != "differs"),
+                       telling_width=_telling_width(fills.values(), 0))
     everything = {key: fill.width for key, fill in fills.items() if not fill.alike}
     need = _Trial(measured, 0).need(everything)
     return replace(measured, telling_width=_telling_width(fills.values(), need), need=need)
@@ -219,7 +223,8 @@ class _Trial:
         need = measured.need
         order = [c.key for c in measured.columns]
         for _ in range(TRIES):
-            width = max(column.min_width, min(need, column.max_width))
+            # At least its title: an empty cell beside a whole title says nothing reads alike there.
+            width = max(column.min_width, len(column.title), min(need, column.max_width))
             differs = Fill(column, width, longest=max(need, width))
             layout = lay_out(sorted([*others, differs], key=lambda f: order.index(f.column.key)), self.room)
             tried = self.judged(layout)
