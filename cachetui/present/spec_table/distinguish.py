@@ -64,7 +64,7 @@ class Distinguishing:
                 at = np.flatnonzero(reads == read)
                 self._groups[package, read] = self._group(members[at], {name: ids[at] for name, ids in hidden.items()})
             group = self._groups[package, read]
-            self._keys |= {spec: group.key(row) for spec, row in group.rows.items()}
+            self._keys[spec] = group.key(group.rows[spec])  # a row's alone: a page paints a few of a big group
         return self._keys[spec]
 
     def _group(self, alike: np.ndarray, columns: dict[tuple[int, str], np.ndarray]) -> _Group:
