@@ -5,8 +5,10 @@ A key the user moves onto another binding of the same view is then refused, and 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual.app import App
+from textual.screen import Screen
 from textual.widget import Widget
 
 from cachetui.app.actions import declared_bindings
@@ -47,10 +49,22 @@ async def _every_pane(app: App[None], pilot) -> set[frozenset[str]]:  # noqa: AN
     return seen
 
 
-async def test_every_pane_of_every_screen_binds_the_ids_of_one_view(tmp_path: Path) -> None:
+def _wanting_app(tmp_path: Path) -> CacheTuiApp:
+    """The browser as `cachetui --want spack.lock MIRROR` opens it: both views in its DOM."""
     lock, mirror, _ = write_changed_environment(tmp_path)
     args = browse_parser().parse_args(["--no-cache", "--want", str(lock), str(mirror)])
-    app = CacheTuiApp([str(mirror)], LoadOptions(use_cache=False), system_clipboard=False, wanted=wanted_of(args))
+    return CacheTuiApp([str(mirror)], LoadOptions(use_cache=False), system_clipboard=False, wanted=wanted_of(args))
+
+
+def _dialogs(app: CacheTuiApp) -> tuple[Screen[Any], ...]:
+    """One of each dialog the browser opens."""
+    assert app.browser.corpus is not None
+    return (HelpScreen([]), ProblemsScreen(app.browser.corpus.report), ColumnsDialog(frozenset()),
+            TagPicker(["develop"], {"develop": 1}, None), CopyMenu([("hash", "abc")]), ExportDialog("specs.csv", 1, []))
+
+
+async def test_every_pane_of_every_screen_binds_the_ids_of_one_view(tmp_path: Path) -> None:
+    app = _wanting_app(tmp_path)
     seen: set[frozenset[str]] = set()
     async with app.run_test(size=(160, 50)) as pilot:
         await app.workers.wait_for_complete()
@@ -60,10 +74,7 @@ async def test_every_pane_of_every_screen_binds_the_ids_of_one_view(tmp_path: Pa
         await pilot.press("w")
         await pilot.pause()
         seen |= await _every_pane(app, pilot)  # the specs
-        assert app.browser.corpus is not None
-        for screen in (HelpScreen([]), ProblemsScreen(app.browser.corpus.report), ColumnsDialog(frozenset()),
-                       TagPicker(["develop"], {"develop": 1}, None), CopyMenu([("hash", "abc")]),
-                       ExportDialog("specs.csv", 1, [])):
+        for screen in _dialogs(app):
             await app.push_screen(screen)
             await pilot.pause()
             seen |= await _every_pane(app, pilot)
@@ -82,17 +93,12 @@ def _merged_as_textual_keeps(app: App[None]) -> None:
 
 
 async def test_the_help_reads_each_nodes_bindings_as_textual_merged_them(tmp_path: Path) -> None:
-    lock, mirror, _ = write_changed_environment(tmp_path)
-    args = browse_parser().parse_args(["--no-cache", "--want", str(lock), str(mirror)])
-    app = CacheTuiApp([str(mirror)], LoadOptions(use_cache=False), system_clipboard=False, wanted=wanted_of(args))
+    app = _wanting_app(tmp_path)
     async with app.run_test(size=(160, 50)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
         _merged_as_textual_keeps(app)  # the browser: both views are in its DOM
-        assert app.browser.corpus is not None
-        for screen in (HelpScreen([]), ProblemsScreen(app.browser.corpus.report), ColumnsDialog(frozenset()),
-                       TagPicker(["develop"], {"develop": 1}, None), CopyMenu([("hash", "abc")]),
-                       ExportDialog("specs.csv", 1, [])):
+        for screen in _dialogs(app):
             await app.push_screen(screen)
             await pilot.pause()
             _merged_as_textual_keeps(app)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -27,6 +27,7 @@ from cachetui.app.dialogs.copy_menu import CopyMenu
 from cachetui.app.requests import CopyRequested
 from cachetui.app.widgets.detail_pane import DetailPane
 from cachetui.app.widgets.pick_list import PickList
+from cachetui.app.widgets.text_line import KeysInOrder
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.wanted import WantedDag
 from cachetui.core.query.coverage import (
@@ -158,11 +159,11 @@ class CoverageFacet(PickList):
     """The status facet: each status, its mark and how many wanted nodes have it; Enter narrows the tree."""
 
 
-class FindLine(Input):
+class FindLine(KeysInOrder):
     """The find box (`/`): typing moves the tree's cursor to the first node whose name matches; its keys are rows
     (`find.…`): Enter or Down the next match, Up the one before, Escape back to the tree, the cursor where it is.
 
-    As the query line does (`QueryLine`), a key bound here runs its action as it arrives, in the order typed.
+    As the query line's, a key bound here runs its action as it arrives, in the order typed (`KeysInOrder`).
     """
 
     BINDINGS = bindings_of("find")
@@ -174,12 +175,6 @@ class FindLine(Input):
     class Left(Message):
         """Escape: back to the tree."""
 
-    async def on_key(self, event: events.Key) -> None:
-        active = self.screen.active_bindings.get(event.key)
-        if active is not None and active.node is self and active.enabled:
-            event.stop()
-            event.prevent_default()
-            await self.run_action(active.binding.action)
 
     def action_next_match(self) -> None:
         self.post_message(self.Step(1))

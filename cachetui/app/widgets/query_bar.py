@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.geometry import Size
@@ -58,15 +58,8 @@ class ProblemNote(Widget):
 
 
 class QueryLine(TextLine):
-    """The query line's box: Enter opens the best package or applies the query, Escape clears it, then leaves.
-
-    The line's own editing keys (Ctrl+U, Backspace, arrows…) act in the order they were typed.
-
-    Textual runs a focused widget's non-priority bindings only once the key has bubbled up to the
-    app, a hop through every container's queue, while a letter is inserted where it lands: so
-    `/`, Ctrl+U and letters typed without a pause had Ctrl+U act after the first letters, deleting
-    them. Here a key bound on this line runs its action as it arrives, as a letter does.
-    """
+    """The query line's box: Enter opens the best package or applies the query, Escape clears it, then leaves;
+    its keys act in the order typed (`KeysInOrder`)."""
 
     BINDINGS = [*bindings_of("line"), *bindings_of("search")]  # Textual lets a class's key replace its base's: both
 
@@ -102,12 +95,6 @@ class QueryLine(TextLine):
         super().watch_value(value)
         self._recalled = None
 
-    async def on_key(self, event: events.Key) -> None:
-        active = self.screen.active_bindings.get(event.key)
-        if active is not None and active.node is self and active.enabled:
-            event.stop()
-            event.prevent_default()
-            await self.run_action(active.binding.action)
 
 
 class QueryBar(Horizontal):

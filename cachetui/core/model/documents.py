@@ -74,8 +74,12 @@ def listings_and_mirrors(documents: Sequence[Document]) -> tuple[int, int]:
     """How many site listing documents, and how many mirrors (a mirror's index makes a document per package, each
     with the mirror as its path), the documents come from."""
     paths = documents.strings["path"] if isinstance(documents, DocumentTable) else [doc.path for doc in documents]
-    mirrors = {path for path, generation in zip(paths, generations(documents)) if mirror_generation(generation)}
-    listings = sum(1 for generation in generations(documents) if not mirror_generation(generation))
+    mirrors, listings = set(), 0
+    for path, generation in zip(paths, generations(documents)):
+        if mirror_generation(generation):
+            mirrors.add(path)
+        else:
+            listings += 1
     return listings, len(mirrors)
 
 

@@ -106,12 +106,13 @@ def measure(rows: SpecRows, hidden: frozenset[str], getters: dict[str, Getter] |
     if not any(c.key == "differs" for c in columns):
         return replace(measured, telling_width=_telling_width(fills.values(), 0))
     measured = replace(measured, siblings=Siblings(rows))
-    if not _Trial(measured, 0).need({}) and len(shown) == len(rows.indices):
+    trial = _Trial(measured, 0)
+    if not trial.need({}) and len(shown) == len(rows.indices):
         # Every row read, and none reads as another even with no column shown: the cell would always be empty.
         return replace(measured, columns=tuple(c for c in columns if c.key != "differs"),
                        telling_width=_telling_width(fills.values(), 0))
     everything = {key: fill.width for key, fill in fills.items() if not fill.alike}
-    need = _Trial(measured, 0).need(everything)
+    need = trial.need(everything)
     return replace(measured, telling_width=_telling_width(fills.values(), need), need=need)
 
 
