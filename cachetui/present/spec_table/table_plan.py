@@ -27,6 +27,7 @@ from cachetui.present.spec_table.table_keys import column_numbers
 from cachetui.present.spec_table.table_layout import COLUMN, COLUMNS, GAP, Column, Fill, Layout, lay_out
 
 SAMPLE_ROWS = 400  # an answer is measured over this many rows spread over it
+RUN = 8  # ... taken in runs of neighbours (`sample`)
 UNKNOWN_CELLS = frozenset({"", "-", "?"})  # a column of only these says nothing about any row
 TRIES = 4  # layouts tried as the differs column asks for more room
 # Columns that tell every row apart and say nothing about any (a hash): never what tells rows apart. (The
@@ -52,10 +53,18 @@ def candidate_columns(rows: SpecRows, hidden: frozenset[str]) -> tuple[Column, .
 
 
 def sample(rows: SpecRows) -> list[int]:
-    """Up to SAMPLE_ROWS rows spread over the answer, in corpus order: a sort flipped measures the same rows."""
+    """Up to SAMPLE_ROWS rows of the answer in runs of RUN rows spread over it, in corpus order.
+
+    Corpus order keeps a sort flip measuring the same rows. Runs, not single rows: neighbours in corpus
+    order are mostly binaries of one package that read alike, so the keys planned from the sample are as
+    long as the keys painted (rows spread one by one over 500,000 meet no look-alike, plan an empty differs
+    column, and the page painted then cuts every key beside a padded column).
+    """
     ordered = np.sort(rows.indices)
-    step = max(1, len(ordered) // SAMPLE_ROWS)
-    return ordered[::step][:SAMPLE_ROWS].tolist()
+    if len(ordered) <= SAMPLE_ROWS:
+        return ordered.tolist()
+    starts = np.linspace(0, len(ordered) - RUN, SAMPLE_ROWS // RUN).astype(np.int64)
+    return np.unique(ordered[(starts[:, None] + np.arange(RUN)).reshape(-1)]).tolist()
 
 
 @dataclass(frozen=True, eq=False)
