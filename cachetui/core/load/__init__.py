@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         source_label,
         spack_mirror_inputs,
     )
+    from cachetui.core.load.sources.environment import UnreadableEnvironment, read_environment
     from cachetui.core.load.sources.redact import redact
     from cachetui.core.load.sources.regular_file import NotRegular, open_regular
     from cachetui.core.load.sources.transport import is_url
@@ -48,6 +49,7 @@ _HOMES = {  # each export -> the module it is defined in
     **dict.fromkeys(["SPACK_MIRRORS", "binary_mirror_names", "local_input", "local_location", "public_sources",
                      "source_label", "spack_mirror_inputs"], "sources"),
     "redact": "sources.redact",
+    **dict.fromkeys(["UnreadableEnvironment", "read_environment"], "sources.environment"),
     **dict.fromkeys(["NotRegular", "open_regular"], "sources.regular_file"),
     "is_url": "sources.transport",
     **dict.fromkeys(["STDIN", "UnreadableWanted", "read_wanted"], "sources.wanted"),
@@ -66,6 +68,7 @@ __all__ = [
     "Progress",
     "Provenance",
     "Signature",
+    "UnreadableEnvironment",
     "UnreadableWanted",
     "binary_mirror_names",
     "is_url",
@@ -74,6 +77,7 @@ __all__ = [
     "local_location",
     "open_regular",
     "public_sources",
+    "read_environment",
     "read_wanted",
     "recognisable",
     "redact",
