@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 # The headless commands, in the order `cachetui --help` names them: each is the module `cachetui.cli.NAME`, whose
 # `add_parser` declares its help and options and the function that runs it. A new command is a module and its name here.
-COMMANDS = ("check", "query", "diff", "coverage", "verify", "serve", "config")
+COMMANDS = ("check", "query", "diff", "coverage", "plan", "verify", "serve", "config")
 
 
 def browse_parser() -> argparse.ArgumentParser:
