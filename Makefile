@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/dependency_queries.py
 	$(BIN)/python benchmarks/table_plan.py
 	$(BIN)/python benchmarks/coverage_bench.py
+	$(BIN)/python benchmarks/plan_bench.py
 	$(BIN)/python benchmarks/settings_bench.py
 
 screenshots: $(STAMP)

@@ -33,6 +33,7 @@ COMMAND_PAGES = {
     "query": "queries.md",
     "diff": "diff-and-export.md",
     "coverage": "coverage.md",
+    "plan": "plan.md",
     "verify": "provenance.md",
     "serve": "serve.md",
     "config": "keys-and-settings.md",
