@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from cachetui.cli.main import _command_parser, main
 from cachetui.cli.web import SessionServer
@@ -35,7 +36,16 @@ def run_over(root: Path, hostile_file: Path) -> dict[str, tuple[list[str], list[
         "check": (["check", str(root)], [str(hostile_file)]),
         "coverage": (["coverage", str(_hostile_lockfile(root)), str(root)], [EVERY_PACKAGE]),
         "verify": (["verify", str(root)], [EVERY_PACKAGE]),
+        "plan": (["plan", str(_hostile_environment(root)), str(root)], [EVERY_PACKAGE]),
     }
+
+
+def _hostile_environment(root: Path) -> Path:
+    """A spack.yaml whose root is EVERY_PACKAGE (a package the tree holds), and which names it as a requirement."""
+    path = root.parent / f"{root.name}.spack.yaml"
+    document = {"spack": {"specs": [EVERY_PACKAGE], "packages": {EVERY_PACKAGE: {"require": [f"@1.0 {EVERY_PACKAGE}"]}}}}
+    path.write_text(yaml.safe_dump(document, allow_unicode=False))  # YAML's escapes: the file itself is printable
+    return path
 
 
 def _hostile_lockfile(root: Path) -> Path:

@@ -73,9 +73,16 @@ def _checked(target: Path, input_roots: Sequence[str]) -> Path:
 
 def export_specs(target: Path, corpus: Corpus, indices: Sequence[int], *, replace: bool = False) -> int:
     """Write the specs to `target`; returns the bytes written. Raises ExportExists unless `replace`."""
+    return write_whole(target, export_text(corpus, indices, export_format(target)).encode("utf-8"), replace=replace)
+
+
+def write_whole(target: Path, data: bytes, *, replace: bool = False) -> int:
+    """Write `data` to `target` whole: a temporary file beside it, then moved into place (the bytes written).
+
+    Raises ExportExists when `target` exists, unless `replace`; ExportRefused when it cannot be written.
+    """
     temporary = None
     try:
-        data = export_text(corpus, indices, export_format(target)).encode("utf-8")  # inert: no lone surrogate
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
         with os.fdopen(handle, "wb") as out:
             os.fchmod(out.fileno(), 0o666 & ~UMASK)  # as any new file of the user's (mkstemp makes it 0600)

@@ -9,8 +9,6 @@ never over an existing file unless asked.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
@@ -22,7 +20,7 @@ from cachetui.core.query.plan import BUILD, CACHED_MEANS, NOT_MODELLED, PARTLY, 
 from cachetui.core.query.plan_export import exported
 from cachetui.core.spack.hashes import short_hash
 from cachetui.present.inert import inert
-from cachetui.present.output.export import NO_HARD_LINKS, UMASK, ExportExists, ExportRefused
+from cachetui.present.output.export import ExportExists, write_whole
 from cachetui.present.output.table import write_table
 from cachetui.present.output.writers import write_csv, write_json, write_lines
 
@@ -124,41 +122,8 @@ def export_text(found: Plan, corpus: Corpus) -> tuple[str, list[str]]:
 
 
 def write_export(target: Path, text: str, *, replace: bool = False) -> int:
-    """Write `text` to `target` whole (a temporary file beside it, then moved into place); the bytes written.
-    Raises ExportExists when it exists, unless `replace`; ExportRefused when it cannot be written."""
-    data = text.encode("utf-8")
-    temporary = None
+    """`--export`'s file, written whole (`export.write_whole`); the bytes written."""
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-        with os.fdopen(handle, "wb") as out:
-            os.fchmod(out.fileno(), 0o666 & ~UMASK)
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        if replace:
-            os.replace(temporary, target)
-        else:
-            _place_new(temporary, target)
-    except OSError as exc:
-        raise ExportRefused(f"cannot write {target}: {exc.strerror or exc}") from None
-    finally:
-        if temporary is not None and os.path.exists(temporary):
-            os.unlink(temporary)
-    return len(data)
-
-
-def _place_new(temporary: str, target: Path) -> None:
-    """In place only if nothing is there (a hard link fails on an existing name; where there are none, the name
-    is reserved with O_EXCL first)."""
-    try:
-        os.link(temporary, target)
-    except FileExistsError:
-        raise ExportExists(f"{target} exists: --force replaces it") from None
-    except OSError as exc:
-        if exc.errno not in NO_HARD_LINKS:
-            raise
-        try:
-            os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-        except FileExistsError:
-            raise ExportExists(f"{target} exists: --force replaces it") from None
-        os.replace(temporary, target)
+        return write_whole(target, text.encode("utf-8"), replace=replace)
+    except ExportExists as exc:
+        raise ExportExists(f"{exc}: --force replaces it") from None
