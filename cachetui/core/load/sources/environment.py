@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from cachetui.core.load.sources.regular_file import NotRegular, open_regular
+from cachetui.core.load.sources.regular_file import read_capped
 from cachetui.core.load.sources.spec_lists import SpecLists, TooLarge
 from cachetui.core.load.sources.transport import is_url
 from cachetui.core.load.sources.yaml_aliases import SafeLoader, first_alias_line
@@ -91,18 +91,7 @@ def _environment_file(location: str) -> str:
 
 
 def _load(path: str, label: str, max_bytes: int) -> Any:
-    try:
-        handle, _ = open_regular(path)
-    except FileNotFoundError:
-        raise UnreadableEnvironment(f"no such file or directory: {label}") from None
-    except NotRegular as exc:
-        raise UnreadableEnvironment(f"{label}: not a regular file: {exc.kind}") from None
-    except OSError as exc:
-        raise UnreadableEnvironment(f"{label}: cannot be read ({exc.strerror or exc})") from None
-    with handle:
-        data = handle.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise UnreadableEnvironment(f"{label}: larger than {max_bytes // 2**20} MB (--max-file-size)")
+    data = read_capped(path, label, max_bytes, UnreadableEnvironment)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

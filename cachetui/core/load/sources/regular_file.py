@@ -74,3 +74,29 @@ def read_regular(fd: int, limit: int) -> bytes:
     except BlockingIOError:  # a file system that honours O_NONBLOCK for regular files (some FUSE ones may)
         os.set_blocking(fd, True)
         return os.read(fd, limit)
+
+
+def read_capped(path: str, label: str, max_bytes: int, error: type[Exception]) -> bytes:
+    """A whole input the user named (a lockfile, a spack.yaml), at most `max_bytes` of it.
+
+    Every way it cannot be read is `error` with one line naming `label`: missing, not a regular file, unreadable,
+    larger than `max_bytes` (--max-file-size).
+    """
+    try:
+        handle, _ = open_regular(path)
+    except FileNotFoundError:
+        raise error(f"no such file or directory: {label}") from None
+    except NotRegular as exc:
+        raise error(f"{label}: not a regular file: {exc.kind}") from None
+    except OSError as exc:
+        raise error(f"{label}: cannot be read ({exc.strerror or exc})") from None
+    with handle:
+        data = handle.read(max_bytes + 1)
+    return capped(data, label, max_bytes, error)
+
+
+def capped(data: bytes, label: str, max_bytes: int, error: type[Exception]) -> bytes:
+    """`data`, read as `max_bytes + 1` bytes at most, unless it is longer than `max_bytes`."""
+    if len(data) > max_bytes:
+        raise error(f"{label}: larger than {max_bytes // 2**20} MB (--max-file-size)")
+    return data

@@ -24,7 +24,7 @@ import yaml
 
 from cachetui.core.load.sources.clearsigned import cleartext, is_clearsigned
 from cachetui.core.load.sources.no_cyclic_gc import no_cyclic_gc
-from cachetui.core.load.sources.regular_file import NotRegular, open_regular
+from cachetui.core.load.sources.regular_file import capped, read_capped
 from cachetui.core.load.sources.spack_node import Node, Renderer, edge_meaning, is_set, mended_node, unwrapped
 from cachetui.core.load.sources.yaml_aliases import SafeLoader, first_alias_line
 from cachetui.core.model.problems import Problem, Severity
@@ -73,18 +73,8 @@ def read_wanted(location: str, max_bytes: int, stdin: BinaryIO | None = None) ->
 def _bytes(location: str, label: str, max_bytes: int, stdin: BinaryIO | None) -> bytes:
     if location == STDIN:
         stream = stdin if stdin is not None else sys.stdin.buffer
-        return _capped(stream.read(max_bytes + 1), label, max_bytes)
-    path = _file_in(location)
-    try:
-        handle, _ = open_regular(path)
-    except FileNotFoundError:
-        raise UnreadableWanted(f"no such file or directory: {location}") from None
-    except NotRegular as exc:
-        raise UnreadableWanted(f"{label}: not a regular file: {exc.kind}") from None
-    except OSError as exc:
-        raise UnreadableWanted(f"{label}: cannot be read ({exc.strerror or exc})") from None
-    with handle:
-        return _capped(handle.read(max_bytes + 1), label, max_bytes)
+        return capped(stream.read(max_bytes + 1), label, max_bytes, UnreadableWanted)
+    return read_capped(_file_in(location), label, max_bytes, UnreadableWanted)
 
 
 def _file_in(location: str) -> str:
@@ -95,12 +85,6 @@ def _file_in(location: str) -> str:
         if os.path.isfile(os.path.join(location, inside)):
             return os.path.join(location, inside)
     raise UnreadableWanted(f"{location}: a directory without spack.lock or .spack-db/index.json")
-
-
-def _capped(data: bytes, label: str, max_bytes: int) -> bytes:
-    if len(data) > max_bytes:
-        raise UnreadableWanted(f"{label}: larger than {max_bytes // 2**20} MB (--max-file-size)")
-    return data
 
 
 def _documents(text: str, label: str) -> Iterator[Any]:
