@@ -18,10 +18,13 @@ from cachetui.core.query.plan import plan
 from cachetui.core.spack.arch import parse_arch
 from cachetui.present.output.plan_output import CSV_HEADER, write_plan
 from tests.mirrors import serve
+from tests.registry import serve_registry
 from tests.spack_env import isolated_spack
 from tests.test_plan_support import (
     HOST,
+    by_spec,
     hash_of,
+    index,
     plan_json,
     write_env,
     write_mirror,
@@ -248,3 +251,29 @@ def test_a_requirement_that_cannot_be_read_is_said_even_when_no_root_needs_it(
     lines = err.splitlines()
     assert len([line for line in lines if "'%gcc@12 target=x86_64_v2'" in line and "not evaluated" in line]) == 1
     assert len([line for line in lines if "packages:hdf5:require" in line and "names a dependency" in line]) == 1
+
+
+def test_an_environment_naming_an_oci_mirror_is_planned_from_its_registry(capsys: pytest.CaptureFixture[str],
+                                                                           tmp_path: Path) -> None:
+    # As JuliaParallel's environment names ghcr.io: here a loopback registry holding the test mirror's index.
+    with serve_registry(auth="bearer") as registry:
+        registry.push_index("ci/buildcache", json.dumps(index()).encode())
+        env = write_env(tmp_path / "env", f"""\
+            spack:
+              specs: [hdf5 +mpi, curl, app]
+              packages:
+                all:
+                  require: ['target=x86_64_v3', '~cuda']
+                mpi:
+                  require: openmpi
+              mirrors:
+                ci: oci+http://{registry.host}/ci/buildcache
+            """)
+        code, rows, err = plan_json(capsys, str(env), "--arch", HOST)
+    assert "reading the environment's 1 mirror: ci" in err
+    found = by_spec(rows)
+    assert found["hdf5 +mpi"]["status"] == "cached" and found["hdf5 +mpi"]["binary"]["hash"] == hash_of("hdfompi")
+    assert found["hdf5 +mpi"]["binary"]["tag"] == "ci"  # as the environment names the mirror
+    assert found["curl"]["binary"]["hash"] == hash_of("curl84")  # the newest version; its closure complete
+    assert found["app"]["status"] == "partly" and found["app"]["missing"] == [hash_of("gone")]
+    assert code == 1
