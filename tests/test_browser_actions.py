@@ -8,7 +8,7 @@ from cachetui.present.browse.browser_actions import ACTIONS, KeyContext, by_id, 
 IDS = {"browser.search", "browser.facets", "browser.help", "browser.quit", "browser.copy-hash", "browser.copy-menu",
        "browser.clear", "browser.tag", "browser.runs-on", "browser.columns", "browser.find-view", "browser.compare",
        "browser.export", "browser.problems", "browser.back", "browser.coverage", "browser.nearest",
-       "browser.coverage-copy", "browser.coverage-find"}
+       "browser.coverage-copy", "browser.coverage-find", "browser.plan", "browser.plan-candidates", "browser.plan-copy"}
 
 
 def test_every_binding_id_users_may_have_remapped_is_still_there_once() -> None:
@@ -30,6 +30,11 @@ def test_what_each_key_needs_to_act() -> None:
     assert not rows["browser.compare"].acts(loaded) and rows["browser.compare"].acts(KeyContext(loaded=True, tags=2))
     assert rows["browser.tag"].acts(loaded) and not rows["browser.tag"].acts(KeyContext(loaded=True, comparing=True))
     assert not rows["browser.export"].acts(loaded) and rows["browser.export"].acts(KeyContext(rows=1))
+    plan, root = KeyContext(loaded=True, planned=True, plan=True), KeyContext(loaded=True, plan=True, candidates=True)
+    assert not rows["browser.plan"].acts(loaded) and rows["browser.plan"].acts(KeyContext(planned=True))
+    for key in ("browser.plan-candidates", "browser.plan-copy"):  # a root to build has neither
+        assert not rows[key].acts(plan) and rows[key].acts(root) and not rows[key].acts(KeyContext(candidates=True))
+    assert not rows["browser.copy-menu"].acts(KeyContext(spec_selected=True, plan=True))  # the table's keys rest
 
 
 def test_the_focus_keys_act_as_they_arrive_and_escape_stays_out_of_the_footer() -> None:

@@ -33,6 +33,7 @@ from cachetui.present.spec_table.table_cells import SpecRows
 
 if TYPE_CHECKING:  # what the first frame does not use is imported when first needed (start-up as felt)
     from cachetui.core.model.wanted import WantedDag
+    from cachetui.present.browse.plan_browsing import PlanAsked
 
 
 class CacheTuiApp(App[None]):
@@ -49,6 +50,7 @@ class CacheTuiApp(App[None]):
         system_clipboard: bool = True,
         settings: UserSettings | None = None,
         wanted: WantedDag | None = None,
+        planned: PlanAsked | None = None,
     ) -> None:
         super().__init__()
         self.paths = list(paths)
@@ -58,6 +60,8 @@ class CacheTuiApp(App[None]):
         self.wanted = wanted  # what `--want` named: the browser opens on its coverage
         if wanted is not None:
             self.browser.want(wanted)
+        if planned is not None:  # what `--plan` named: the browser opens on its plan
+            self.browser.plan_for(planned)
         self.trusted_keys: frozenset[str] | None = None  # the keys the user's Spack trusts; None: cannot tell
         self._keys_asked = False
         self._browser_mounted = threading.Event()  # set once the browser screen is mounted: corpora go to it

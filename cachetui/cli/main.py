@@ -27,6 +27,7 @@ from cachetui.core.spack.words import echo
 if TYPE_CHECKING:
     from cachetui.app.app import CacheTuiApp
     from cachetui.core.model.wanted import WantedDag
+    from cachetui.present.browse.plan_browsing import PlanAsked
 
 # The headless commands, in the order `cachetui --help` names them: each is the module `cachetui.cli.NAME`, whose
 # `add_parser` declares its help and options and the function that runs it. A new command is a module and its name here.
@@ -46,6 +47,13 @@ def browse_parser() -> argparse.ArgumentParser:
         help="open on the coverage of what you want installed: a spack.lock, an environment directory, specfiles "
              "or an install database, as `cachetui coverage` reads them (repeatable: one DAG, a node shared once)",
     )
+    parser.add_argument(
+        "--plan", metavar="ENV",
+        help="open on the plan of a Spack environment (a spack.yaml or its directory), as `cachetui plan` reads it: "
+             "which cached binary can serve each root; with no SOURCE, the environment's mirrors are read",
+    )
+    parser.add_argument("--arch", metavar="PLATFORM-OS-TARGET",
+                        help="with --plan: the platform to plan for, as Spack writes arch= (default: this host)")
     add_inputs(parser, unnamed=SAMPLE, default_help="Default: the sources of your config.toml, else the bundled sample")
     return parser
 
@@ -105,6 +113,7 @@ def browser_app(args: argparse.Namespace) -> CacheTuiApp:
     from cachetui.present.config.settings_declared import SOURCES
 
     settings = load_user_settings()  # the browser's alone: no other command reads it
+    planning = plan_of(args)  # before the sources are chosen: with no SOURCE, the environment's mirrors
     sources = settings.settings[SOURCES]
     from_settings = not names_a_source(args) and bool(sources)
     if from_settings:
@@ -115,7 +124,24 @@ def browser_app(args: argparse.Namespace) -> CacheTuiApp:
         if from_settings:
             raise UsageError(f"{exc} (in the sources of {settings.path})") from None
         raise
-    return CacheTuiApp(inputs, load_options(args), settings=settings, wanted=wanted_of(args))
+    return CacheTuiApp(inputs, load_options(args), settings=settings, wanted=wanted_of(args), planned=planning)
+
+
+def plan_of(args: argparse.Namespace) -> PlanAsked | None:
+    """What `--plan ENV [--arch …]` asks, read before the window opens as `cachetui plan` reads it (unreadable or
+    malformed: one line, exit 2); with no SOURCE named, the environment's mirrors become the sources."""
+    if args.plan is None:
+        if args.arch is not None:
+            fail_usage("--arch goes with --plan ENV")
+        return None
+    if args.want:
+        fail_usage("--plan and --want open different views: name one")
+    from cachetui.cli.plan_environment import arch_of, environment_mirrors, environment_of
+    from cachetui.present.browse.plan_browsing import PlanAsked
+
+    arch = arch_of(args.arch)
+    environment = environment_of(args, args.plan, arch)
+    return PlanAsked(environment, arch, args.plan, environment_mirrors(args, environment))
 
 
 def wanted_of(args: argparse.Namespace) -> WantedDag | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from pathlib import Path
 from textwrap import fill
@@ -15,21 +14,18 @@ from cachetui.cli.options import (
     EXIT_OK,
     EXIT_PROBLEMS,
     EXIT_USAGE,
-    SHOWN_MIRRORS,
     add_inputs,
     answered,
     fail_usage,
     inputs_of,
-    load_options,
     load_or_exit,
-    names_a_source,
     report_load_errors,
     terminal_width,
 )
-from cachetui.core.load import UnreadableEnvironment, local_input, read_environment
+from cachetui.cli.plan_environment import arch_of, environment_mirrors, environment_of
+from cachetui.core.load import local_input
 from cachetui.core.model.environment import Environment
 from cachetui.core.query.plan import CACHED_MEANS, NOT_MODELLED, plan
-from cachetui.core.spack.arch import Arch, MalformedArch, host_arch, parse_arch
 from cachetui.core.spack.words import counted
 from cachetui.present.inert import inert
 from cachetui.present.output.export import ExportRefused, resolve_target
@@ -61,9 +57,6 @@ pinned to its binary (name@version/HASH), the mirrors holding them (never creden
 Exit 0: every root is cached or external and every SOURCE loaded; 1: otherwise; 2: usage, or an ENV
 that cannot be read (one line)."""
 
-_MIRROR_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
-
-
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("plan", help="which cached binary can serve each root of a Spack environment",
                                    description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -82,13 +75,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _answer(args: argparse.Namespace) -> int:
-    arch = _arch(args.arch)  # before anything is read: a typo is a usage error at once
+    arch = arch_of(args.arch)  # before anything is read: a typo is a usage error at once
     if args.force and not args.export:
         fail_usage("--force goes with --export FILE")
-    try:
-        environment = read_environment(args.environment, load_options(args).max_file_bytes, arch)
-    except UnreadableEnvironment as exc:
-        fail_usage(str(exc))
+    environment = environment_of(args, args.environment, arch)
     _choose_inputs(args, environment)
     target = _export_target(args, environment) if args.export else None
     corpus = load_or_exit(args)
@@ -112,24 +102,12 @@ def _answer(args: argparse.Namespace) -> int:
     return EXIT_OK if found.complete and not failed else EXIT_PROBLEMS
 
 
-def _arch(text: str | None) -> Arch:
-    if text is None:
-        return host_arch()
-    try:
-        return parse_arch(text)
-    except MalformedArch as exc:
-        fail_usage(f"--arch: {exc}")
-
-
 def _choose_inputs(args: argparse.Namespace, environment: Environment) -> None:
     """What to load, decided once: the SOURCEs named; else the environment's mirrors (said); else what every
     command reads when none is named. The choice is written back into `args`, so the load reads exactly it."""
-    if not names_a_source(args) and environment.mirrors:
-        names = [mirror.name for mirror in environment.mirrors]
-        more = f" and {len(names) - SHOWN_MIRRORS} more" if len(names) > SHOWN_MIRRORS else ""
-        print(inert(f"cachetui: no SOURCE named: reading the environment's "
-                    f"{counted(len(names), 'mirror')}: {', '.join(names[:SHOWN_MIRRORS])}{more}"), file=sys.stderr)
-        args.inputs = [f"{m.name}={m.url}" if _MIRROR_NAME.fullmatch(m.name) else m.url for m in environment.mirrors]
+    said = environment_mirrors(args, environment)
+    if said is not None:
+        print(f"cachetui: {said}", file=sys.stderr)
     else:
         args.inputs = inputs_of(args)
     args.public, args.spack_mirrors, args.spack_mirror = None, False, []

@@ -13,11 +13,12 @@ from pathlib import Path
 
 from cachetui.core.load import sample_path
 
-# Each used only when its key is pressed (or `--want` names something), or only on a cache miss.
+# Each used only when its key is pressed (or `--want` or `--plan` names something), or only on a cache miss.
 DEFERRED = (
     "cachetui.app.dialogs.help", "cachetui.app.dialogs.problems", "cachetui.app.dialogs.columns_dialog",
     "cachetui.app.dialogs.tag_picker", "cachetui.app.dialogs.copy_menu", "cachetui.app.dialogs.export_dialog",
     "cachetui.app.export_flow", "cachetui.app.widgets.coverage_view", "cachetui.core.query.coverage",
+    "cachetui.app.widgets.plan_view", "cachetui.core.query.plan", "cachetui.present.browse.plan_browsing",
     "cachetui.core.model.wanted", "cachetui.core.load.sources.wanted", "cachetui.core.model.build",
     "cachetui.core.load.sources.site.loader", "yaml", "msgspec",
     "textual.widgets._data_table",

@@ -19,7 +19,7 @@ from cachetui.app.dialogs.export_dialog import ExportDialog
 from cachetui.app.dialogs.help import HelpScreen
 from cachetui.app.dialogs.problems import ProblemsScreen
 from cachetui.app.dialogs.tag_picker import TagPicker
-from cachetui.cli.main import browse_parser, wanted_of
+from cachetui.cli.main import browse_parser, plan_of, wanted_of
 from cachetui.core.load import LoadOptions
 from cachetui.present.browse.browser_actions import ACTIONS
 from cachetui.present.config.key_views import VIEWS, rows_acting
@@ -35,7 +35,8 @@ def _acting_now(app: App[None]) -> frozenset[str]:
     ids = {binding.id for node in nodes for _, binding in node._bindings if binding.id}
     if screen is app.browser:  # type: ignore[attr-defined]
         rows = {row.id for row in ACTIONS}
-        ids = (ids - rows) | (ids & rows_acting(app.browser.key_context().coverage))  # type: ignore[attr-defined]
+        context = app.browser.key_context()  # type: ignore[attr-defined]
+        ids = (ids - rows) | (ids & rows_acting(context.coverage, plan=context.plan))
     return frozenset(ids)
 
 
@@ -54,6 +55,14 @@ def _wanting_app(tmp_path: Path) -> CacheTuiApp:
     lock, mirror, _ = write_changed_environment(tmp_path)
     args = browse_parser().parse_args(["--no-cache", "--want", str(lock), str(mirror)])
     return CacheTuiApp([str(mirror)], LoadOptions(use_cache=False), system_clipboard=False, wanted=wanted_of(args))
+
+
+def _planning_app() -> CacheTuiApp:
+    """The browser as `cachetui --plan ENV` opens it (the environment's mirror): the plan view and the specs."""
+    example = Path(__file__).parents[1] / "fixtures" / "plan" / "example"
+    args = browse_parser().parse_args(["--no-cache", "--plan", str(example), "--arch", "test-debian6-m1"])
+    planned = plan_of(args)
+    return CacheTuiApp(list(args.inputs), LoadOptions(use_cache=False), system_clipboard=False, planned=planned)
 
 
 def _dialogs(app: CacheTuiApp) -> tuple[Screen[Any], ...]:
@@ -80,6 +89,11 @@ async def test_every_pane_of_every_screen_binds_the_ids_of_one_view(tmp_path: Pa
             seen |= await _every_pane(app, pilot)
             app.pop_screen()
             await pilot.pause()
+    planning = _planning_app()
+    async with planning.run_test(size=(160, 50)) as pilot:
+        await planning.workers.wait_for_complete()
+        await pilot.pause()
+        seen |= await _every_pane(planning, pilot)  # the plan view, as `--plan` opens
     ids = set(known().bindings)  # every binding id the key rows declare
     declared = {view.name: frozenset(i for i in ids if view.holds(i)) for view in VIEWS}
     assert seen == set(declared.values()), {view: sorted(held) for view, held in declared.items() if held not in seen}

@@ -148,3 +148,27 @@ def test_coverage_view(snap_compare, size: tuple[int, int], tmp_path: Path, monk
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_plan_view(snap_compare, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """`cachetui --plan tests/fixtures/plan/real/icon-santis --arch linux-ubuntu22.04-x86_64_v3 SAMPLE`: the partly
+    root py-mpi4py selected, what is not evaluated listed under the roots."""
+    from cachetui.app.widgets.plan_view import PlanView
+    from cachetui.cli.main import browse_parser, plan_of
+    from cachetui.core.load import LoadOptions, sample_path
+    from tests.app.helpers import wait_for
+
+    monkeypatch.chdir(Path(__file__).parents[2])  # the environment named as a user names it: the same in every run
+    args = browse_parser().parse_args(["--plan", "tests/fixtures/plan/real/icon-santis",
+                                       "--arch", "linux-ubuntu22.04-x86_64_v3", str(sample_path())])
+    planned = plan_of(args)
+    app = CacheTuiApp(list(args.inputs), LoadOptions(use_cache=False), system_clipboard=False, planned=planned)
+
+    async def run_before(pilot: Pilot) -> None:
+        await wait_loaded(pilot)
+        view = pilot.app.screen.query_one(PlanView)
+        await wait_for(pilot, lambda: view.state.plan is not None)
+        await pilot.press("j", "j", "j")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)

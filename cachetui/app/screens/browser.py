@@ -3,11 +3,12 @@
 It routes between plain parts: the action table (`present/browse/browser_actions.py`: keys, words, when each acts,
 the part that acts), the browsing state (`present/browse/browsing.py`: where the user is, pure transitions), the
 body (`widgets/browser_body.py`: the panes' widths, focus and details) and, when `--want` names something, the
-coverage view (`widgets/coverage_view.py`), which a `ContentSwitcher` bound to the screen's `view` shows in the
-specs' place. Its keys are bound here, the one node every pane of both views reaches, and each is handed to the
-part its row names (`action_route`); the screen acts itself on what spans the parts: which view shows, the question
-asked, the dialogs it awaits. Events go into transitions; their effects and each answer flow down, one frozen state
-per widget; messages come up.
+coverage view (`widgets/coverage_view.py`), and when `--plan` names an environment the plan view
+(`widgets/plan_view.py`), which a `ContentSwitcher` bound to the screen's `view` shows in the specs' place. Its
+keys are bound here, the one node every pane of every view reaches, and each is handed to the part its row names
+(`action_route`); the screen acts itself on what spans the parts: which view shows, the question asked, the
+dialogs it awaits. Events go into transitions; their effects and each answer flow down, one frozen state per
+widget; messages come up.
 """
 
 from __future__ import annotations
@@ -47,15 +48,18 @@ from cachetui.core.spack.specquery import looks_like_spec
 from cachetui.core.spack.targets import host
 from cachetui.present.browse import browsing as go
 from cachetui.present.browse.answer import Answer, View, compare_text, file_safe, rows_to_show
-from cachetui.present.browse.browser_actions import ACTIONS, BODY, COVERAGE, KeyContext
+from cachetui.present.browse.browser_actions import ACTIONS, BODY, COVERAGE, PLAN, KeyContext
 from cachetui.present.browse.browsing import Browsing, Effects
 from cachetui.present.spec_table.table_layout import HIDDEN_AT_FIRST
 
 if TYPE_CHECKING:  # the view, and coverage itself, load only when `--want` names something
     from cachetui.app.widgets.coverage_view import CoverageView
+    from cachetui.app.widgets.plan_view import PlanView
     from cachetui.core.model.wanted import WantedDag
+    from cachetui.core.query.plan import RootPlan
+    from cachetui.present.browse.plan_browsing import PlanAsked
 
-SPEC_VIEW, COVERAGE_VIEW = "spec-view", "coverage"  # the two views the switcher shows one of
+SPEC_VIEW, COVERAGE_VIEW, PLAN_VIEW = "spec-view", "coverage", "plan"  # the views the switcher shows one of
 
 
 class BrowserScreen(Screen[None]):
@@ -75,15 +79,26 @@ class BrowserScreen(Screen[None]):
         self.provenance: Provenance | None = None  # of the corpus: set by the app with it
         self.wanted: WantedDag | None = None  # what `--want` named: the coverage view, in place of the specs
         self._to_coverage: tuple[tuple[go.Jumped, ...], bool] | None = None  # Backspace's way back from `n`
+        self.planned: PlanAsked | None = None  # what `--plan` named: the plan view, in place of the specs
+        self._to_plan: tuple[Browsing, int] | None = None  # Backspace's way back from the plan's `n`: where from
 
     def want(self, wanted: WantedDag) -> None:
         """Before the screen is shown: what `--want` named, which it opens on (what the user asked about)."""
         self.wanted = wanted
         self.view = COVERAGE_VIEW
 
+    def plan_for(self, asked: PlanAsked) -> None:
+        """Before the screen is shown: what `--plan` named, which it opens on."""
+        self.planned = asked
+        self.view = PLAN_VIEW
+
     @property
     def coverage_shown(self) -> bool:
         return self.view == COVERAGE_VIEW
+
+    @property
+    def plan_shown(self) -> bool:
+        return self.view == PLAN_VIEW
 
     @property
     def spec_query(self) -> Query:
@@ -110,6 +125,10 @@ class BrowserScreen(Screen[None]):
                 from cachetui.app.widgets.coverage_view import CoverageView
 
                 yield CoverageView(self.wanted, id=COVERAGE_VIEW)
+            if self.planned is not None:
+                from cachetui.app.widgets.plan_view import PlanView
+
+                yield PlanView(self.planned, id=PLAN_VIEW)
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -119,16 +138,25 @@ class BrowserScreen(Screen[None]):
         self.query_one(BrowserBody).search_line = self.query_one(QueryBar).input  # where `/` searches packages
         if self.wanted is not None:
             self.set_focus(self._coverage().tree_list)  # the wanted tree: what the user asked about
+        if self.planned is not None:
+            self.set_focus(self._plan().roots_list)  # the roots: what the user asked about
 
     def _coverage(self) -> CoverageView:
         from cachetui.app.widgets.coverage_view import CoverageView  # imported by compose: a lookup
 
         return self.query_one(CoverageView)
 
+    def _plan(self) -> PlanView:
+        from cachetui.app.widgets.plan_view import PlanView  # imported by compose: a lookup
+
+        return self.query_one(PlanView)
+
     def _part(self, target: str) -> Screen[None] | Widget:
         """The part a row names (`browser_actions.TARGETS`)."""
         if target == BODY:
             return self.query_one(BrowserBody)
+        if target == PLAN:
+            return self._plan()
         return self._coverage() if target == COVERAGE else self
 
     async def action_route(self, binding_id: str) -> None:
@@ -144,7 +172,10 @@ class BrowserScreen(Screen[None]):
         """What decides which keys act: the coverage view's node while it shows, else the specs' (the body's)."""
         if self.coverage_shown:
             return self._coverage().key_context()
-        return replace(self.query_one(BrowserBody).key_context(self.browsing), wanted=self.wanted is not None)
+        if self.plan_shown:
+            return self._plan().key_context()
+        return replace(self.query_one(BrowserBody).key_context(self.browsing), wanted=self.wanted is not None,
+                       planned=self.planned is not None)
 
     def _refresh_keys(self) -> None:
         """Refresh the footer when what a key can do has changed (it recomposes every key)."""
@@ -217,7 +248,14 @@ class BrowserScreen(Screen[None]):
             self._to_coverage = (self.browsing.jumps, self.browsing.jumps != before)
 
     def action_jump_back(self) -> None:
-        """Backspace: back to the spec a jump came from, or to the coverage view once back to where `n` left."""
+        """Backspace: back to the spec a jump came from, or to the coverage view once back to where `n` left; from
+        a plan root's candidates, to the plan view on that root, the table as it was before."""
+        if self._to_plan is not None and self._to_plan_here():
+            (before, position), self._to_plan = self._to_plan, None
+            self._go(go.among_left(self.browsing, before))
+            self.action_plan()
+            self._plan().show_root(position)
+            return
         if self._to_coverage is not None and self._to_coverage[0] == self.browsing.jumps:
             added, self._to_coverage = self._to_coverage[1], None
             if added:
@@ -225,6 +263,21 @@ class BrowserScreen(Screen[None]):
             self.action_coverage()
             return
         self._go(go.jumped_back(self.browsing))
+
+    def _to_plan_here(self) -> bool:
+        """Whether the table shows the candidates the plan's `n` opened, no jump made from them."""
+        return self._to_plan is not None and self.browsing.view.among is not None and \
+            self.browsing.jumps == self._to_plan[0].jumps
+
+    def on_plan_view_candidates(self, event: PlanView.Candidates) -> None:  # by name: imported only when used
+        """The plan's `n`: exactly the root's candidates in the spec table, the chosen binary under the cursor;
+        Backspace comes back to the plan on the same root."""
+        root = event.root
+        before = self._to_plan[0] if self._to_plan is not None and self._to_plan_here() else self.browsing
+        self._to_plan = (before, event.position)
+        self.action_plan()
+        self._go(go.among_shown(self.browsing, (candidates_label(root), root.candidate_indices), root.package,
+                                root.binary.index if root.binary is not None else None))
 
     def toggle_filter(self, facet: str, value: str) -> None:
         self._go(go.facet_toggled(self.browsing, facet, value))
@@ -277,12 +330,20 @@ class BrowserScreen(Screen[None]):
 
     def _panes(self) -> Sequence[Widget]:
         """The panes of the view that shows, as the help lists them."""
+        if self.plan_shown:
+            return self._plan().panes
         return self._coverage().panes if self.coverage_shown else self.query_one(BrowserBody).panes
 
     def action_coverage(self) -> None:
         """`w`: the coverage of what `--want` named, or back to the specs."""
         self.view = SPEC_VIEW if self.coverage_shown else COVERAGE_VIEW
         self.set_focus(self._coverage().tree_list if self.coverage_shown else self.query_one(SpecTable))
+        self.refresh_bindings()  # every key: the view that shows changed, not only what one can do
+
+    def action_plan(self) -> None:
+        """The plan of what `--plan` named, or back to the specs."""
+        self.view = SPEC_VIEW if self.plan_shown else PLAN_VIEW
+        self.set_focus(self._plan().roots_list if self.plan_shown else self.query_one(SpecTable))
         self.refresh_bindings()  # every key: the view that shows changed, not only what one can do
 
     def show_progress(self, done: int, total: int | None, what: str) -> None:
@@ -298,6 +359,8 @@ class BrowserScreen(Screen[None]):
         self._go(go.corpus_arrived(replace(self.browsing, line=self.query_one(QueryBar).text), corpus))
         if self.wanted is not None:
             self._coverage().corpus_arrived(corpus)
+        if self.planned is not None:
+            self._plan().corpus_arrived(corpus)
 
     def watch_hidden_columns(self, hidden: frozenset[str]) -> None:
         self.query_one(SpecTable).hidden = hidden
@@ -335,7 +398,9 @@ class BrowserScreen(Screen[None]):
         shown = 0 if rows is None else len(rows.indices)
         problems_key = keys_shown(self.app, "browser.problems")
         compare = compare_text(corpus, self.browsing.view.compare)
-        self.query_one(StatusLine).status = status_of(corpus, query, shown, compare, problems_key)
+        among = self.browsing.view.among
+        self.query_one(StatusLine).status = status_of(corpus, query, shown, compare, problems_key,
+                                                      among[0] if among is not None else None)
         self._push_facets()
 
     def _push_facets(self) -> None:
@@ -348,6 +413,9 @@ class BrowserScreen(Screen[None]):
         self._refresh_keys()
 
     def on_coverage_view_detail_shown(self) -> None:  # by name: the coverage view is imported only when used
+        self._refresh_keys()
+
+    def on_plan_view_detail_shown(self) -> None:  # by name: the plan view is imported only when used
         self._refresh_keys()
 
     @on(SpecTable.SortRequested)
@@ -366,3 +434,8 @@ class BrowserScreen(Screen[None]):
         report_failure(self, event.worker)
         if event.worker.group == "results":  # never leave "updating…" up for an answer that will not come
             self.query_one(StatusLine).status = replace(self.query_one(StatusLine).status, busy=False)
+
+
+def candidates_label(root: RootPlan) -> str:
+    """The status line's words for a plan root's candidates: `candidates for py-mpi4py (plan)`."""
+    return f"candidates for {root.spec} (plan)"

@@ -37,9 +37,11 @@ class Status:
     spec_names_package: bool = False
     compare: str | None = None  # "old → new: +added −removed =kept" in compare mode
     problems_key: str = "p"  # the key that lists the problems, as the user bound it
+    among: str | None = None  # the rows are only some specs: what they are ("candidates for hdf5 (plan)")
 
 
-def status_of(corpus: Corpus, query: Query, shown: int, compare: str | None, problems_key: str) -> Status:
+def status_of(corpus: Corpus, query: Query, shown: int, compare: str | None, problems_key: str,
+              among: str | None = None) -> Status:
     """What the status line says about an answer to `query` showing `shown` specs."""
     scope = corpus.package_slice(query.package)
     listings, mirrors = corpus.memoised("listings-and-mirrors", partial(listings_and_mirrors, corpus.documents))
@@ -48,7 +50,7 @@ def status_of(corpus: Corpus, query: Query, shown: int, compare: str | None, pro
                   problems=len(corpus.report.problems), errors=len(corpus.report.errors), loading=False,
                   spec=str(query.spec) if query.spec is not None else None, runs_on=runs_on_text(query.runs_on),
                   spec_names_package=query.spec is not None and query.spec.root.name == query.package,
-                  compare=compare, problems_key=problems_key)
+                  compare=compare, problems_key=problems_key, among=among)
 
 
 def render_status(status: Status) -> Text:
@@ -62,8 +64,11 @@ def render_status(status: Status) -> Text:
     # Most telling first, so a narrow terminal cuts the corpus summary, not the answer. Two spaces
     # between parts, none before the first: a filter's values and the spec never read as one word.
     gap = ""
+    if status.among:  # before the package: what the rows are is what tells most
+        text.append(inert(status.among), "bold magenta")
+        gap = "  "
     if not status.spec_names_package:  # `spec: hdf5@1.14 +mpi` says the package already
-        text.append(inert(status.package) if status.package else "all packages", "bold")
+        text.append(gap + (inert(status.package) if status.package else "all packages"), "bold")
         gap = "  "
     if status.compare:
         text.append(f"{gap}comparing ", "dim")

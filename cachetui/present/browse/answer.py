@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.recent import Recent
+from cachetui.core.query.common import common_to
 from cachetui.core.query.diff import compare_tags
-from cachetui.core.query.query import Query, RunsOn
+from cachetui.core.query.query import Query, RunsOn, select
 from cachetui.core.query.resolve import QueryProblem
 from cachetui.core.query.results import Results, package_counts_for, results_for
+from cachetui.core.query.sorting import sort_specs
 from cachetui.core.query.spack_find import find_layout
 from cachetui.present.spec_table.table_cells import SpecRows
 
@@ -24,7 +28,8 @@ PACKAGE_COUNTS_KEPT = 32
 # between views of one question (l, d) for free; each holds its rows (4 MB at 500k specs).
 ANSWERS_KEPT = 4
 
-AnswerKey = tuple[Query, tuple[str | None, bool], tuple[str, str] | None]
+Among = tuple[str, tuple[int, ...]]  # (what the rows are, e.g. a plan root's candidates; their corpus indices)
+AnswerKey = tuple[Query, tuple[str | None, bool], tuple[str, str] | None, "Among | None"]
 
 
 class RecentAnswers:
@@ -51,10 +56,13 @@ class Answer:
 
 @dataclass(frozen=True)
 class View:
-    """How the rows are shown: two tags compared (old, new), and/or laid out as `spack find -lv`."""
+    """How the rows are shown: two tags compared (old, new), and/or laid out as `spack find -lv`; `among`: only
+    these specs (a plan root's candidates, which no query can express: requirements are not a spec), said as
+    its label on the status line."""
 
     compare: tuple[str, str] | None = None
     find: bool = False
+    among: Among | None = None
 
 
 def answer(corpus: Corpus, query: Query, sort: tuple[str | None, bool], recent: RecentAnswers,
@@ -64,9 +72,13 @@ def answer(corpus: Corpus, query: Query, sort: tuple[str | None, bool], recent: 
     if view.compare is not None:  # both tags' rows; the comparison keeps a kept binary once
         comparison = compare_tags(corpus, *view.compare)
         query = query.with_facet("tag", frozenset(view.compare))
-    key: AnswerKey = (query, sort, view.compare)
+    key: AnswerKey = (query, sort, view.compare, view.among)
     try:
-        results = recent.results.get(key, lambda: results_for(corpus, query, sort, comparison=comparison))
+        if view.among is not None:
+            among = view.among[1]
+            results = recent.results.get(key, lambda: results_among(corpus, query, sort, among))
+        else:
+            results = recent.results.get(key, lambda: results_for(corpus, query, sort, comparison=comparison))
         if view.find:
             rows = results
             results = recent.as_found.get(key, lambda: replace(rows, find=find_layout(corpus, rows.indices)))
@@ -75,6 +87,18 @@ def answer(corpus: Corpus, query: Query, sort: tuple[str | None, bool], recent: 
     except QueryProblem as exc:
         return Answer(problem=str(exc))
     return Answer(results, counts)
+
+
+def results_among(corpus: Corpus, query: Query, sort: tuple[str | None, bool], among: tuple[int, ...]) -> Results:
+    """`results_for` over only the specs `among` (every count and the common part too), as a comparison limits it."""
+    selection = select(corpus, query, np.asarray(sorted(set(among)), dtype=np.int64))
+    indices = selection.indices()
+    column, descending = sort
+    if column is not None:
+        indices = sort_specs(corpus, indices, column, descending=descending)
+    return Results(query, indices, selection.size, selection.facet_counts(), common_to(corpus, indices),
+                   why_empty=None if len(indices) else selection.why_empty(),
+                   dependencies_unknown=selection.dependencies_unknown())
 
 
 def rows_to_show(corpus: Corpus, results: Results, sort: tuple[str | None, bool], recent: RecentAnswers) -> SpecRows:

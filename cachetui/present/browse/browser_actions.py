@@ -28,6 +28,9 @@ class KeyContext:
     wanted: bool = False  # `--want` named what the user wants: the coverage view can show
     coverage: bool = False  # the coverage view shows (in place of the package list, table and facets)
     nearest: bool = False  # the wanted node under the cursor has a binary to show: held, or the nearest
+    planned: bool = False  # `--plan` named an environment: the plan view can show
+    plan: bool = False  # the plan view shows (in place of the package list, table and facets)
+    candidates: bool = False  # the plan's root under the cursor has binaries that can serve it (a chosen one)
 
 
 def always(_: KeyContext) -> bool:
@@ -36,9 +39,10 @@ def always(_: KeyContext) -> bool:
 
 # The parts a row's keys can be handed to: the screen (what spans its views: which one shows, the question
 # asked, the dialogs it awaits), the body (the package list, table, details and facets: the focus among them,
-# the spec under the cursor), the coverage view (`--want`: the wanted node under its cursor) and the app.
-SCREEN, BODY, COVERAGE, APP = "screen", "body", "coverage", "app"
-TARGETS = (SCREEN, BODY, COVERAGE, APP)
+# the spec under the cursor), the coverage view (`--want`: the wanted node under its cursor), the plan view
+# (`--plan`: the root under its cursor) and the app.
+SCREEN, BODY, COVERAGE, PLAN, APP = "screen", "body", "coverage", "plan", "app"
+TARGETS = (SCREEN, BODY, COVERAGE, PLAN, APP)
 
 
 @dataclass(frozen=True)
@@ -67,8 +71,13 @@ def _loaded(context: KeyContext) -> bool:
 
 
 def _table(acts: Callable[[KeyContext], bool]) -> Callable[[KeyContext], bool]:
-    """A key of the spec table and its panes: it does nothing while the coverage view shows in their place."""
-    return lambda context: not context.coverage and acts(context)
+    """A key of the spec table and its panes: it does nothing while the coverage or plan view shows in their place."""
+    return lambda context: not context.coverage and not context.plan and acts(context)
+
+
+def _plan_root(context: KeyContext) -> bool:
+    """The plan view shows, its root under the cursor with binaries that can serve it."""
+    return context.plan and context.candidates
 
 
 # The footer's order, what is used most first, so a narrow footer cuts the rest. `/` and `f` move
@@ -92,11 +101,20 @@ ACTIONS: tuple[BrowserAction, ...] = (
     BrowserAction("browser.coverage-copy", "copy_menu", "c", "Copy…", "copy", "Copy…",
                   "the wanted hash, the install line of its binary and the spec selecting it",
                   lambda c: c.coverage and c.spec_selected, target=COVERAGE),
+    BrowserAction("browser.plan-copy", "copy_menu", "c", "Copy…", "copy", "Copy…",
+                  "the plan root's pinned spec (name@version/hash) and the install line of its binary",
+                  _plan_root, target=PLAN),
     BrowserAction("browser.coverage", "coverage", "w", "Coverage", "wanted", "Coverage of what you want",
                   "the wanted DAG (--want) against the caches, or back to the specs", lambda c: c.wanted),
     BrowserAction("browser.nearest", "nearest", "n", "Nearest", "wanted", "Show the nearest binary",
                   "the wanted node's binary (held, or the nearest) in the spec table",
                   lambda c: c.coverage and c.nearest, target=COVERAGE),
+    BrowserAction("browser.plan", "plan", "o", "Plan", "wanted", "Plan of the environment",
+                  "the roots of the environment (--plan) and the binaries that can serve them, or back to the specs",
+                  lambda c: c.planned),
+    BrowserAction("browser.plan-candidates", "candidates", "n", "Candidates", "wanted", "Show the root's candidates",
+                  "every binary that can serve the plan's root, in the spec table (the chosen one selected)",
+                  _plan_root, target=PLAN),
     BrowserAction("browser.clear", "clear_filters", "x", "Clear", "narrowing", "Clear all filters",
                   "remove every facet filter", lambda c: c.narrowed),
     # comparing, the two tags compared are the scope

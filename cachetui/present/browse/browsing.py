@@ -20,7 +20,7 @@ from cachetui.core.query.query import Query, RunsOn, match
 from cachetui.core.query.resolve import QueryProblem
 from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, looks_like_spec, parse_spec_query, refusal
 from cachetui.core.spack.targets import Host
-from cachetui.present.browse.answer import View
+from cachetui.present.browse.answer import Among, View
 
 SHOWN_WHOLE = "Query and filters cleared to show it."
 
@@ -33,6 +33,7 @@ class Jumped:
     spec: int
     line: str  # the query line's text (a package search or the spec query as typed)
     opened: str | None  # the package opened from the list
+    among: Among | None = None  # the rows were only these (a plan root's candidates)
 
 
 @dataclass(frozen=True)
@@ -156,8 +157,30 @@ def facet_toggled(state: Browsing, facet: str, value: str) -> Step:
 
 
 def package_opened(state: Browsing, package: str | None) -> Step:
-    """A package opened from the list (None: every spec), keeping the filters; the table takes the focus."""
-    return _asking(replace(state, opened=package), replace(state.query, package=package), Effects(focus_table=True))
+    """A package opened from the list (None: every spec), keeping the filters; the table takes the focus. Rows
+    limited to some specs (a plan root's candidates) are the whole package's again."""
+    state, effects = _asking(replace(state, opened=package, view=_unlimited(state.view)),
+                             replace(state.query, package=package), Effects(focus_table=True))
+    return state, replace(effects, ask=effects.ask or state.view.among is not None)
+
+
+def _unlimited(view: View) -> View:
+    return replace(view, among=None)
+
+
+def among_shown(state: Browsing, among: Among, package: str | None, spec: int | None) -> Step:
+    """Only the specs `among` (a plan root's candidates, in its package), the cursor on `spec`; the query line
+    and filters cleared, as no query says these rows; the table takes the focus."""
+    state = replace(state, opened=package, line="", asked_spec=None, select_after=spec,
+                    view=replace(state.view, among=among, compare=None))
+    return replace(state, query=Query(package)), Effects(put_line="", ask=True, focus_table=True)
+
+
+def among_left(state: Browsing, before: Browsing) -> Step:
+    """Back from `among_shown` to `before`: its question, line, package and view."""
+    state = replace(state, query=before.query, view=before.view, line=before.line, opened=before.opened,
+                    asked_spec=before.asked_spec, jumps=before.jumps, select_after=None)
+    return state, Effects(put_line=before.line, ask=True)
 
 
 def corpus_arrived(state: Browsing, corpus: Corpus) -> Step:
@@ -177,6 +200,9 @@ def show_spec(state: Browsing, corpus: Corpus, spec: int, listed: Callable[[str]
     `listed`: whether the package list shows a package now (a package search may not find it).
     """
     package = corpus.packages[corpus.package_of[spec]]
+    among = state.view.among
+    if among is not None and spec not in among[1]:  # a dependency of a candidate: its package's rows
+        state = replace(state, view=_unlimited(state.view))
     state = replace(state, opened=package)  # a jump opens the package
     query = replace(state.query, package=package)
     if not len(match(corpus, query, within=np.array([spec]))):  # the query would hide it
@@ -190,7 +216,8 @@ def jumped(state: Browsing, corpus: Corpus, spec: int, came_from: int | None, li
            listed: Callable[[str], bool]) -> Step:
     """Enter on a dependency: show it, remembering where the jump came from (`came_from`, the line)."""
     if came_from is not None:
-        state = replace(state, jumps=(*state.jumps, Jumped(state.query, came_from, line, state.opened)))
+        state = replace(state, jumps=(*state.jumps, Jumped(state.query, came_from, line, state.opened,
+                                                          state.view.among)))
     return show_spec(state, corpus, spec, listed)
 
 
@@ -199,5 +226,6 @@ def jumped_back(state: Browsing) -> Step:
     if not state.jumps:
         return state, NOTHING
     last = state.jumps[-1]
-    state = replace(state, jumps=state.jumps[:-1], line=last.line, opened=last.opened, asked_spec=last.query.spec)
+    state = replace(state, jumps=state.jumps[:-1], line=last.line, opened=last.opened, asked_spec=last.query.spec,
+                    view=replace(state.view, among=last.among))
     return _aim(state, last.query, last.spec, Effects(put_line=last.line))

@@ -29,18 +29,19 @@ class KeyView:
         return binding_id in self.rows or binding_id.partition(".")[0] in self.groups
 
 
-def _contexts(coverage: bool) -> list[KeyContext]:
-    """Every context the browser can be in with the coverage view shown (or not): each flag either way, each
-    count none or several."""
-    named = [f.name for f in fields(KeyContext) if f.name != "coverage"]
+def _contexts(coverage: bool, plan: bool) -> list[KeyContext]:
+    """Every context the browser can be in with the coverage view shown (or not), the plan view shown (or not):
+    each other flag either way, each count none or several."""
+    named = [f.name for f in fields(KeyContext) if f.name not in ("coverage", "plan")]
     choices: list[tuple[Any, Any]] = [(0, 2) if type(getattr(KeyContext(), name)) is int else (False, True)
                                       for name in named]
-    return [replace(KeyContext(coverage=coverage), **dict(zip(named, values))) for values in product(*choices)]
+    return [replace(KeyContext(coverage=coverage, plan=plan), **dict(zip(named, values)))
+            for values in product(*choices)]
 
 
-def rows_acting(coverage: bool, actions: tuple[BrowserAction, ...] = ACTIONS) -> frozenset[str]:
-    """The browser's rows that can act while the coverage view shows (or while it does not)."""
-    contexts = _contexts(coverage)
+def rows_acting(coverage: bool, actions: tuple[BrowserAction, ...] = ACTIONS, *, plan: bool = False) -> frozenset[str]:
+    """The browser's rows that can act while the coverage view shows, or the plan view, or neither (the specs)."""
+    contexts = _contexts(coverage, plan)
     return frozenset(row.id for row in actions if any(row.acts(context) for context in contexts))
 
 
@@ -54,12 +55,14 @@ def views(actions: tuple[BrowserAction, ...] = ACTIONS) -> tuple[KeyView, ...]:
     A clash is said in the first view it happens in: the panes before the text boxes, where a letter is typed.
     """
     specs, coverage = rows_acting(False, actions), rows_acting(True, actions)
+    plan = rows_acting(False, actions, plan=True)
     return (
         _view("the package list", "lines", "pick", rows=specs),
         _view("the spec table", "lines", "table", rows=specs),
         _view("the details", "lines", "pick", "detail", rows=specs),
         _view("the facets", "facets", "lines", "pick", rows=specs),
         _view("the coverage view", "lines", "pick", rows=coverage),
+        _view("the plan view", "lines", "pick", rows=plan),
         _view("the help", "help"),
         _view("the problems screen", "problems"),
         _view("the columns dialog", "columns"),
