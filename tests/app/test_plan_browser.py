@@ -210,6 +210,14 @@ async def test_not_evaluated_is_listed_in_the_view_never_dropped(capsys) -> None
         listed = app.screen.query_one(PlanNotes)
         assert listed.display and listed.row_count == len(notes)
         assert [listed.row_text(row, 10_000).plain for row in range(len(notes))] == list(notes)
+        listed.focus()  # in the list each note is cut to the pane; the one under the cursor shows whole beside it
+        await pilot.press("end")
+        await pilot.pause()
+        beside = " ".join(line.strip() for line in _lines(app.screen.query_one(PlanDetail))[1:] if line.strip())
+        assert beside == notes[-1] and len(notes[-1]) > listed.size.width
+        view.roots_list.focus()
+        await pilot.pause()
+        assert _lines(app.screen.query_one(PlanDetail))[1].startswith("root")
 
 
 async def test_c_copies_the_pinned_spec_and_install_line(capsys) -> None:  # noqa: ANN001
