@@ -88,6 +88,12 @@ class PlanNotes(PickList):
 class PlanDetail(PickList):
     """The root under the cursor: its binary and closure, or why it is to build."""
 
+    def on_resize(self) -> None:
+        view = next((node for node in self.ancestors if isinstance(node, PlanView)), None)
+        if view is not None and self.screen.focused is not view.query_one(PlanNotes):
+            view.follow_root()
+        super().on_resize()
+
 
 class PlanLine(Widget):
     """One line of the view, cut to its width with `…` (Textual's Static would crop it without)."""
@@ -113,17 +119,26 @@ def facet_row(state: PlanBrowsing, status: str) -> Text:
                          f" {status:<9}", (f"{state.counts[status]:>5}", "bold"), (f"  {MEANINGS[status]}", "dim"))
 
 
-def detail_rows(root: RootPlan | None, candidates_key: str = "n") -> list[Text]:
+def detail_rows(root: RootPlan | None, candidates_key: str = "n", width: int = 0) -> list[Text]:
+    """The root's lines; with a `width`, a value longer than the pane goes on under its label (a reason that
+    excludes a binary is read whole, not cut)."""
     if root is None:
         return [Text("No root selected.", style="dim")]
     rows = [Text.assemble((f"{MARKS[root.status]} {root.status}", f"bold {COLOURS[root.status]}"))]
     for line in plan_detail(root, candidates_key):
-        rows.append(_detail_text(line))
+        rows += _detail_texts(line, width)
     return rows
 
 
-def _detail_text(line: DetailLine) -> Text:
-    return Text.assemble((line.label.ljust(LABEL), "bold"), (line.value, STYLES.get(line.style, "")))
+def _detail_texts(line: DetailLine, width: int) -> list[Text]:
+    style = STYLES.get(line.style, "")
+    room = width - LABEL
+    if room < 20 or len(line.value) <= room:
+        return [Text.assemble((line.label.ljust(LABEL), "bold"), (line.value, style))]
+    indent = len(line.value) - len(line.value.lstrip(" "))
+    parts = wrap(line.value, room, subsequent_indent=" " * (indent + 2), drop_whitespace=False) or [line.value]
+    return [Text.assemble(((line.label if i == 0 else "").ljust(LABEL), "bold"), (part.rstrip(), style))
+            for i, part in enumerate(parts)]
 
 
 def notes_line(notes: tuple[str, ...]) -> Text:
@@ -246,7 +261,7 @@ class PlanView(Vertical):
         notes = self.state.plan.notes if self.state.plan is not None else ()
         cursor, detail = self.query_one(PlanNotes).cursor, self.query_one(PlanDetail)
         if self.screen.focused is self.query_one(PlanNotes) and 0 <= cursor < len(notes):
-            width = max(20, (detail.content_size.width or 80) - 1)
+            width = max(20, (detail.content_width or 80) - 2)
             detail.source = CutRows([Text("Not evaluated", style="bold"),
                                      *(Text(line) for line in wrap(inert(notes[cursor]), width))])
 
@@ -262,9 +277,15 @@ class PlanView(Vertical):
         elif self.screen.focused is self.roots_list:
             self._follow_cursor()
 
+    def follow_root(self) -> None:
+        """The details drawn again (the pane's width changed)."""
+        self._follow_cursor()
+
     def _follow_cursor(self) -> None:
         root = self.root
-        self.query_one(PlanDetail).source = CutRows(detail_rows(root, keys_shown(self.app, "browser.plan-candidates")))
+        detail = self.query_one(PlanDetail)
+        width = max(0, (detail.content_width or 80) - 2)  # a cell for the scrollbar that long details bring
+        detail.source = CutRows(detail_rows(root, keys_shown(self.app, "browser.plan-candidates"), width))
         self.post_message(self.DetailShown())  # the screen's footer offers `c` and `n` as they come and go
 
     @property
