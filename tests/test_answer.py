@@ -96,3 +96,20 @@ def test_recent_keeps_the_last_keys_asked_for() -> None:
 
     assert [value("a"), value("b"), value("a"), value("c"), value("a"), value("b")] == [1, 2, 1, 3, 1, 4]
     assert computed == ["a", "b", "c", "b"]  # "a", asked for again, outlived "b"
+
+
+def test_rows_limited_to_a_plans_candidates_say_so_when_a_query_leaves_none_of_them() -> None:
+    from cachetui.core.load import load_corpus, sample_path  # the bundled sample: py-mpi4py on several OSes
+
+    corpus = load_corpus([str(sample_path())])
+    scope = corpus.package_slice("py-mpi4py")
+    oses = [corpus.value("os", corpus.single["os"][i]) for i in range(scope.start, scope.stop)]
+    kept, other = oses[0], next(os_ for os_ in oses if os_ != oses[0])
+    among = tuple(i for i in range(scope.start, scope.stop) if oses[i - scope.start] == kept)
+    view = View(among=("candidates for py-mpi4py (plan)", among))
+    query = Query("py-mpi4py", spec=parse_spec_query(f"os={other}"))
+    found = answer(corpus, query, (None, False), RecentAnswers(), view)
+    assert found.results is not None and not len(found.results.indices)
+    assert "among the candidates for py-mpi4py (plan)" in (found.results.why_empty or "")
+    everywhere = answer(corpus, query, (None, False), RecentAnswers(), View())  # the same query, not limited
+    assert everywhere.results is not None and len(everywhere.results.indices)

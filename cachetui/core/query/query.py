@@ -192,11 +192,12 @@ class Selection:
         return found
 
 
-def select(corpus: Corpus, query: Query, within: np.ndarray | None = None) -> Selection:
+def select(corpus: Corpus, query: Query, within: np.ndarray | None = None,
+           where: str = "in the comparison") -> Selection:
     """One mask per filter key; the spec query and "runs on" too.
 
     `within` (sorted spec indices) limits every answer and count to those specs, e.g. the rows
-    a comparison of two tags shows.
+    a comparison of two tags shows; `where` says which they are when they leave nothing.
     """
     scope = corpus.package_slice(query.package)
     groups = filter_groups(query.filters).items()
@@ -212,7 +213,7 @@ def select(corpus: Corpus, query: Query, within: np.ndarray | None = None) -> Se
     if within is not None:  # never a facet's key, so no count leaves it out
         inside = np.zeros(scope.stop - scope.start, dtype=bool)
         inside[within[(within >= scope.start) & (within < scope.stop)] - scope.start] = True
-        after["within"], labels["within"] = inside, "in the comparison"
+        after["within"], labels["within"] = inside, where
     selection = Selection(corpus, query, scope, {**masks, **after}, labels)
     if query.spec is None or not query.spec.dependencies:
         return selection

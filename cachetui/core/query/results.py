@@ -37,9 +37,15 @@ class Results:
 
 
 def results_for(corpus: Corpus, query: Query, sort: tuple[str | None, bool] = (None, False), *,
-                comparison: Comparison | None = None) -> Results:
-    """`comparison`: only the rows it shows (a kept binary once)."""
-    selection = select(corpus, query, comparison.rows if comparison is not None else None)
+                comparison: Comparison | None = None, within: tuple[str, np.ndarray] | None = None) -> Results:
+    """`comparison`: only the rows it shows (a kept binary once); `within`: only these specs (sorted), which
+    the words beside them name when they leave nothing (`among the candidates for hdf5`)."""
+    if comparison is not None:
+        selection = select(corpus, query, comparison.rows)
+    elif within is not None:
+        selection = select(corpus, query, within[1], within[0])
+    else:
+        selection = select(corpus, query)
     indices = selection.indices()
     column, descending = sort
     if column is not None:

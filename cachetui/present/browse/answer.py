@@ -12,12 +12,10 @@ import numpy as np
 
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.recent import Recent
-from cachetui.core.query.common import common_to
 from cachetui.core.query.diff import compare_tags
-from cachetui.core.query.query import Query, RunsOn, select
+from cachetui.core.query.query import Query, RunsOn
 from cachetui.core.query.resolve import QueryProblem
 from cachetui.core.query.results import Results, package_counts_for, results_for
-from cachetui.core.query.sorting import sort_specs
 from cachetui.core.query.spack_find import find_layout
 from cachetui.present.spec_table.table_cells import SpecRows
 
@@ -74,11 +72,11 @@ def answer(corpus: Corpus, query: Query, sort: tuple[str | None, bool], recent: 
         query = query.with_facet("tag", frozenset(view.compare))
     key: AnswerKey = (query, sort, view.compare, view.among)
     try:
-        if view.among is not None:
-            among = view.among[1]
-            results = recent.results.get(key, lambda: results_among(corpus, query, sort, among))
-        else:
-            results = recent.results.get(key, lambda: results_for(corpus, query, sort, comparison=comparison))
+        within = None
+        if view.among is not None:  # as a comparison limits its rows
+            within = (f"among the {view.among[0]}", np.asarray(sorted(set(view.among[1])), dtype=np.int64))
+        results = recent.results.get(key, lambda: results_for(corpus, query, sort, comparison=comparison,
+                                                              within=within))
         if view.find:
             rows = results
             results = recent.as_found.get(key, lambda: replace(rows, find=find_layout(corpus, rows.indices)))
@@ -87,18 +85,6 @@ def answer(corpus: Corpus, query: Query, sort: tuple[str | None, bool], recent: 
     except QueryProblem as exc:
         return Answer(problem=str(exc))
     return Answer(results, counts)
-
-
-def results_among(corpus: Corpus, query: Query, sort: tuple[str | None, bool], among: tuple[int, ...]) -> Results:
-    """`results_for` over only the specs `among` (every count and the common part too), as a comparison limits it."""
-    selection = select(corpus, query, np.asarray(sorted(set(among)), dtype=np.int64))
-    indices = selection.indices()
-    column, descending = sort
-    if column is not None:
-        indices = sort_specs(corpus, indices, column, descending=descending)
-    return Results(query, indices, selection.size, selection.facet_counts(), common_to(corpus, indices),
-                   why_empty=None if len(indices) else selection.why_empty(),
-                   dependencies_unknown=selection.dependencies_unknown())
 
 
 def rows_to_show(corpus: Corpus, results: Results, sort: tuple[str | None, bool], recent: RecentAnswers) -> SpecRows:
