@@ -136,3 +136,17 @@ def test_a_command_named_after_an_option_is_a_usage_error_never_a_source(
     assert command_after_options(["check"]) is None
     code, _, err = run(capsys, "--spack-mirror", "diff", "--want", "coverage", "nosuchdir")  # values, not SOURCEs
     assert code == 2 and "is a command" not in err
+
+
+@pytest.mark.parametrize("order", ["sources first", "options between", "options last"])
+def test_a_commands_options_may_come_before_between_or_after_its_sources(order: str,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    # `cachetui plan spack.yaml --arch … mirror/` as users type it: mirror/ is a SOURCE, not a stray word.
+    env = Path(__file__).parent / "fixtures" / "plan" / "real" / "icon-santis"
+    options, sample = ["--arch", "linux-ubuntu22.04-x86_64_v3", "--format", "json", "--no-cache"], str(sample_path())
+    argv = {"sources first": [str(env), sample, *options], "options between": [str(env), *options[:2], sample,
+                                                                                  *options[2:]],
+            "options last": [str(env), *options, sample]}[order]
+    code = main(["plan", *argv])
+    rows = json.loads(capsys.readouterr().out)
+    assert code == 1 and [row["status"] for row in rows if row["package"] == "py-mpi4py"] == ["partly"]

@@ -61,22 +61,35 @@ def browse_parser() -> argparse.ArgumentParser:
 def _command_parser(only: str | None = None) -> argparse.ArgumentParser:
     """Every command's parser, or only one's: a command imports its own module, not the others' (`check` as
     felt was 0.1 s slower for importing what `query`, `diff`, `coverage` and `verify` answer with)."""
+    return _parsers(only)[0]
+
+
+def _parsers(only: str | None) -> tuple[Parser, dict[str, Parser]]:
     parser = Parser(prog="cachetui")
     subparsers = parser.add_subparsers(dest="command", required=True)
     for name in COMMANDS if only is None else (only,):
         importlib.import_module(f"cachetui.cli.{name}").add_parser(subparsers)
-    return parser
+    return parser, subparsers.choices
+
+
+def parse_command(argv: Sequence[str]) -> argparse.Namespace:
+    """`argv` read by its command's parser (`argv[0]`), options anywhere among its words: users type
+    `cachetui plan spack.yaml --arch linux-rhel8-zen4 mirror/`, which a plain parse reads as a stray `mirror/`."""
+    command = _parsers(argv[0])[1][argv[0]]
+    args = command.parse_intermixed_args(argv[1:])
+    args.command = argv[0]
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS:
-        args = _command_parser(argv[0]).parse_args(argv)
+        args = parse_command(argv)
         return guarded(lambda: args.run(args), args.debug)
     if argv and (near := mistyped_command(argv[0])) is not None:
         return guarded(lambda: fail_usage(f"{echo(argv[0], quoted=True)} is no command, nor a file or directory to "
                                           f"open: did you mean {near}? (see 'cachetui --help')"), False)
-    args = browse_parser().parse_args(argv)
+    args = browse_parser().parse_intermixed_args(argv)  # `--plan ENV SOURCE --no-cache SOURCE` as typed
     if (late := command_after_options(args.inputs)) is not None:
         return guarded(lambda: fail_usage(f"'{late}' is a command: name it first, then its options "
                                           f"(cachetui {late} [OPTIONS] ...; see 'cachetui {late} --help')"), False)
