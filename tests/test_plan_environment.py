@@ -110,6 +110,21 @@ def test_a_definitions_when_is_decided_for_the_platform_planned_for(tmp_path: Pa
     assert read(env).notes == ()
 
 
+def test_a_reference_to_a_definition_only_written_under_a_false_when_says_so(tmp_path: Path) -> None:
+    env = write_env(tmp_path, """\
+        spack:
+          definitions:
+          - gpu: [cuda]
+            when: target == 'zen4'
+          specs: [zlib, $gpu, $cpu]
+        """)
+    assert specs_of(env, parse_arch("linux-ubuntu22.04-zen4")) == ["zlib", "cuda"]
+    notes = read(env).notes  # for x86_64_v3: gpu is written, but not for this platform; cpu is not written at all
+    assert specs_of(env) == ["zlib"] and len(notes) == 2
+    assert "'$gpu' names only definitions whose when: is false for this platform" in notes[0]
+    assert "'$cpu' names no definition before it" in notes[1]
+
+
 def test_a_when_naming_more_than_the_platform_is_said_and_its_specs_kept(tmp_path: Path) -> None:
     env = write_env(tmp_path, """\
         spack:

@@ -49,6 +49,7 @@ class SpecLists:
     def __init__(self, names: Mapping[str, str], note: Callable[[str], None]) -> None:
         self.names, self.note = names, note
         self.definitions: dict[str, list[Item]] = {}
+        self.unmet: set[str] = set()  # names written only under a `when:` that is false here
         self.budget = MAX_ROOTS
 
     def define(self, raw: Any) -> None:
@@ -62,6 +63,7 @@ class SpecLists:
                 self.note("definitions: an entry is not a mapping of a name to specs; left out")
                 continue
             if not self._holds(entry):
+                self.unmet.update(str(key) for key in entry if key != "when")
                 continue
             for key, value in entry.items():
                 name = str(key)
@@ -125,7 +127,9 @@ class SpecLists:
         sigil = name[0] if name[:1] in ("^", "%") else ""
         name = name[len(sigil):]
         if name not in self.definitions:
-            self.note(f"{where}: {echo(reference, quoted=True)} names no definition before it; left out")
+            self.note(f"{where}: {echo(reference, quoted=True)} " + (
+                "names only definitions whose when: is false for this platform (Spack refuses such a reference as "
+                "undefined); left out" if name in self.unmet else "names no definition before it; left out"))
             return []
         found = self.definitions[name]
         self._spend(len(found))
