@@ -25,6 +25,7 @@ from textual.widgets import Input, Static
 from cachetui.app.actions import bindings_of, keys_shown
 from cachetui.app.dialogs.copy_menu import CopyMenu
 from cachetui.app.requests import CopyRequested
+from cachetui.app.widgets.cut_lines import CutLine, CutRows, cut
 from cachetui.app.widgets.detail_pane import DetailPane
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.app.widgets.text_line import KeysInOrder
@@ -64,15 +65,6 @@ SIDE_BY_SIDE_FROM = 60  # details narrower than this show the binary below the w
 DIFFERS_MARK = "≠"
 
 
-def cut(text: Text, width: int) -> Text:
-    """`text` in `width` cells: a longer one cut, its last cell `…` (present/fit.py's rule, styles kept)."""
-    if text.cell_len <= width:
-        return text
-    text = text.copy()
-    text.truncate(max(1, width), overflow="ellipsis")
-    return text
-
-
 @dataclass
 class TreeRows:
     state: CoverageBrowsing
@@ -101,23 +93,6 @@ class TreeRows:
         line = self.state.shown[row]
         node = self.state.nodes[line.hash]
         return line.depth, Text(f"{MARKS[node.status]} {inert(f'{node.package}@{node.version}')}").cell_len
-
-    def selectable(self, row: int) -> bool:
-        return True
-
-
-@dataclass
-class CutRows:
-    """Rows of text, each cut to the pane's width with `…` (the facet's, the details')."""
-
-    rows: list[Text]
-    initial_cursor: int | None = 0
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def text(self, row: int, width: int) -> Text:
-        return cut(self.rows[row], width)
 
     def selectable(self, row: int) -> bool:
         return True
@@ -241,13 +216,8 @@ def detail_rows(detail: NodeDetail | None, width: int, nearest_keys: str = "n") 
     return rows
 
 
-class CoverageStatus(Widget):
-    """The view's one line: cut to its width with `…` (Textual's Static would crop it without)."""
-
-    said: reactive[Text] = reactive(Text)
-
-    def render(self) -> Text:
-        return cut(self.said, self.content_size.width or self.said.cell_len)
+class CoverageStatus(CutLine):
+    """The view's one line."""
 
 
 def tree_title(state: CoverageBrowsing, kind: str) -> Text:

@@ -25,6 +25,7 @@ from textual.widget import Widget
 from cachetui.app.actions import keys_shown
 from cachetui.app.dialogs.copy_menu import CopyMenu
 from cachetui.app.requests import CopyRequested
+from cachetui.app.widgets.cut_lines import CutLine, CutRows
 from cachetui.app.widgets.pick_list import PickList
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.plan import NOT_MODELLED, STATUSES, RootPlan, plan
@@ -45,32 +46,6 @@ from cachetui.present.inert import inert
 
 PLANNING_SAID = "the plan is worked out once the sources are loaded"
 STYLES = {"heading": "bold", "dim": "dim", "bad": "yellow", "hash": "cyan", "": ""}
-
-
-def cut(text: Text, width: int) -> Text:
-    """`text` in `width` cells: a longer one cut, its last cell `…` (present/fit.py's rule, styles kept)."""
-    if text.cell_len <= width:
-        return text
-    text = text.copy()
-    text.truncate(max(1, width), overflow="ellipsis")
-    return text
-
-
-@dataclass
-class CutRows:
-    """Rows of text, each cut to the pane's width with `…`."""
-
-    rows: list[Text]
-    initial_cursor: int | None = 0
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def text(self, row: int, width: int) -> Text:
-        return cut(self.rows[row], width)
-
-    def selectable(self, row: int) -> bool:
-        return True
 
 
 class PlanFacet(PickList):
@@ -95,13 +70,8 @@ class PlanDetail(PickList):
         super().on_resize()
 
 
-class PlanLine(Widget):
-    """One line of the view, cut to its width with `…` (Textual's Static would crop it without)."""
-
-    said: reactive[Text] = reactive(Text)
-
-    def render(self) -> Text:
-        return cut(self.said, self.content_size.width or self.said.cell_len)
+class PlanLine(CutLine):
+    """One line of the view."""
 
 
 def root_row(root: RootPlan) -> Text:
