@@ -19,7 +19,8 @@ DEFERRED = (
     "cachetui.app.dialogs.tag_picker", "cachetui.app.dialogs.copy_menu", "cachetui.app.dialogs.export_dialog",
     "cachetui.app.export_flow", "cachetui.app.widgets.coverage_view", "cachetui.core.query.coverage",
     "cachetui.app.widgets.plan_view", "cachetui.core.query.plan", "cachetui.present.browse.plan_browsing",
-    "cachetui.core.model.wanted", "cachetui.core.load.sources.wanted", "cachetui.core.model.build",
+    "cachetui.core.model.wanted", "cachetui.core.load.sources.wanted", "cachetui.core.load.sources.environment",
+    "cachetui.core.model.build",
     "cachetui.core.load.sources.site.loader", "yaml", "msgspec",
     "textual.widgets._data_table",
 )

@@ -68,14 +68,14 @@ async def test_the_palette_and_the_status_line_name_remapped_keys(private_config
 
 async def test_keys_remapped_show_in_the_helps_introduction_and_in_another_panes_keys(
         private_config_home: Path) -> None:
-    app = _app_with(private_config_home, '[keymap]\n"table.sort" = "o"\n"browser.copy-hash" = "ctrl+y,Y"\n')
+    app = _app_with(private_config_home, '[keymap]\n"table.sort" = "u"\n"browser.copy-hash" = "ctrl+y,Y"\n')
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
         await pilot.press("question_mark")  # the focus is on the package list: the table's keys are another pane's
         text = app.screen.query_one("#help-body").render().plain
         assert "^y or Y copies the hash" in text.split("\n\n")[0]
         sections = text.split("\n\nSpecs\n")[1]
-        assert any(line.split()[:1] == ["o"] and "Sort" in line for line in sections.splitlines())
+        assert any(line.split()[:1] == ["u"] and "Sort" in line for line in sections.splitlines())
         assert not any(line.split()[:1] == ["s"] for line in sections.splitlines())
 
 

@@ -31,6 +31,9 @@ from cachetui.core.load.sources.site.walk import stamp
 
 # The modules a load runs: what they import (within the core), at any depth, shapes what is cached.
 LOADING_ROOTS = ("load/pipeline.py",)
+# Readers `cachetui.core.load` exports for a command that no load runs (a spack.yaml for `plan`): reached only through
+# the package's export list, what they import (a spec parser) shapes no cache, so a change to it keeps caches valid.
+NOT_LOADING = ("load/sources/environment.py",)
 _MEMO = "code-digest.json"
 
 
@@ -132,9 +135,10 @@ def _loading_files(core: Path) -> tuple[set[Path], set[Path]]:
     absent: set[str] = set()
     resolved: set[str] = set()
     waiting = [os.path.join(root, name) for name in LOADING_ROOTS]
+    skipped = {os.path.join(root, name) for name in NOT_LOADING}
     while waiting:
         module = waiting.pop()
-        if module in found or module in absent:
+        if module in found or module in absent or module in skipped:
             continue
         if not os.path.isfile(module):
             absent.add(module)

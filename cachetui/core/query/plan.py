@@ -39,7 +39,7 @@ from cachetui.core.query.resolve import QueryProblem, Scope
 from cachetui.core.query.specmatch import NoDependencyData, dependency_parts, node_parts, runs_on_mask
 from cachetui.core.spack.abstract import Incompatible, combined
 from cachetui.core.spack.arch import Arch
-from cachetui.core.spack.specquery import NodeQuery, SpecQuery, SpecSyntaxError, parse_spec_query
+from cachetui.core.spack.specquery import ARCH_KEYS, NodeQuery, SpecQuery, SpecSyntaxError, parse_spec_query
 from cachetui.core.spack.targets import runs_on
 from cachetui.core.spack.variants import parse_variants
 from cachetui.core.spack.versions import version_key
@@ -324,7 +324,7 @@ class _Planner:
         """What of binary i does not run on the platform: `os ubuntu24.04 (not debian12)`, `target zen4 does not
         run on icelake`."""
         corpus, arch = self.corpus, self.arch
-        platform, os_, target = (corpus.value(facet, corpus.single[facet][i]) for facet in ("platform", "os", "target"))
+        platform, os_, target = (corpus.value(facet, corpus.single[facet][i]) for facet in ARCH_KEYS)
         said = []
         if platform != arch.platform:
             said.append(f"platform {platform} (not {arch.platform})")
