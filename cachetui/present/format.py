@@ -76,10 +76,13 @@ def display_path(path: str) -> str:
 
 
 def loading_text(done: int, total: int | None, what: str) -> str:
-    """`Reading documents 300/5000`, `Downloading the develop index: 12.0 of 170.3 MB`, `Reading the develop index`."""
+    """`Reading documents 300/5000`, `Downloading the develop index: 12.0 of 170.3 MB`, `Reading the develop index:
+    36,000 of 120,000 records` (`Reading the develop index` before its records are counted)."""
     phrase = inert(what[:1].upper() + what[1:])
     if what == DOCUMENTS:
         return f"{phrase} {done}/{total}…" if total is not None else f"{phrase} {done}…"
     if what.startswith("downloading"):
         return f"{phrase}: {done / 1e6:.1f} MB" + (f" of {total / 1e6:.1f} MB…" if total else "…")
+    if total:
+        return f"{phrase}: {done:,} of {total:,} records…"
     return f"{phrase}…"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache
 from cachetui.core.load.options import LoadOptions
-from cachetui.core.load.progress import Progress
+from cachetui.core.load.progress import INDEXING, Progress
 from cachetui.core.load.site_pass import SitePass
 from cachetui.core.load.snapshot import Snapshot
 from cachetui.core.load.sources import (
@@ -148,6 +148,8 @@ class _Load:
         cacheable = self._add_groups(builder, groups, snapshot)
         self.report.extend(self.net.problems)
         status = _status(cache, snapshot, site, groups)
+        if self.progress is not None:
+            self.progress(0, None, INDEXING)
         if cache is None or name is None:
             return _finished(builder.finish(self.report), status, groups)
         with cache.writing(name) as file:  # written as the corpus is finished: a cold load's tail on two cores

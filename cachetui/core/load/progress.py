@@ -9,6 +9,7 @@ from collections.abc import Callable
 Progress = Callable[[int, "int | None", str], None]
 
 DOCUMENTS = "reading documents"
+INDEXING = "indexing the specs"  # the model built from what was read: no amount, seconds on a big mirror
 
 
 def downloading(what: str) -> str:

@@ -14,8 +14,9 @@ import os
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
-from cachetui.core.load.progress import downloading, reading
+from cachetui.core.load.progress import INDEXING, Progress, downloading, reading
 from cachetui.core.load.sources.locator import Named, layout_root, named
 from cachetui.core.load.sources.mirror import (
     IndexRef,
@@ -176,13 +177,16 @@ class _Reading:
         return None
 
     def parse(self, member: Member, ref: IndexRef, data: bytes) -> list[ParsedDocument]:
-        if self.net.progress is not None:
-            self.net.progress(0, None, reading(_index_name(self.group, member)))
+        progress, said = self.net.progress, reading(_index_name(self.group, member))
+        report = None
+        if progress is not None:
+            progress(0, None, said)
+            report = partial(_records_read, progress, said)
         origin = labelled(self.group.origin, ref)
         from cachetui.core.load.sources.spack_db import IndexFormatError, read_database  # on a miss only: a warm
         # start never decodes an index, so it never imports the reader (and msgspec)
         try:
-            content = read_database(data, origin, self.group.tag, "mirror index")
+            content = read_database(data, origin, self.group.tag, "mirror index", report)
         except IndexFormatError as exc:
             self._fail(Problem(ref.location, f"{exc} ({ref.said})"))
             return []
@@ -376,3 +380,11 @@ def _resolve(url: str, base: str) -> str:
     if is_url(base):
         return urllib.parse.urljoin(base, url)
     return join(os.path.dirname(base), url)
+
+
+def _records_read(progress: Progress, said: str, done: int, total: int) -> None:
+    """How far the reading of an index got; once every record is read, what follows is indexing them."""
+    if done < total:
+        progress(done, total, said)
+    else:
+        progress(0, None, INDEXING)

@@ -25,6 +25,8 @@ whole index to the tolerant reading, which reads what Spack's reader reads, reco
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import msgspec
 
 from cachetui.core.load.sources.spack_db.faults import (
@@ -40,12 +42,15 @@ from cachetui.core.load.sources.spack_db.typed import DatabaseContent, NotTyped,
 __all__ = ["MAX_RECORD_PROBLEMS", "DatabaseContent", "IndexFormatError", "read_database", "read_membership"]
 
 
-def read_database(data: bytes, origin: str, tag: str, generation: str) -> DatabaseContent:
-    """The binaries of one index, grouped per package into ParsedDocuments. Raises IndexFormatError."""
+def read_database(data: bytes, origin: str, tag: str, generation: str,
+                  progress: Callable[[int, int], None] | None = None) -> DatabaseContent:
+    """The binaries of one index, grouped per package into ParsedDocuments. Raises IndexFormatError.
+
+    `progress` hears how many of the index's records are read, of how many (a big index takes seconds)."""
     faults = Faults(origin)
     try:
         database = INDEX_DECODER.decode(data).database
-        rows = typed_rows(database.installs, faults)
+        rows = typed_rows(database.installs, faults, progress)
     except (msgspec.ValidationError, NotTyped, RecursionError, UnicodeDecodeError):  # record by record
         return read_tolerantly(data, origin, tag, generation)
     except msgspec.DecodeError:  # perhaps what Spack's reader accepts and msgspec does not (NaN, Infinity)

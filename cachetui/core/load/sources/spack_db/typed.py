@@ -57,14 +57,24 @@ class Rows(NamedTuple):
     deps: DepBlock  # their edges
 
 
-def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults) -> Rows:
-    """The binaries of these records (hash -> JSON bytes); a record that cannot be used is a fault, not an end."""
+PROGRESS_STEPS = 100  # a big index says how far its reading got this many times
+
+
+def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults,
+               progress: Callable[[int, int], None] | None = None) -> Rows:
+    """The binaries of these records (hash -> JSON bytes); a record that cannot be used is a fault, not an end.
+    `progress` hears (records read, records) every hundredth of them, and (records, records) once all are read."""
     decode = RECORD_DECODER.decode
+    total = len(installs)
+    step = max(1, total // PROGRESS_STEPS) if progress is not None else total + 1
     records: dict[str, tuple[str, str]] = {}  # hash -> (name, version) of every record
     binaries: list[_Binary] = []
     renderer = Renderer()
     mended: dict[str, msgspec.Raw | None] = {}  # records read on their own: in Spack's shape, or None (dropped)
-    for hash_, raw in installs.items():
+    for done, (hash_, raw) in enumerate(installs.items(), 1):
+        if done % step == 0 and done < total:
+            assert progress is not None
+            progress(done, total)
         try:
             node = (record := decode(raw)).spec
             if not node.name:
@@ -79,6 +89,8 @@ def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults) -> Rows:
         records[hash_] = (node.name, node.version)
         if binary is not None:
             binaries.append(binary)
+    if progress is not None:
+        progress(total, total)  # every record read: what follows is putting them in order
     if mended:  # what later passes read again holds no record that failed
         installs = {h: r for h, r in ((h, mended.get(h, r)) for h, r in installs.items()) if r is not None}
     binaries.sort(key=lambda b: b.node.name)
