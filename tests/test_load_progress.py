@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from cachetui.core.load import load_corpus
-from cachetui.core.load.progress import INDEXING
+from cachetui.core.load.progress import INDEXING, OPENING
 from cachetui.core.load.sources.spack_db.typed import PROGRESS_STEPS
 from cachetui.present.format import loading_text
 from tests.mirrors import v3_mirror
@@ -26,6 +26,7 @@ def test_reading_an_index_counts_its_records_then_says_it_is_indexing(tmp_path: 
     v3_mirror(tmp_path, _index(records))
     heard: list[tuple[int, int | None, str]] = []
     load_corpus([str(tmp_path)], progress=lambda done, total, what: heard.append((done, total, what)))
+    assert heard[0] == (0, None, OPENING)  # the first word comes before any index is looked for
     reading = [(done, total) for done, total, what in heard if what.startswith("reading") and total is not None]
     assert reading and all(total == records for _, total in reading)
     counts = [done for done, _ in reading]

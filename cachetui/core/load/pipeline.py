@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache
 from cachetui.core.load.options import LoadOptions
-from cachetui.core.load.progress import INDEXING, Progress
+from cachetui.core.load.progress import INDEXING, OPENING, Progress
 from cachetui.core.load.site_pass import SitePass
 from cachetui.core.load.snapshot import Snapshot
 from cachetui.core.load.sources import (
@@ -109,6 +109,8 @@ def load_corpus(
     when `options.use_cache`), unchanged files and indexes are not read again, and indexes are
     verified once and kept. `progress` hears how far the load is (it is this call's, not a choice).
     """
+    if progress is not None:  # said before anything is looked at: finding a mirror's index may take a while
+        progress(0, None, OPENING)
     if cache is None and options.use_cache:
         cache = CorpusCache()
     sources, problems = require_inputs(inputs)

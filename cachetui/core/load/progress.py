@@ -9,6 +9,7 @@ from collections.abc import Callable
 Progress = Callable[[int, "int | None", str], None]
 
 DOCUMENTS = "reading documents"
+OPENING = "opening the sources"  # a load's first word, before any index or document is found
 INDEXING = "indexing the specs"  # the model built from what was read: no amount, seconds on a big mirror
 
 
