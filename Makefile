@@ -33,6 +33,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/table_plan.py
 	$(BIN)/python benchmarks/coverage_bench.py
 	$(BIN)/python benchmarks/plan_bench.py
+	$(BIN)/python benchmarks/first_line.py
 	$(BIN)/python benchmarks/settings_bench.py
 
 screenshots: $(STAMP)
