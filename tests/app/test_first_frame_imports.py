@@ -1,4 +1,5 @@
-"""The browser's first frame imports only what it draws: dialogs, coverage, export and the parsers wait.
+"""The browser's first frame imports only what it draws: dialogs, coverage, export and the parsers wait; started as
+the app alone and as a user starts it (`cachetui PATH`, through main(), on a pseudo-terminal).
 
 Run in a fresh interpreter (as a user's `cachetui PATH` starts), on a warm cache: what is in
 `sys.modules` once the table shows the loaded specs is what the start paid for.
@@ -7,6 +8,9 @@ Run in a fresh interpreter (as a user's `cachetui PATH` starts), on a warm cache
 from __future__ import annotations
 
 import json
+import os
+import pty
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -55,5 +59,58 @@ def test_the_first_frame_of_a_warm_start_imports_no_dialog_coverage_or_parser(tm
     status, cold = _first_frame(tmp_path / "cold.json", tmp_path)
     assert status == "miss" and {"yaml", "cachetui.core.model.build"} <= cold  # the list means something
     status, warm = _first_frame(tmp_path / "warm.json", tmp_path)
+    assert status == "hit"
+    assert sorted(name for name in warm if name.startswith(DEFERRED)) == []
+
+
+# As a user starts it: `cachetui PATH` through main(), on a real terminal (a pseudo-terminal here), Textual's own
+# driver and all. The first answer shown (the table filled) is when the modules are counted; then the app leaves.
+_THROUGH_MAIN = """
+import json, sys
+from cachetui.app.screens.browser import BrowserScreen
+from cachetui.cli.main import main
+
+deliver = BrowserScreen._deliver
+
+def counted(self, *args):
+    deliver(self, *args)
+    if self.corpus is not None and self.query_one("SpecTable").row_count:
+        json.dump([self.corpus.cache_status, sorted(sys.modules)], open(sys.argv[1], "w"))
+        self.app.exit()
+
+BrowserScreen._deliver = counted
+sys.exit(main([sys.argv[2]]))
+"""
+
+
+def _through_main(found: Path, cwd: Path) -> tuple[str, set[str]]:
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a user's terminal, 120x40
+        os.environ.update(TERM="xterm-256color", COLUMNS="120", LINES="40")
+        os.chdir(cwd)
+        os.execv(sys.executable, [sys.executable, "-c", _THROUGH_MAIN, str(found), str(sample_path())])
+    output = b""
+    while True:  # the terminal read until the app leaves (its queries unanswered: Textual does not wait on them)
+        ready, _, _ = select.select([fd], [], [], 60)
+        assert ready, "the app did not leave within 60 s"
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+    os.waitpid(pid, 0)
+    os.close(fd)
+    assert found.is_file(), output[-2000:]
+    found_status, modules = json.loads(found.read_text())
+    return found_status, set(modules)
+
+
+def test_a_warm_start_through_main_imports_no_dialog_coverage_or_parser(tmp_path: Path,
+                                                                       private_cache_home: Path) -> None:
+    status, cold = _through_main(tmp_path / "cold.json", tmp_path)
+    assert status == "miss" and {"yaml", "cachetui.core.model.build"} <= cold  # the list means something
+    status, warm = _through_main(tmp_path / "warm.json", tmp_path)
     assert status == "hit"
     assert sorted(name for name in warm if name.startswith(DEFERRED)) == []
