@@ -345,3 +345,28 @@ def test_candidates_are_every_tags_binaries_for_a_browser(tmp_path: Path, mirror
     assert {corpus.hashes[i] for i in root.candidate_indices} == {
         hash_of(label) for label in ("zlib13v3", "zlib1213v3", "zlib13xsix", "zlib13static")}
     assert root.binary is not None and root.binary.tag == "a"  # the first tag that holds it
+
+
+def test_a_package_never_built_is_external_only_when_one_of_its_externals_can_be_the_root(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, mirror: Path) -> None:
+    env = write_env(tmp_path / "env", """\
+        spack:
+          specs: [cmake, 'cmake@3.26 ~ownlibs', 'cmake@3.30', cmake +ownlibs]
+          packages:
+            cmake:
+              buildable: false
+              externals: [{spec: cmake@3.26.0 ~ownlibs, prefix: /usr}]
+        """)
+    code, rows, _ = run(capsys, env, mirror)
+    assert rows["cmake"]["status"] == EXTERNAL and rows["cmake@3.26 ~ownlibs"]["status"] == EXTERNAL
+    for spec in ("cmake@3.30", "cmake +ownlibs"):  # no external is it, and Spack may not build it: no concretization
+        assert rows[spec]["status"] == BUILD and "none of its externals (cmake@3.26.0 ~ownlibs)" in rows[spec]["note"]
+    assert code == 1
+
+
+def test_a_rule_under_a_compilers_language_is_said_not_evaluated(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                                 mirror: Path) -> None:
+    env = write_env(tmp_path / "env", "spack:\n  specs: [zlib]\n  packages: {c: {require: llvm}}\n")
+    code, rows, err = run(capsys, env, mirror)
+    assert rows["zlib"]["status"] == CACHED and code == 0
+    assert "packages:c: its rules are not evaluated: a compiler is a build dependency" in err

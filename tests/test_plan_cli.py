@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 from cachetui.cli.main import main
 from cachetui.core.load import load_corpus, read_environment
@@ -183,7 +184,7 @@ def test_export_refuses_to_overwrite_without_force_and_never_writes_env(capsys: 
     assert code == 0 and target.read_text().startswith("# Written by `cachetui plan`")
     before = env.read_text()
     code, _, err = cli(capsys, str(env), str(mirror), "--arch", HOST, "--export", str(env), "--force")
-    assert code == 2 and "a file of the environment read" in err and env.read_text() == before
+    assert code == 2 and "a file of the environment, or one it includes" in err and env.read_text() == before
     code, _, err = cli(capsys, str(env), str(mirror), "--arch", HOST, "--export", str(mirror / "x.yaml"))
     assert code == 2 and "inside an input" in err and not (mirror / "x.yaml").exists()
 
@@ -277,3 +278,38 @@ def test_an_environment_naming_an_oci_mirror_is_planned_from_its_registry(capsys
     assert found["curl"]["binary"]["hash"] == hash_of("curl84")  # the newest version; its closure complete
     assert found["app"]["status"] == "partly" and found["app"]["missing"] == [hash_of("gone")]
     assert code == 1
+
+
+def test_export_keeps_an_includes_condition_and_never_writes_over_an_include_whatever_its_condition(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, mirror: Path) -> None:
+    env = write_env(tmp_path / "env", """\
+        spack:
+          specs: [zlib]
+          include:
+          - {path: darwin.yaml, when: 'platform == "darwin"'}
+          - {path: maybe.yaml, optional: true}
+        """)
+    (tmp_path / "env" / "darwin.yaml").write_text("packages: {all: {require: 'target=aarch64'}}\n")
+    target = tmp_path / "pinned.yaml"
+    code, _, _ = cli(capsys, str(env), str(mirror), "--arch", HOST, "--export", str(target))
+    included = yaml.safe_load(target.read_text())["spack"]["include"]
+    assert code == 0 and included == [{"path": str(tmp_path / "env" / "darwin.yaml"), "when": 'platform == "darwin"'},
+                                      {"path": str(tmp_path / "env" / "maybe.yaml"), "optional": True}]
+    before = (tmp_path / "env" / "darwin.yaml").read_text()  # not read here (its when: is false), still an input
+    code, _, err = cli(capsys, str(env), str(mirror), "--arch", HOST, "--export", str(tmp_path / "env" / "darwin.yaml"),
+                       "--force")
+    assert code == 2 and "or one it includes" in err and (tmp_path / "env" / "darwin.yaml").read_text() == before
+
+
+def test_export_writes_an_unpinned_matrix_row_as_spack_1_reads_its_parts(capsys: pytest.CaptureFixture[str],
+                                                                         tmp_path: Path, mirror: Path) -> None:
+    # In one string what follows %gcc is gcc's: the row's own target goes before it, as the parts meant it.
+    env = write_env(tmp_path / "env", """\
+        spack:
+          specs:
+          - matrix: [[nothere], ['%gcc@13'], ['target=zen4'], ['^zlib']]
+        """)
+    target = tmp_path / "pinned.yaml"
+    code, rows, _ = plan_json(capsys, str(env), str(mirror), "--arch", HOST, "--export", str(target))
+    assert rows[0]["spec"] == "nothere %gcc@13 target=zen4 ^zlib"  # the json says the root as written
+    assert yaml.safe_load(target.read_text())["spack"]["specs"] == ["nothere target=zen4 %gcc@13 ^zlib"]

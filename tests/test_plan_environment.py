@@ -359,3 +359,35 @@ def test_an_os_is_named_as_spack_names_it() -> None:
     assert os_from_release('ID="rhel"\nVERSION_ID="8.9"\n') == "rhel8"
     assert os_from_release('ID=opensuse-leap\nVERSION_ID="15.5"\n') == "opensuse_leap15"
     assert os_from_release("NAME=nothing\n") is None
+
+
+def test_a_requirement_written_as_one_string_replaces_what_is_included_below_as_spack_merges_scopes(
+        tmp_path: Path) -> None:
+    # Spack's merge_yaml joins two lists; a string (or any other type) in the higher scope replaces the lower.
+    write_env(tmp_path / "env", """\
+        packages:
+          zlib: {require: 'target=aarch64'}
+          curl: {require: ['@8:']}
+          hdf5: {require: '+mpi'}
+        """, name="inc.yaml")
+    env = write_env(tmp_path / "env", """\
+        spack:
+          include: [inc.yaml]
+          specs: [zlib]
+          packages:
+            zlib: {require: 'target=x86_64_v3'}
+            curl: {require: ['~ssl']}
+            hdf5: {require: ['~cuda']}
+        """)
+    packages = read(env).packages
+    assert [r.constraints for r in packages["zlib"].require] == [("target=x86_64_v3",)]  # a string replaces
+    assert [r.constraints for r in packages["curl"].require] == [("~ssl",), ("@8:",)]  # two lists join
+    assert [r.constraints for r in packages["hdf5"].require] == [("~cuda",)]  # a list above a string replaces it
+
+
+def test_matrices_nested_hundreds_deep_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    nested = '{"matrix": [[' * 250 + '"zlib"' + "]]}" * 250  # JSON is YAML: 4 KB, 750 levels deep
+    env = tmp_path / "spack.yaml"
+    env.write_text('{"spack": {"specs": [' + nested + "]}}")
+    with pytest.raises(UnreadableEnvironment, match=r"spack\.yaml: nested too deeply"):  # not the YAML parser's
+        read(env)

@@ -23,7 +23,7 @@ from cachetui.cli.options import (
     terminal_width,
 )
 from cachetui.cli.plan_environment import arch_of, environment_mirrors, environment_of
-from cachetui.core.load import local_input
+from cachetui.core.load import is_url, local_input
 from cachetui.core.model.environment import Environment
 from cachetui.core.query.plan import CACHED_MEANS, NOT_MODELLED, plan
 from cachetui.core.spack.words import counted
@@ -121,10 +121,10 @@ def _export_target(args: argparse.Namespace, environment: Environment) -> Path:
         target = resolve_target(args.export, roots)
     except ExportRefused as exc:
         fail_usage(f"--export: {exc}")
-    own = {os.path.realpath(path) for path in environment.files}
+    own = {os.path.realpath(path) for path in (*environment.files, *environment.include_paths()) if not is_url(path)}
     if os.path.realpath(target) in own:
-        fail_usage(f"--export: {target} is a file of the environment read: an export never writes over its input "
-                   "(name another file)")
+        fail_usage(f"--export: {target} is a file of the environment, or one it includes: an export never writes "
+                   "over its input (name another file)")
     if target.exists() and not args.force:
         fail_usage(f"--export: {target} exists: --force replaces it")
     return target

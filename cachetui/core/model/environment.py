@@ -80,7 +80,12 @@ class Environment:
     mirrors: tuple[EnvironmentMirror, ...]
     files: tuple[str, ...]  # every file read: the spack.yaml, then what it includes
     notes: tuple[str, ...]  # what was read but not evaluated, each said once
-    includes: tuple[str, ...] = ()  # the `include:` entries as written (paths made absolute), for an export
+    includes: tuple[str | Mapping[str, Any], ...] = ()  # the `include:` entries as written (paths made absolute),
+    # for an export; an entry with a `when:` or `optional:` keeps them
+
+    def include_paths(self) -> tuple[str, ...]:
+        """Every path `include:` names (made absolute), whether or not its `when:` held here."""
+        return tuple(entry if isinstance(entry, str) else str(entry.get("path", "")) for entry in self.includes)
     document: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), compare=False, repr=False)
     # the `spack:` mapping as read, for an export that writes the same environment
 

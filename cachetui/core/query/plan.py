@@ -37,7 +37,7 @@ from cachetui.core.query.plan_closure import Closures
 from cachetui.core.query.plan_rules import HOLDING, Requirements
 from cachetui.core.query.resolve import QueryProblem, Scope
 from cachetui.core.query.specmatch import NoDependencyData, dependency_parts, node_parts, runs_on_mask
-from cachetui.core.spack.abstract import Incompatible, combined
+from cachetui.core.spack.abstract import Incompatible, combined, may_be
 from cachetui.core.spack.arch import Arch
 from cachetui.core.spack.specquery import ARCH_KEYS, NodeQuery, SpecQuery, SpecSyntaxError, parse_spec_query
 from cachetui.core.spack.targets import runs_on
@@ -199,8 +199,12 @@ class _Planner:
             return self._unread(root, "it names no package")
         settings = self.environment.settings(name)
         if settings is not None and settings.external_only:
-            return RootPlan(root.spec, name, EXTERNAL, None, 0, note="external: buildable: false, with "
-                            f"{counted(len(settings.externals), 'external')}")
+            if any(_may_serve(external, query.root) for external in settings.externals):
+                return RootPlan(root.spec, name, EXTERNAL, None, 0, note="external: buildable: false, with "
+                                f"{counted(len(settings.externals), 'external')}")
+            return RootPlan(root.spec, name, BUILD, None, 0, note=f"{name} is not buildable (buildable: false) and "
+                            f"none of its externals ({', '.join(settings.externals)}) is the root: Spack cannot "
+                            "concretize it")
         if name not in self.corpus.package_index:
             return RootPlan(root.spec, name, BUILD, None, 0, note=f"no binary of {name} in the sources")
         parts = [*self._constraint_parts(query, name, root), *self._package_parts(name)]
@@ -352,3 +356,12 @@ def _rule_said(rule: Rule) -> str:
     """`require 'target=x86_64' (packages:all in spack.yaml)`, and its message when it has one."""
     said = f"{rule.section} {echo(rule.text(), quoted=True)} ({rule.where()})"
     return said + (f": {echo(rule.message)}" if rule.message else "")
+
+
+def _may_serve(external: str, root: NodeQuery) -> bool:
+    """Whether an external (its spec as written) could be the root: nothing both state disagrees. One that
+    cannot be read is taken to: Spack would say why, not cachetui."""
+    try:
+        return may_be(parse_spec_query(external).root, root)
+    except SpecSyntaxError:
+        return True

@@ -20,12 +20,22 @@ from cachetui.core.query.plan import CACHED, PARTLY, Plan, RootPlan
 from cachetui.core.query.spack_commands import mirror_of
 
 
-def pinned(root: RootPlan, corpus: Corpus) -> str:
-    """`zlib@1.3.1/abcdefghijklmnopqrstuvwxyz234567` for a root a binary serves; else the root as written."""
+def pinned(root: RootPlan, corpus: Corpus, parts: tuple[str, ...] = ()) -> str:
+    """`zlib@1.3.1/abcdefghijklmnopqrstuvwxyz234567` for a root a binary serves; else the root as one string
+    Spack 1.x reads as the parts it was made of (`parts`: a matrix row's)."""
     if root.status not in (CACHED, PARTLY) or root.binary is None or root.package is None:
-        return root.spec
+        return one_string(parts) if parts else root.spec
     version = corpus.value("version", corpus.single["version"][root.binary.index])
     return f"{root.package}@{version}/{root.binary.hash}"
+
+
+def one_string(parts: tuple[str, ...]) -> str:
+    """A matrix row's parts as one spec string that means what the parts mean: Spack constrains the root with
+    each part, but in one string what follows `%gcc` or `^dep` is that node's (`libelf %gcc target=x` gives gcc
+    the target). So the root's own parts come first, then the compilers, then the dependencies."""
+    def rank(part: str) -> int:
+        return 1 if part.startswith("%") else 2 if part.startswith("^") else 0
+    return " ".join(sorted(parts, key=rank))
 
 
 def exported(found: Plan, corpus: Corpus) -> tuple[dict[str, Any], list[str]]:
@@ -43,7 +53,7 @@ def exported(found: Plan, corpus: Corpus) -> tuple[dict[str, Any], list[str]]:
                 unplaced.append(f"{root.spec}: the mirror holding /{root.binary.hash} is not known; add it yourself")
             else:
                 mirrors.setdefault(origin.name, origin.url)
-    specs = [pinned(root, corpus) for root in found.roots]
+    specs = [pinned(root, corpus, parts) for root, parts in zip(found.roots, _parts(found))]
     written = set()
     for key, value in original.items():
         bare = key.removesuffix(":")
@@ -52,7 +62,7 @@ def exported(found: Plan, corpus: Corpus) -> tuple[dict[str, Any], list[str]]:
         elif bare == "mirrors":
             body[key] = mirrors
         elif bare == "include" and found.environment.includes:
-            body[key] = list(found.environment.includes)
+            body[key] = copy.deepcopy(list(found.environment.includes))
         elif bare == "concretizer":
             kept = {k: copy.deepcopy(v) for k, v in value.items() if str(k).removesuffix(":") != "reuse"} \
                 if isinstance(value, dict) else {}
@@ -67,3 +77,9 @@ def exported(found: Plan, corpus: Corpus) -> tuple[dict[str, Any], list[str]]:
     if "concretizer" not in written:
         body["concretizer"] = {"reuse": True}
     return {"spack": body}, unplaced
+
+
+def _parts(found: Plan) -> list[tuple[str, ...]]:
+    """Each root's parts, as the environment's roots list them (the plan keeps one root per environment root)."""
+    roots = found.environment.roots
+    return [root.parts for root in roots] if len(roots) == len(found.roots) else [() for _ in found.roots]

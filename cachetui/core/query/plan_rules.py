@@ -31,6 +31,7 @@ from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, parse_spec
 from cachetui.core.spack.words import echo
 
 HOLDING = (REQUIRE, CONFLICT)  # what a binary must meet; PREFER only ranks
+LANGUAGES = frozenset({"c", "cxx", "fortran"})  # the virtuals a compiler provides
 _NO_COMPILER = ("none", "")
 
 
@@ -140,6 +141,11 @@ class Requirements:
         virtual_values = corpus.vocab["dep_virtuals"].values
         for name, settings in self.environment.packages.items():
             if name == ALL or name in corpus.package_index or name not in self.virtual_names:
+                continue
+            if name in LANGUAGES and any(settings.rules(section) for section in HOLDING):
+                # A compiler is a build dependency (Spack 1.x), and a plan walks only link/run edges.
+                self.note(f"packages:{echo(name)}: its rules are not evaluated: a compiler is a build dependency, "
+                          "and a plan does not walk build dependencies")
                 continue
             ids = np.asarray([i for i, value in enumerate(virtual_values) if name in value.split(",")], dtype=np.int32)
             for section in HOLDING:

@@ -59,6 +59,24 @@ def implies(spec: SpecQuery, other: SpecQuery) -> bool:
     return all(any(_dependency_implies(mine, theirs) for mine in spec.dependencies) for theirs in other.dependencies)
 
 
+def may_be(node: NodeQuery, other: NodeQuery) -> bool:
+    """Whether `node` (an external's spec, which states little) could be `other`: nothing both state disagrees
+    (its name, a version outside `other`'s, a variant set otherwise). What only one of them states never does."""
+    if other.name is not None and node.name is not None and node.name != other.name:
+        return False
+    if other.versions is not None and node.versions is not None and \
+            not versions_within(node.versions, other.versions):
+        return False
+    for variant in other.variants:
+        for stated in (v for v in node.variants if v.name == variant.name):
+            if variant.boolean or stated.boolean:
+                if stated.values != variant.values:
+                    return False
+            elif not set(variant.values) <= set(stated.values):
+                return False
+    return True
+
+
 def _dependency_implies(mine: DependencyQuery, theirs: DependencyQuery) -> bool:
     if theirs.deptypes and set(theirs.deptypes) != set(mine.deptypes):
         return False

@@ -4,9 +4,9 @@ mirrors, and the files it includes.
 - `specs:` and `definitions:` are expanded by `spec_lists`;
 - `packages:` of the spack.yaml and of what it `include:`s (files, or directories holding `packages.yaml` and
   `mirrors.yaml`), merged as Spack merges scopes: the spack.yaml's own first, then each include in order (each
-  above what it includes in turn); lists of rules are joined, the first `buildable` wins, and a key written
-  `name::` replaces what is below it. `require`, `prefer` and `conflict` become Rules (each remembers its file),
-  `buildable: false` with `externals` (or the older `paths`) an external-only package;
+  above what it includes in turn); two lists of rules are joined, anything else (a string, `buildable`)
+  replaces what is below it, and so does a key written `name::`. `require`, `prefer` and `conflict` become
+  Rules (each remembers its file), `buildable: false` with `externals` (or the older `paths`) an external-only package;
 - `mirrors:` are the environment's binary mirrors (a path is read relative to the environment).
 
 What is read but not evaluated (an older preference such as `variants:`, a `toolchains:` section, a condition
@@ -75,7 +75,10 @@ def read_environment(location: str, max_bytes: int, arch: Arch) -> Environment:
     body = next((v for k, v in data.items() if _bare(k) in ("spack", "env")), None) if isinstance(data, dict) else None
     if not isinstance(body, dict):
         raise UnreadableEnvironment(f"{location}: not a Spack environment (no top-level 'spack:' mapping)")
-    return _Reader(path, max_bytes, arch).environment(body)
+    try:
+        return _Reader(path, max_bytes, arch).environment(body)
+    except RecursionError:  # matrices nested hundreds deep: no environment Spack reads, and no stack to spare
+        raise UnreadableEnvironment(f"{location}: nested too deeply to be a Spack environment") from None
 
 
 def _environment_file(location: str) -> str:
@@ -165,7 +168,7 @@ class _Reader:
     notes: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     layers: list[_Layer] = field(default_factory=list)
-    includes: list[str] = field(default_factory=list)
+    includes: list[str | dict[str, Any]] = field(default_factory=list)
     _seen: set[str] = field(default_factory=set)
 
     def note(self, text: str) -> None:
@@ -219,9 +222,11 @@ class _Reader:
                 self.note(f"include: an entry that is not a path; not read ({type(entry).__name__})")
                 continue
             raw = spec["path"]
-            if top:
-                self.includes.append(raw if is_url(raw) or os.path.isabs(raw) or "$" in raw else
-                                     os.path.normpath(os.path.join(here, raw)))
+            if top:  # for an export written elsewhere: the same entry, its path made absolute
+                absolute = raw if is_url(raw) or os.path.isabs(raw) or "$" in raw else \
+                    os.path.normpath(os.path.join(here, raw))
+                self.includes.append(absolute if isinstance(entry, str) else
+                                     {**{str(k): v for k, v in spec.items()}, "path": absolute})
             if not self._included_when(spec):
                 continue
             self._include(raw, here, depth, bool(spec.get("optional", False)))
@@ -307,8 +312,14 @@ class _Reader:
                     bare = _bare(setting)
                     if (name, bare) in closed:
                         continue
-                    merged.setdefault(name, {}).setdefault(bare, []).append((value, layer.file))
-                    if str(setting).endswith(":"):
+                    # As Spack merges scopes (`merge_yaml`): two lists join, the higher first; anything else in a
+                    # higher scope replaces what is below it, and a lower value of another type is dropped.
+                    held = merged.setdefault(name, {}).setdefault(bare, [])
+                    if held and not isinstance(value, list):
+                        closed.add((name, bare))
+                        continue
+                    held.append((value, layer.file))
+                    if str(setting).endswith(":") or not isinstance(value, list):
                         closed.add((name, bare))
                 if str(key).endswith(":"):
                     closed.add((name, ""))
