@@ -10,7 +10,7 @@ Here only the part of that language that names the platform is decided: string l
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from cachetui.core.spack.words import echo
@@ -46,6 +46,18 @@ def evaluate(condition: str, names: Mapping[str, str]) -> bool:
     if parser.at != len(tokens):
         raise NotEvaluated(f"unexpected {echo(tokens[parser.at].text, quoted=True)}")
     return bool(value)
+
+
+def holds(when: object, names: Mapping[str, str], said: Callable[[str], None]) -> bool:
+    """Whether an entry's `when:` holds: none (or true) holds; a condition this evaluator cannot decide is taken to
+    hold, and `said` hears why (the caller says of what, and what follows)."""
+    if when is None or isinstance(when, bool):
+        return when is not False
+    try:
+        return evaluate(str(when), names)
+    except NotEvaluated as exc:
+        said(f"its condition {echo(str(when), quoted=True)} is not evaluated ({exc})")
+        return True
 
 
 def _tokens(text: str) -> list[_Token]:

@@ -44,7 +44,7 @@ from cachetui.core.model.environment import (
     Rule,
 )
 from cachetui.core.spack.arch import Arch
-from cachetui.core.spack.conditions import NotEvaluated, evaluate
+from cachetui.core.spack.conditions import holds
 from cachetui.core.spack.words import echo
 
 ENVIRONMENT_FILES = ("spack.yaml", "spack.yml")
@@ -232,15 +232,8 @@ class _Reader:
             self._include(raw, here, depth, bool(spec.get("optional", False)))
 
     def _included_when(self, spec: dict[Any, Any]) -> bool:
-        when = spec.get("when")
-        if when is None or isinstance(when, bool):
-            return when is not False
-        try:
-            return evaluate(str(when), self.names)
-        except NotEvaluated as exc:
-            self.note(f"include {echo(str(spec['path']), quoted=True)}: its condition {echo(str(when), quoted=True)}"
-                      f" is not evaluated ({exc}); it is read as if it held")
-            return True
+        where = f"include {echo(str(spec['path']), quoted=True)}"
+        return holds(spec.get("when"), self.names, lambda why: self.note(f"{where}: {why}; it is read as if it held"))
 
     def _include(self, raw: str, here: str, depth: int, optional: bool) -> None:
         if "://" in raw and not raw.startswith("file://"):

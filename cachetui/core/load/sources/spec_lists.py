@@ -22,7 +22,7 @@ from typing import Any
 
 from cachetui.core.model.environment import Root
 from cachetui.core.spack.abstract import Incompatible, combined, implies
-from cachetui.core.spack.conditions import NotEvaluated, evaluate
+from cachetui.core.spack.conditions import holds
 from cachetui.core.spack.specquery import SpecQuery, SpecSyntaxError, parse_spec_query
 from cachetui.core.spack.words import echo
 
@@ -72,16 +72,9 @@ class SpecLists:
                 self.definitions[name] = self.definitions.get(name, []) + self._items(value, f"definition {name}")
 
     def _holds(self, entry: dict[Any, Any]) -> bool:
-        when = entry.get("when")
-        if when is None or isinstance(when, bool):
-            return when is not False
         names = ", ".join(echo(str(k)) for k in entry if k != "when")
-        try:
-            return evaluate(str(when), self.names)
-        except NotEvaluated as exc:
-            self.note(f"definition {names}: its condition {echo(str(when), quoted=True)} is not evaluated "
-                      f"({exc}); its specs are planned as if it held")
-            return True
+        return holds(entry.get("when"), self.names,
+                     lambda why: self.note(f"definition {names}: {why}; its specs are planned as if it held"))
 
     def roots(self, raw: Any) -> list[Root]:
         if raw is None:
