@@ -370,3 +370,15 @@ def test_a_rule_under_a_compilers_language_is_said_not_evaluated(capsys: pytest.
     code, rows, err = run(capsys, env, mirror)
     assert rows["zlib"]["status"] == CACHED and code == 0
     assert "packages:c: its rules are not evaluated: a compiler is a build dependency" in err
+
+
+def test_a_bare_hash_root_is_planned_as_the_binary_it_names(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                            mirror: Path) -> None:
+    # Spack reads `/abc1234` as the spec of that binary: here curl 8.4, whose closure the sources hold whole.
+    env = write_env(tmp_path / "env", f"spack:\n  specs: [/{hash_of('curl84')[:7]}, /zzzzzzz]\n")
+    code, rows, _ = run(capsys, env, mirror)
+    found = rows[f"/{hash_of('curl84')[:7]}"]
+    assert found["package"] == "curl" and found["status"] == CACHED and found["binary"]["hash"] == hash_of("curl84")
+    assert rows["/zzzzzzz"]["status"] == BUILD and "no binary of the sources has a hash starting" in \
+        rows["/zzzzzzz"]["note"]
+    assert code == 1

@@ -36,7 +36,7 @@ from cachetui.core.query.masks import facet_mask
 from cachetui.core.query.plan_closure import Closures
 from cachetui.core.query.plan_rules import HOLDING, Requirements
 from cachetui.core.query.resolve import QueryProblem, Scope
-from cachetui.core.query.specmatch import NoDependencyData, dependency_parts, node_parts, runs_on_mask
+from cachetui.core.query.specmatch import NoDependencyData, dependency_parts, hash_matches, node_parts, runs_on_mask
 from cachetui.core.spack.abstract import Incompatible, combined, may_be
 from cachetui.core.spack.arch import Arch
 from cachetui.core.spack.specquery import ARCH_KEYS, NodeQuery, SpecQuery, SpecSyntaxError, parse_spec_query
@@ -195,6 +195,11 @@ class _Planner:
         except Incompatible as exc:
             return self._unread(root, str(exc))
         name = query.root.name
+        if name is None and query.root.hash_prefix:  # `/abc1234`: the spec of the binary with that hash
+            name = self._package_of_hash(query.root.hash_prefix)
+            if name is None:
+                return RootPlan(root.spec, None, BUILD, None, 0, note="no binary of the sources has a hash starting "
+                                f"{echo(query.root.hash_prefix)}, or binaries of several packages do")
         if name is None:
             return self._unread(root, "it names no package")
         settings = self.environment.settings(name)
@@ -223,6 +228,15 @@ class _Planner:
         if settings is not None and not settings.buildable:
             note = f"{name} is not buildable (buildable: false) and has no external: Spack cannot build it"
         return RootPlan(root.spec, name, BUILD, None, 0, why=self._nearest(parts, scope), note=note)
+
+    def _package_of_hash(self, prefix: str | None) -> str | None:
+        """The package of the binaries a bare `/hash` root names (Spack reads `/abc1234` as that spec); None when
+        none or several packages have such a hash."""
+        if not prefix:
+            return None
+        corpus = self.corpus
+        names = {corpus.packages[int(corpus.package_of[i])] for i in hash_matches(corpus, prefix)}
+        return names.pop() if len(names) == 1 else None
 
     def _unread(self, root: Root, why: str) -> RootPlan:
         said = f"root {echo(root.spec, quoted=True)} is not read as Spack 1.x reads it ({why}): planned as to build"
