@@ -70,6 +70,18 @@ def test_an_exclude_states_a_range_a_row_lies_within(tmp_path: Path) -> None:
     assert specs_of(env) == ["zlib@2.0"]
 
 
+def test_an_exclude_states_a_target_range_a_row_lies_within(tmp_path: Path) -> None:
+    env = write_env(tmp_path, """\
+        spack:
+          specs:
+          - matrix:
+            - [zlib]
+            - [target=x86_64_v3, target=zen4, target=aarch64, target=notarget]
+            exclude: ['target=x86_64:']
+        """)
+    assert specs_of(env) == ["zlib target=aarch64", "zlib target=notarget"]  # zen4 and x86_64_v3 are x86_64 or newer
+
+
 def test_definitions_with_references_and_sigils(tmp_path: Path) -> None:
     env = write_env(tmp_path, """\
         spack:

@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from cachetui.core.spack.compilers import canonical_compiler_name
 from cachetui.core.spack.specquery import DependencyQuery, NodeQuery, SpecQuery
+from cachetui.core.spack.targets import UnknownTarget, in_range
 from cachetui.core.spack.versions import ExactVersion, VersionConstraint, VersionRange
 
 
@@ -100,7 +101,8 @@ def _node_implies(node: NodeQuery, other: NodeQuery) -> bool:
         elif not any(set(variant.values) <= set(v.values) and (v.exact or not variant.exact) for v in alike):
             return False
     for arch in other.arch:
-        if not any(a.key == arch.key and set(a.values) <= set(arch.values) for a in node.arch):
+        if not any(a.key == arch.key and all(_arch_within(a.key, value, arch.values) for value in a.values)
+                   for a in node.arch):
             return False
     for compiler in other.compilers:
         name = canonical_compiler_name(compiler.name)
@@ -110,6 +112,23 @@ def _node_implies(node: NodeQuery, other: NodeQuery) -> bool:
                    for c in same):
             return False
     return True
+
+
+def _arch_within(key: str, value: str, allowed: tuple[str, ...]) -> bool:
+    """Whether `value` is one of `allowed`, a target also when it lies in a range of them (`x86_64:` holds zen4)."""
+    if value in allowed:
+        return True
+    if key != "target" or ":" in value:
+        return False
+    for bound in allowed:
+        if ":" in bound:
+            lo, hi = bound.split(":", 1)
+            try:
+                if in_range(value, lo or None, hi or None):
+                    return True
+            except UnknownTarget:
+                continue
+    return False
 
 
 def versions_within(inner: VersionConstraint, outer: VersionConstraint) -> bool:
