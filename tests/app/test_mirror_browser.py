@@ -42,7 +42,8 @@ async def test_a_mirror_opens_with_progress_and_shows_dependencies(
     app = CacheTuiApp([mirror_server.at("develop")], system_clipboard=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
-        assert shown[:1] == ["downloading the develop index"] and "reading the develop index" in shown
+        assert shown[:2] == ["opening the sources", "downloading the develop index"]  # said before the download
+        assert "reading the develop index" in shown
         await open_package(pilot, "dwarf")  # fuzzy
         assert app.browser.spec_query.package == "libdwarf"
         await _select(pilot, LIBDWARF_M1)
