@@ -75,6 +75,11 @@ def display_path(path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
+def problems_said(problems: int, key: str) -> str:
+    """`⚠ 3 problems (p)`: what a load could not read, and the key (as bound) that lists it."""
+    return f"⚠ {counted(problems, 'problem')} ({inert(key)})"
+
+
 def loading_text(done: int, total: int | None, what: str) -> str:
     """`Reading documents 300/5000`, `Downloading the develop index: 12.0 of 170.3 MB`, `Reading the develop index:
     36,000 of 120,000 records` (`Reading the develop index` before its records are counted)."""

@@ -57,7 +57,7 @@ from cachetui.present.browse.coverage_browsing import (
     status_toggled,
 )
 from cachetui.present.details.coverage_detail import UNKNOWN, NodeDetail, node_copy_choices, node_detail
-from cachetui.present.format import counted
+from cachetui.present.format import problems_said
 from cachetui.present.inert import inert
 
 COLOURS = {HIT: "green", REUSABLE: "cyan", DIFFERS: "yellow", ABSENT: "red", EXTERNAL: "blue"}
@@ -314,8 +314,7 @@ class CoverageView(Vertical):
         text = Text.assemble(("coverage  ", "dim"), (state.summary(), "bold"), ("  │  ", "dim"), chosen)
         problems = len(self.corpus.report.problems) if self.corpus is not None else 0
         if problems:
-            key = inert(keys_shown(self.app, "browser.problems"))
-            text.append(f"  │  ⚠ {counted(problems, 'problem')} ({key})", "yellow")
+            text.append(f"  │  {problems_said(problems, keys_shown(self.app, 'browser.problems'))}", "yellow")
         text.append(f"  │  {inert(state.label)}", "dim")
         return text
 

@@ -41,7 +41,7 @@ from cachetui.present.browse.plan_browsing import (
     status_toggled,
 )
 from cachetui.present.details.plan_detail import LABEL, DetailLine, plan_detail, root_copy_choices
-from cachetui.present.format import counted
+from cachetui.present.format import counted, problems_said
 from cachetui.present.inert import inert
 
 PLANNING_SAID = "the plan is worked out once the sources are loaded"
@@ -210,8 +210,7 @@ class PlanView(Vertical):
             text.append(f"  │  for {inert(state.plan.platform())}")
         problems = len(self.corpus.report.problems) if self.corpus is not None else 0
         if problems:
-            key = inert(keys_shown(self.app, "browser.problems"))
-            text.append(f"  │  ⚠ {counted(problems, 'problem')} ({key})", "yellow")
+            text.append(f"  │  {problems_said(problems, keys_shown(self.app, 'browser.problems'))}", "yellow")
         if state.chosen:
             text.append("  │  only " + ", ".join(s for s in STATUSES if s in state.chosen))
         return text

@@ -14,7 +14,7 @@ from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.documents import listings_and_mirrors
 from cachetui.core.query.query import Query
 from cachetui.present.browse.answer import runs_on_text
-from cachetui.present.format import counted
+from cachetui.present.format import counted, problems_said
 from cachetui.present.inert import inert
 
 
@@ -90,7 +90,7 @@ def render_status(status: Status) -> Text:
     if status.busy:
         text.append(" (updating…)", "dim")
     if status.problems:
-        text.append(f"  │  ⚠ {counted(status.problems, 'problem')} ({inert(status.problems_key)})", "yellow")
+        text.append(f"  │  {problems_said(status.problems, status.problems_key)}", "yellow")
     sources = [counted(status.documents, "doc")] if status.documents or not status.mirrors else []
     sources += [counted(status.mirrors, "mirror")] if status.mirrors else []
     text.append("  │  " + " · ".join([*sources, counted(status.specs, "spec"), counted(status.tags, "tag")]), "dim")

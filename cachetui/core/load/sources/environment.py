@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -284,16 +284,19 @@ class _Reader:
 
     # -- packages ---------------------------------------------------------------------------------------------
 
+    def _mappings(self, section: str) -> Iterator[tuple[_Layer, dict[Any, Any]]]:
+        """Each layer's `section`, highest first, where it is a mapping (one that is not is said, and not read)."""
+        for layer in self.layers:
+            value = layer.sections.get(section)
+            if isinstance(value, dict):
+                yield layer, value
+            elif value is not None:
+                self.note(f"{layer.file}: '{section}:' is not a mapping; not read")
+
     def _packages(self) -> dict[str, PackageSettings]:
         merged: dict[str, dict[str, list[tuple[Any, str]]]] = {}
         closed: set[tuple[str, str]] = set()
-        for layer in self.layers:
-            packages = layer.sections.get("packages")
-            if packages is None:
-                continue
-            if not isinstance(packages, dict):
-                self.note(f"{layer.file}: 'packages:' is not a mapping; not read")
-                continue
+        for layer, packages in self._mappings("packages"):
             for key, settings in packages.items():
                 name = _bare(key)
                 if (name, "") in closed:
@@ -390,13 +393,7 @@ class _Reader:
 
     def _mirrors(self, directory: str) -> list[EnvironmentMirror]:
         found: dict[str, EnvironmentMirror] = {}
-        for layer in self.layers:
-            mirrors = layer.sections.get("mirrors")
-            if mirrors is None:
-                continue
-            if not isinstance(mirrors, dict):
-                self.note(f"{layer.file}: 'mirrors:' is not a mapping; not read")
-                continue
+        for layer, mirrors in self._mappings("mirrors"):
             for key, entry in mirrors.items():
                 name = _bare(key)
                 if name in found:
