@@ -312,7 +312,7 @@ def test_finishing_a_corpus_puts_each_of_its_columns_in_the_cache_file_once(inpu
                   for part in ("offsets", "flat", "owner")},
                **{f"deps.{f.name}": getattr(corpus.deps, f.name) for f in fields(DependencyColumns)},
                "size": corpus.size, "package_of": corpus.package_of, "document_of": corpus.document_of,
-               "build_provenance": corpus.build_provenance}
+               "build_provenance": corpus.build_provenance, "pushed": corpus.pushed}
     assert put == {name: [id(column)] for name, column in columns.items()}  # the very arrays the corpus holds
     assert load_corpus(inputs, cache=CorpusCache()).cache_status == "hit"
 

@@ -111,7 +111,7 @@ def to_buffers(snapshot: Snapshot) -> tuple[Iterator[tuple[str, np.ndarray]], Ca
             yield from ((f"multi.{name}.offsets", multi.offsets), (f"multi.{name}.flat", multi.flat),
                         (f"multi.{name}.owner", multi.owner))
         yield from (("package_of", corpus.package_of), ("document_of", corpus.document_of), ("size", corpus.size),
-                    ("build_provenance", corpus.build_provenance))
+                    ("build_provenance", corpus.build_provenance), ("pushed", corpus.pushed))
         yield from ((f"deps.{f.name}", getattr(corpus.deps, f.name)) for f in fields(DependencyColumns))
         yield "package_ranges", np.asarray(corpus.package_ranges, dtype=np.int64).reshape(-1)
         if table is not None:
@@ -248,7 +248,7 @@ def _fields(read: _Reader) -> dict[str, Any]:
                     package_of=read.array("package_of", n, len(packages)),
                     document_of=read.array("document_of", n, len(documents)),
                     size=read.array("size", n), deps=_dependencies(read, n, vocab),
-                    build_provenance=_build_provenance(read, n, vocab))
+                    build_provenance=_build_provenance(read, n, vocab), pushed=_pushed(read, n))
     count = meta["unique_hashes"]
     if not isinstance(count, int) or not 0 <= count <= n or (n and not count):
         raise Damaged("unique_hashes out of bounds")
@@ -285,6 +285,16 @@ def _build_provenance(read: _Reader, n: int, vocab: dict[str, Vocabulary]) -> np
     if len(ids) not in (0, n):
         raise Damaged(f"{BUILD_PROVENANCE} holds {len(ids)} entries, not {n}")
     return ids
+
+
+def _pushed(read: _Reader, n: int) -> np.ndarray:
+    """Per spec, when it was pushed (none at all for a corpus built without the column)."""
+    pushed = read.array("pushed")
+    if len(pushed) not in (0, n):
+        raise Damaged(f"pushed holds {len(pushed)} entries, not {n}")
+    if len(pushed) and int(pushed.min()) < -1:
+        raise Damaged("pushed holds a time before the epoch")
+    return pushed
 
 
 def _stamp_buffers(read: _Reader, name: str, count: int, width: int) -> tuple[np.ndarray, np.ndarray]:

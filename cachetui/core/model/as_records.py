@@ -10,7 +10,7 @@ from cachetui.core.model.corpus import BUILD_PROVENANCE, RAW_VARIANTS, Corpus
 from cachetui.core.model.dependencies import dependency_blocks
 from cachetui.core.model.documents import Document
 from cachetui.core.model.fields import REGISTRY
-from cachetui.core.model.records import DepBlock, ParsedDocument, SpecColumns
+from cachetui.core.model.records import UNKNOWN_PUSHED, DepBlock, ParsedDocument, SpecColumns
 
 
 def documents_as_records(corpus: Corpus, indices: list[int]) -> list[ParsedDocument]:
@@ -42,6 +42,8 @@ def _columns(corpus: Corpus, doc: Document, deps: DepBlock | None) -> SpecColumn
     read = {lists: single(facet) for facet, lists in REGISTRY.read()}
     ids = corpus.build_provenance[doc.start : doc.stop]
     provenance = [corpus.vocab[BUILD_PROVENANCE].values[i] for i in ids.tolist()] if ids.any() else None
+    when = corpus.pushed[doc.start : doc.stop]
+    pushed = when.tolist() if (when != UNKNOWN_PUSHED).any() else None
     return SpecColumns(hashes=list(corpus.hashes[doc.start : doc.stop]), variants=multi(RAW_VARIANTS),
                        stacks=multi("stack"), sizes=corpus.size[doc.start : doc.stop].tolist(), deps=deps,
-                       build_provenance=provenance, **read)
+                       build_provenance=provenance, pushed=pushed, **read)

@@ -23,7 +23,7 @@ from cachetui.core.model.dependencies import DependencyBuilder
 from cachetui.core.model.documents import DOCUMENT_STRINGS, DocumentTable
 from cachetui.core.model.fields import REGISTRY
 from cachetui.core.model.problems import LoadReport, Problem, Severity
-from cachetui.core.model.records import ParsedDocument
+from cachetui.core.model.records import UNKNOWN_PUSHED, ParsedDocument
 from cachetui.core.spack.compilers import compiler_name
 from cachetui.core.spack.tags import sort_tags
 from cachetui.core.spack.variants import text_atoms
@@ -82,6 +82,7 @@ class CorpusBuilder:
         self.hashes: list[str] = []
         self.sizes: list[np.ndarray] = []
         self.build_provenance: list[np.ndarray] = []
+        self.pushed: list[np.ndarray] = []
         self.docs: list[DocRow] = []
         self._pending: list[ParsedDocument] = []  # added, not yet appended to the columns
         self._n_specs = 0
@@ -109,6 +110,8 @@ class CorpusBuilder:
         self.sizes.append(np.asarray(joined("sizes"), dtype=np.int64))
         provenance = list(chain.from_iterable(c.build_provenance_or_unknown() for c in columns))
         self.build_provenance.append(self.vocab[BUILD_PROVENANCE].ids_of(provenance))
+        self.pushed.append(np.fromiter(chain.from_iterable(c.pushed_or_unknown() for c in columns), dtype=np.int64,
+                                       count=sum(map(len, columns))))
         tag_ids = np.fromiter((self.vocab["tag"].intern(doc.tag) for doc in docs), dtype=np.int32, count=len(docs))
         self.single["tag"].append(np.repeat(tag_ids, [len(c) for c in columns]))
         for facet, name in REGISTRY.read():
@@ -177,6 +180,7 @@ class CorpusBuilder:
         self.hashes.extend(part.hashes)
         self.sizes.append(part.sizes)
         self.build_provenance.append(np.zeros(len(part.hashes), dtype=np.int32))  # parts are site documents: none
+        self.pushed.append(np.full(len(part.hashes), UNKNOWN_PUSHED, dtype=np.int64))
         self._n_specs += len(part.hashes)
         self.dependencies.add(None, len(part.hashes))
 
@@ -212,6 +216,7 @@ class CorpusBuilder:
         single = {f: moved(f"single.{f}", self.single[f], np.int32) for f in REGISTRY.single()}
         size = moved("size", self.sizes, np.int64)
         build_provenance = moved("build_provenance", self.build_provenance, np.int32)
+        pushed = moved("pushed", self.pushed, np.int64)
         multi = {}
         for name in _stored():
             multi[name] = column = _permuted_multi(offsets_of(joined(self.lengths[name], np.int64)),
@@ -239,6 +244,7 @@ class CorpusBuilder:
             deps=deps,
             report=report,
             build_provenance=build_provenance,
+            pushed=pushed,
         )
         for facet, derivation in REGISTRY.derived():  # worked out over the corpus built so far
             vocabulary = self.vocab.setdefault(facet, Vocabulary())

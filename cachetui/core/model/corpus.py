@@ -21,7 +21,14 @@ from cachetui.core.model.arrays import IdArray, IndexArray
 from cachetui.core.model.dependency_columns import DependencyColumns
 from cachetui.core.model.documents import Document, generations, mirror_generation
 from cachetui.core.model.problems import LoadReport
-from cachetui.core.model.records import UNKNOWN_SIZE, BinaryStore, Dependency, MirrorOrigin, build_provenance_parts
+from cachetui.core.model.records import (
+    UNKNOWN_PUSHED,
+    UNKNOWN_SIZE,
+    BinaryStore,
+    Dependency,
+    MirrorOrigin,
+    build_provenance_parts,
+)
 from cachetui.core.spack.variants import atom_name
 
 T = TypeVar("T")
@@ -118,6 +125,9 @@ class Corpus:
     report: LoadReport = field(default_factory=LoadReport)
     # Per spec, an id into vocab[BUILD_PROVENANCE]; 0 ("") where the source records none (site documents).
     build_provenance: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    # Per spec, when its storage says it was pushed (seconds since the epoch, UTC); UNKNOWN_PUSHED where it does
+    # not say. Empty for a corpus built without the column: every spec unknown.
+    pushed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
 
     cache_status: str = "off"  # how this corpus was loaded: off, miss, hit, partial
@@ -212,6 +222,13 @@ class Corpus:
         if not len(self.build_provenance):
             return None
         return build_provenance_parts(self.vocab[BUILD_PROVENANCE].values[self.build_provenance[i]])
+
+    def pushed_of(self, i: int) -> int | None:
+        """When spec i was pushed (seconds since the epoch, UTC); None when its storage does not say."""
+        if not len(self.pushed):
+            return None
+        when = int(self.pushed[i])
+        return None if when == UNKNOWN_PUSHED else when
 
     def raw_variants(self, i: int) -> tuple[str, ...]:
         """Spec i's variant strings as its document wrote them."""

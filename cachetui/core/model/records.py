@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from cachetui.core.model.problems import Problem
 
 UNKNOWN_SIZE = -1
+UNKNOWN_PUSHED = -1  # seconds since the epoch (UTC) a binary was pushed: its storage does not say
 
 
 class Dependency(NamedTuple):
@@ -188,6 +189,9 @@ class SpecColumns:
     deps: DepBlock | None = None  # the specs' dependency edges; None: the source records none
     # Per spec, what only its build provenance tells (see `build_provenance_text`); None: the source records none.
     build_provenance: list[str] | None = None
+    # Per spec, when its storage says it was pushed (seconds since the epoch, UTC; UNKNOWN_PUSHED where it does
+    # not say); None: the source records none for any spec.
+    pushed: list[int] | None = None
 
     def __len__(self) -> int:
         return len(self.hashes)
@@ -204,7 +208,8 @@ class SpecColumns:
     def sliced(self, start: int, stop: int, deps: DepBlock | None) -> SpecColumns:
         """Specs start..stop, with the given edges (a run's edges are sliced by its edge offsets)."""
         provenance = None if self.build_provenance is None else self.build_provenance[start:stop]
-        return SpecColumns._of((getattr(self, name)[start:stop] for name in SPEC_COLUMNS), deps, provenance)
+        pushed = None if self.pushed is None else self.pushed[start:stop]
+        return SpecColumns._of((getattr(self, name)[start:stop] for name in SPEC_COLUMNS), deps, provenance, pushed)
 
     def with_rows(self, other: SpecColumns, rows: list[int], deps: DepBlock | None) -> SpecColumns:
         """These specs, then the given rows of `other`, with the given edges."""
@@ -212,25 +217,33 @@ class SpecColumns:
         if self.build_provenance is not None or other.build_provenance is not None:
             theirs = other.build_provenance_or_unknown()
             provenance = self.build_provenance_or_unknown() + [theirs[row] for row in rows]
+        pushed = None
+        if self.pushed is not None or other.pushed is not None:
+            when = other.pushed_or_unknown()
+            pushed = self.pushed_or_unknown() + [when[row] for row in rows]
         return SpecColumns._of((getattr(self, name) + [getattr(other, name)[row] for row in rows]
-                                for name in SPEC_COLUMNS), deps, provenance)
+                                for name in SPEC_COLUMNS), deps, provenance, pushed)
 
     def build_provenance_or_unknown(self) -> list[str]:
         """Each spec's build provenance text; "" (unknown) for every spec of a source that records none."""
         return [""] * len(self) if self.build_provenance is None else self.build_provenance
 
+    def pushed_or_unknown(self) -> list[int]:
+        """Each spec's push time; UNKNOWN_PUSHED for every spec of a source that records none."""
+        return [UNKNOWN_PUSHED] * len(self) if self.pushed is None else self.pushed
+
     @classmethod
     def _of(cls, lists: Iterable[list[Any]], deps: DepBlock | None = None,
-            build_provenance: list[str] | None = None) -> SpecColumns:
+            build_provenance: list[str] | None = None, pushed: list[int] | None = None) -> SpecColumns:
         """Columns from one list per field, in SPEC_COLUMNS order."""
-        columns = cls(deps=deps, build_provenance=build_provenance)
+        columns = cls(deps=deps, build_provenance=build_provenance, pushed=pushed)
         for name, values in zip(SPEC_COLUMNS, lists, strict=True):
             setattr(columns, name, values)
         return columns
 
 
 # RawSpec's fields, a list each
-SPEC_COLUMNS = tuple(f.name for f in fields(SpecColumns) if f.name not in ("deps", "build_provenance"))
+SPEC_COLUMNS = tuple(f.name for f in fields(SpecColumns) if f.name not in ("deps", "build_provenance", "pushed"))
 
 
 # Between the parts of a build provenance text, and between its flags: no package hash, namespace or flag holds them.
