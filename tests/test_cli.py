@@ -60,8 +60,9 @@ def test_query_returns_exactly_the_aarch64_specs_of_mpi4py(capsys: pytest.Captur
     assert code == 0
     assert {r["hash"] for r in rows} == expected and len(rows) == len(expected)
     assert set(rows[0]) == {"package", "tag", "hash", "version", "compiler", "platform", "os", "target",
-                            "variants", "stacks", "size", "installable", "path", "dependencies"}
+                            "variants", "stacks", "size", "installable", "pushed", "path", "dependencies"}
     assert all(r["dependencies"] is None for r in rows)  # site documents record none: unknown, not "none"
+    assert all(r["pushed"] is None for r in rows)  # listing documents never say when a binary was pushed
     assert all(r["installable"] == "unknown" for r in rows)  # so whether they install alone is not known
 
 

@@ -48,7 +48,7 @@ def test_a_registered_field_is_counted_as_a_facet_and_headed_in_the_facet_panel(
     assert counts["hash_start"] == expected(corpus)
     entries = facet_entries(FacetState(counts=counts))
     headings = [entry.title for entry in entries if entry.kind is Kind.HEADING]
-    assert headings[-1] == "Hash starts with"  # its place (10) is after every built-in facet
+    assert headings[-1] == "Hash starts with"  # its place (20) is after every built-in facet
     values = {entry.value: entry.count for entry in entries if entry.kind is Kind.VALUE and entry.facet == "hash_start"}
     assert values == expected(corpus)
 

@@ -33,9 +33,9 @@ def start_of(hash_: str) -> str:
 
 THROWAWAY = Field(
     "hash_start",
-    Facet(DERIVED, "Hash starts with", 10, derive=Derivation((DIGIT, LETTER), hash_start)),
-    Option("digit or letter: how the hash starts", 9),
-    Output("hash_start", 12),
+    Facet(DERIVED, "Hash starts with", 20, derive=Derivation((DIGIT, LETTER), hash_start)),
+    Option("digit or letter: how the hash starts", 20),
+    Output("hash_start", 20),
     Column("hash_start", "hash starts", 11, 6, 11),
     configuration=True,
 )

@@ -22,6 +22,7 @@ from cachetui.cli.options import (
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.fields import REGISTRY
 from cachetui.core.query.filters import MalformedValue, resolve_filters
+from cachetui.core.query.pushed import EXAMPLES, MalformedMoment, PushedWithin, parse_moment
 from cachetui.core.query.query import Filters, Query, RunsOn, said_beside, select
 from cachetui.core.query.resolve import QueryProblem, UnknownValue, resolve_package
 from cachetui.core.spack.specquery import SpecQuery, VariantTerm
@@ -34,7 +35,8 @@ DESCRIPTION = """\
 Print the binaries that match. Filters combine as OR within one option and AND across options;
 each variant name counts as its own option: `--variant +mpi --variant ~cuda` needs both,
 `--variant cuda_arch=80 --variant cuda_arch=90` takes either, and one `--variant cuda_arch=80,90`
-needs both values (as Spack reads it). --spec and --runs-on are ANDed with the rest.
+needs both values (as Spack reads it). --spec, --runs-on, --pushed-since and --pushed-before are
+ANDed with the rest; a binary whose storage does not say when it was pushed matches neither.
 
 A value that names nothing where it is looked for (the --package or the package the spec names,
 else every loaded source) is an error naming the nearest real values (exit 1). Parts that each
@@ -66,6 +68,9 @@ def add_parser(subparsers: Any) -> None:
                         help="a Spack spec query, e.g. 'hdf5@1.14: +mpi target=x86_64_v3 %%gcc@13' or '/abc1234'")
     parser.add_argument("--runs-on", metavar="MACHINE",
                         help="binaries that run on 'host' (this machine) or on a microarchitecture, e.g. zen3")
+    parser.add_argument("--pushed-since", metavar="DATE",
+                        help=f"binaries pushed at or after DATE: {EXAMPLES}")
+    parser.add_argument("--pushed-before", metavar="DATE", help="binaries pushed before DATE (as --pushed-since)")
     parser.add_argument("--format", choices=FORMATS, default="table")
     add_inputs(parser)
     parser.set_defaults(run=run)
@@ -117,6 +122,18 @@ def _runs_on(text: str | None) -> RunsOn | None:
     return RunsOn(text)
 
 
+def pushed_option(args: argparse.Namespace) -> PushedWithin | None:
+    """`--pushed-since` and `--pushed-before`, read before anything loads: a bad DATE is a usage error."""
+    def moment(flag: str, text: str | None) -> int | None:
+        try:
+            return None if text is None else parse_moment(text)
+        except MalformedMoment as exc:
+            fail_usage(f"{flag}: {exc}")
+
+    since, before = moment("--pushed-since", args.pushed_since), moment("--pushed-before", args.pushed_before)
+    return None if since is None and before is None else PushedWithin(since, before)
+
+
 def run(args: argparse.Namespace) -> int:
     # A malformed query, nothing loaded, `--stack root`: said on stderr, exit 2, and still `[]` or the CSV header.
     return answered(lambda: _answer(args), lambda: write_no_answer(sys.stdout, args.format))
@@ -124,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _answer(args: argparse.Namespace) -> int:
     spec = spec_option(args.spec)  # syntax first: a malformed query is a usage error whatever the corpus
+    pushed = pushed_option(args)
     corpus = load_or_exit(args)
     try:
         packages = _packages(corpus, args.package)
@@ -131,7 +149,7 @@ def _answer(args: argparse.Namespace) -> int:
         runs_on = _runs_on(args.runs_on)
         spec = _with_variant_options(spec, args.variant)
         scopes: list[str | None] = [*packages] or [None]
-        selections = [select(corpus, Query(p, Filters(filters), spec, runs_on)) for p in scopes]
+        selections = [select(corpus, Query(p, Filters(filters), spec, runs_on, pushed)) for p in scopes]
     except QueryProblem as exc:
         write_no_answer(sys.stdout, args.format)
         report_load_errors(corpus)

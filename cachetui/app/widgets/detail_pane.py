@@ -48,6 +48,7 @@ class SpecDetail:
     more_used_by: int = 0
     missing: tuple[TreeLine, ...] = ()  # link/run records no loaded source holds: Spack would build them
     provenance: PaneProvenance | None = None  # a mirror's binary: its signature and download, as far as fetched
+    pushed: str = ""  # when it was pushed, as said (present/details/pushed.py); "": no loaded source says it of any
 
 
 Line = tuple[Text, int | None]  # the text, and the spec Enter jumps to
@@ -81,6 +82,7 @@ def _about(detail: SpecDetail) -> list[Line]:
         _row("tags", ", ".join(detail.tags)),
         _row("stacks", ", ".join(named_stacks(spec.stacks)) or "-"),
         _row("size", human_size(spec.size)),
+        *([_row("pushed", detail.pushed)] if detail.pushed else []),
         _row("source", display_path(spec.path), "dim"),
     ]
 

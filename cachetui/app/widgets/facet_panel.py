@@ -30,8 +30,6 @@ FACET_TITLES = RegistryLookup(REGISTRY.facet_titles)  # declared with each field
 MAX_VALUES = 40  # per facet; the rest is one "… N more" row (Enter shows them), chosen values always show
 # Every spec of a tag is in its `root` stack: the whole tag, which as a facet value narrows nothing.
 _HIDDEN_VALUES = {"stack": WHOLE_TAG_LABELS}
-# Site documents record no dependencies: a facet that can only say "unknown" says nothing.
-_ONLY_WHEN_KNOWN = frozenset({"installable"})
 
 
 class Kind(Enum):
@@ -133,7 +131,7 @@ def facet_entries(state: FacetState) -> list[Entry]:
         chosen = state.selected.get(facet, frozenset())
         hidden = _HIDDEN_VALUES.get(facet, frozenset()) - chosen
         values = [v for v in _ordered(facet, counts) if v not in hidden and needle in v.lower()]
-        if not values or (facet in _ONLY_WHEN_KNOWN and set(values) <= {"unknown"} and not chosen):
+        if not values or (set(values) <= {_quiet(facet)} and not chosen):  # "unknown" for every spec says nothing
             continue
         entries.append(Entry(Kind.HEADING, facet, title=FACET_TITLES[facet]))
         if needle or facet in state.expanded:
@@ -144,6 +142,12 @@ def facet_entries(state: FacetState) -> list[Entry]:
         if len(values) > len(shown):
             entries.append(Entry(Kind.MORE, facet, count=len(values) - len(shown), title=state.choose_keys))
     return entries
+
+
+def _quiet(facet: str) -> str | None:
+    """The value that, held by every spec, says nothing (`Facet.quiet`); None when every value says something."""
+    declared = REGISTRY.named[facet].facet
+    return declared.quiet if declared is not None and declared.quiet else None
 
 
 def _ordered(facet: str, counts: Mapping[str, int]) -> list[str]:

@@ -7,6 +7,7 @@ from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.dependencies import RUNTIME, WITH_BUILD, dependency_tree, used_by
 from cachetui.core.model.installable import NO
 from cachetui.core.spack.hashes import hash_reference
+from cachetui.present.details.pushed import pushed_said
 
 MAX_USED_BY = 200  # a common library is used by thousands; the first ones show, the count says the rest
 
@@ -14,8 +15,9 @@ MAX_USED_BY = 200  # a common library is used by thousands; the first ones show,
 def spec_detail(corpus: Corpus, index: int, with_build: bool) -> SpecDetail:
     spec = corpus.spec(index)
     document = corpus.documents[corpus.document_of[index]]
+    pushed = pushed_said(corpus, index)
     if not document.from_mirror:
-        return SpecDetail(spec, tuple(corpus.tags_of_hash(spec.hash)))
+        return SpecDetail(spec, tuple(corpus.tags_of_hash(spec.hash)), pushed=pushed)
     deptypes = WITH_BUILD if with_build else RUNTIME
     users = used_by(corpus, spec.hash, deptypes)
     shown = tuple(UsedBy(user, _label(corpus, user), types) for user, types in users[:MAX_USED_BY])
@@ -23,7 +25,7 @@ def spec_detail(corpus: Corpus, index: int, with_build: bool) -> SpecDetail:
     runtime = tree if not with_build else dependency_tree(corpus, index, RUNTIME)
     missing = tuple(line for line in runtime if line.spec is None and not line.external and not line.repeated)
     return SpecDetail(spec, tuple(corpus.tags_of_hash(spec.hash)), True, with_build, tree, shown,
-                      max(0, len(users) - MAX_USED_BY), missing if spec.installable == NO else ())
+                      max(0, len(users) - MAX_USED_BY), missing if spec.installable == NO else (), pushed=pushed)
 
 
 def _label(corpus: Corpus, index: int) -> str:

@@ -111,7 +111,8 @@ def to_buffers(snapshot: Snapshot) -> tuple[Iterator[tuple[str, np.ndarray]], Ca
             yield from ((f"multi.{name}.offsets", multi.offsets), (f"multi.{name}.flat", multi.flat),
                         (f"multi.{name}.owner", multi.owner))
         yield from (("package_of", corpus.package_of), ("document_of", corpus.document_of), ("size", corpus.size),
-                    ("build_provenance", corpus.build_provenance), ("pushed", corpus.pushed))
+                    ("build_provenance", corpus.build_provenance))
+        yield "pushed", corpus.pushed  # the moments; the Pushed facet's ids, worked out at each load, are single.pushed
         yield from ((f"deps.{f.name}", getattr(corpus.deps, f.name)) for f in fields(DependencyColumns))
         yield "package_ranges", np.asarray(corpus.package_ranges, dtype=np.int64).reshape(-1)
         if table is not None:

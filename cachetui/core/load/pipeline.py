@@ -44,6 +44,7 @@ from cachetui.core.load.sources.mirror import Net
 from cachetui.core.load.sources.no_cyclic_gc import no_cyclic_gc
 from cachetui.core.load.sources.spack_config import SpackMirrors, configured_groups
 from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.freshness import at_load
 from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity, UnusableInput
 from cachetui.core.model.records import BinaryStore, MirrorOrigin
 
@@ -228,11 +229,12 @@ class _Load:
 
 
 def _finished(corpus: Corpus, status: str, groups: list[Located]) -> Corpus:
-    """The corpus with what this load says of it: its cache status, and where each mirror's documents came from."""
+    """The corpus with what this load says of it: its cache status, where each mirror's documents came from, and
+    the facets of the moment of the load (a warm cache's would be of the load that wrote it)."""
     corpus.cache_status = status
     corpus.origins, corpus.offline = _origins(groups), _offline(groups)
     corpus.stores = binary_stores(groups)
-    return corpus
+    return at_load(corpus)
 
 
 def _origins(groups: list[Located]) -> dict[str, MirrorOrigin]:

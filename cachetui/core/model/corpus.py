@@ -8,6 +8,7 @@ then tag, then document order, so one package's specs are one contiguous slice.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -128,6 +129,11 @@ class Corpus:
     # Per spec, when its storage says it was pushed (seconds since the epoch, UTC); UNKNOWN_PUSHED where it does
     # not say. Empty for a corpus built without the column: every spec unknown.
     pushed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    # Per spec, whether it is new since the user last looked; empty: nothing is new. Set by each load, never cached.
+    new: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool), repr=False, compare=False)
+    # When this corpus was loaded (seconds since the epoch, UTC): what "pushed in the last day" is counted from, so
+    # the CLI and the browser of one load agree. Set by each load, warm or cold (its construction time until then).
+    loaded_at: int = field(default_factory=lambda: int(time.time()), repr=False, compare=False)
     memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
 
     cache_status: str = "off"  # how this corpus was loaded: off, miss, hit, partial

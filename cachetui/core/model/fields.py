@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import numpy as np
 
+from cachetui.core.model.freshness import PUSHED_VALUES, SEEN, SINCE_VALUES, pushed_column, since_column
+from cachetui.core.model.freshness import UNKNOWN as UNKNOWN_PUSHED
+from cachetui.core.model.installable import UNKNOWN as UNKNOWN_INSTALLABLE
 from cachetui.core.model.installable import VALUES as INSTALLABLE_VALUES
 from cachetui.core.model.installable import YES, installable_column
 from cachetui.core.model.records import SpecColumns
@@ -37,6 +40,7 @@ BY_VALUES = "values"  # the facet's values in reading order (versions the Spack 
 BY_PACKAGE, BY_HASH, BY_SIZE = "package", "hash", "size"
 BY_VARIANTS = "variants"  # alike configurations side by side
 BY_COUNT = "count"  # how many values a spec has
+BY_PUSHED = "pushed"  # when it was pushed: oldest or newest first, unknown last either way
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,12 @@ class Facet:
     # Its values are releases with an order of their own, read newest first (versions the Spack way, tags in
     # site order): the panel lists them so rather than by count, and the table sorts by that order.
     dated: bool = False
+    # DERIVED from the moment of the load or what the user has seen, not from documents alone: worked out again at
+    # every load, warm or cold (cachetui.core.model.freshness.at_load), never taken from the warm cache as it was.
+    each_load: bool = False
+    # The value that, when every spec has it, says nothing about any (`unknown` where no source records it): the
+    # facet panel leaves the facet out then.
+    quiet: str = ""
 
 
 @dataclass(frozen=True)
@@ -90,6 +100,7 @@ class Column:
     flexible: bool = False  # cut short (down to min_width, cells marked …) rather than dropped when space is short
     middle: bool = False  # cut in the middle, not at the end: names of one family differ at their end
     opaque: bool = False  # tells every row apart and says nothing about any (a hash): never what tells rows apart
+    hidden: bool = False  # hidden until the user shows it (`v`, the `hidden_columns` setting)
 
 
 @dataclass(frozen=True)
@@ -148,12 +159,23 @@ BUILTIN = (
     Field("stack", Facet(MULTI, "Stack", 7),
           Option("a stack of an index of indexes, e.g. e4s (root is the whole tag, not a stack)", 6),
           Output("stacks", 9), Column("stacks", "stacks", 9, 8, 28), Spelling("stacks={}", 6), BY_COUNT),
-    Field("variant", Facet(MULTI, "Variant", 9),
+    Field("variant", Facet(MULTI, "Variant", 11),
           Option("+mpi, ~cuda, cuda_arch=80 (has 80), cuda_arch=80,90 (has both)", 7),
-          Output("variants", 8), Column("variants", "variants", 10, 10, 60, flexible=True), sort=BY_VARIANTS),
+          Output("variants", 8),  # "differs" and the common line above say them without repeats
+          Column("variants", "variants", 10, 10, 60, flexible=True, hidden=True), sort=BY_VARIANTS),
     Field("size", output=Output("size", 10), column=Column("size", "size", 7, 8, 9), sort=BY_SIZE),
+    # When its storage says it was pushed: a moment in outputs, the column and the details; the facet says how long
+    # before the load (last day, week, month, older), so it is worked out at each load. Hidden at first: most
+    # sources do not say.
+    Field("pushed", Facet(DERIVED, "Pushed", 9, derive=Derivation(PUSHED_VALUES, pushed_column), dated=True,
+                          each_load=True, quiet=UNKNOWN_PUSHED),
+          output=Output("pushed", 12), column=Column("pushed", "pushed", 7, 16, 16, hidden=True), sort=BY_PUSHED),
+    # New since the user last looked (`Corpus.new`, kept by each load): nothing to say when nothing is new.
+    Field("since", Facet(DERIVED, "Since your last look", 10, derive=Derivation(SINCE_VALUES, since_column),
+                         dated=True, each_load=True, quiet=SEEN)),
     Field("installable", Facet(DERIVED, "Installable from the cache", 8,
-                               derive=Derivation(INSTALLABLE_VALUES, installable_column)),
+                               derive=Derivation(INSTALLABLE_VALUES, installable_column),
+                               quiet=UNKNOWN_INSTALLABLE),  # site documents record no dependencies
           Option("yes (the default): its link/run dependencies, at any depth, are all held by the loaded "
                  "sources, so `spack install --use-buildcache only` can fetch it; no; unknown (site documents)", 8,
                  const=YES, choices=INSTALLABLE_VALUES),
@@ -299,6 +321,8 @@ def _check(field: Field) -> None:
         raise ValueError(f"field {field.name!r} reads {facet.read!r}, which SpecColumns does not have")
     if (facet.kind == DERIVED) != (facet.derive is not None):
         raise ValueError(f"field {field.name!r}: a derived facet, and only it, says how it is worked out")
+    if facet.each_load and facet.kind != DERIVED:
+        raise ValueError(f"field {field.name!r}: only a derived facet is worked out again at each load")
 
 
 for _declared in BUILTIN:

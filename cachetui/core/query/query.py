@@ -15,6 +15,7 @@ import numpy as np
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.fields import REGISTRY
 from cachetui.core.query.masks import facet_mask
+from cachetui.core.query.pushed import PushedWithin
 from cachetui.core.query.resolve import QueryProblem, UnknownValue
 from cachetui.core.query.specmatch import dependency_parts, root_parts, runs_on_mask
 from cachetui.core.query.unrecorded import unknown_dependencies
@@ -62,17 +63,19 @@ class RunsOn:
 
 @dataclass(frozen=True, slots=True)
 class Query:
-    """What a user asked for: a package (None = all), facet filters, a spec query, a machine to run on.
+    """What a user asked for: a package (None = all), facet filters, a spec query, a machine to run on, when the
+    binaries were pushed.
 
     Filters are OR within a facet and AND across facets; the variant facet is one facet per
-    variant name (`cuda_arch=80` or `cuda_arch=90`, and `+mpi`, and `~cuda`). The spec query
-    and "runs on" are ANDed with everything (see cachetui.core.query.specmatch).
+    variant name (`cuda_arch=80` or `cuda_arch=90`, and `+mpi`, and `~cuda`). The spec query,
+    "runs on" and the push bounds are ANDed with everything (see cachetui.core.query.specmatch, .pushed).
     """
 
     package: str | None = None
     filters: Filters = field(default_factory=Filters)
     spec: SpecQuery | None = None
     runs_on: RunsOn | None = None
+    pushed: PushedWithin | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.filters, Filters):
@@ -207,6 +210,9 @@ def select(corpus: Corpus, query: Query, within: np.ndarray | None = None,
         for i, (label, part) in enumerate(root_parts(corpus, scope, query.spec, query.package)):
             masks[f"spec:{i}"], labels[f"spec:{i}"] = part, label
     after: dict[str, np.ndarray] = {}  # read after the spec query's `^` parts, worked out before them
+    if query.pushed is not None:  # never a facet's key: the Pushed facet's counts are still narrowed by them
+        for key, label, part in query.pushed.parts(corpus, scope):
+            after[key], labels[key] = part, label
     if query.runs_on is not None:
         after["runs-on"] = runs_on_mask(corpus, scope, query.runs_on.machine, query.runs_on.platform)
         labels["runs-on"] = str(query.runs_on)
@@ -321,9 +327,14 @@ def _named_counts(corpus: Corpus, facet: str, counts: np.ndarray, chosen: frozen
 
 
 def sort_values(facet: str, values: list[str]) -> list[str]:
-    """Facet values in reading order: versions newest first, tags in site order, others A-Z."""
+    """Facet values in reading order: versions newest first, tags in site order, a derived facet's values as it
+    declares them (`last day` before `older`), others A-Z."""
     if facet == "version":
         return sorted(values, key=version_key, reverse=True)
     if facet == "tag":
         return sort_tags(values)
+    derivation = dict(REGISTRY.derived()).get(facet)
+    if derivation is not None:
+        declared = {value: i for i, value in enumerate(derivation.values)}
+        return sorted(values, key=lambda v: (declared.get(v, len(declared)), v))
     return sorted(values, key=lambda v: (v.lower(), v))

@@ -9,12 +9,14 @@ from cachetui.core.model.fields import (
     BY_COUNT,
     BY_HASH,
     BY_PACKAGE,
+    BY_PUSHED,
     BY_SIZE,
     BY_VALUES,
     BY_VARIANTS,
     REGISTRY,
     RegistryView,
 )
+from cachetui.core.model.records import UNKNOWN_PUSHED
 from cachetui.core.query.query import sort_values
 
 SORT_COLUMNS = RegistryView(lambda: tuple(dict(REGISTRY.sorts())))  # the table's sortable columns (not "change")
@@ -47,6 +49,8 @@ def sort_key(corpus: Corpus, indices: np.ndarray, column: str) -> np.ndarray:
         return _ranks(corpus, name)[corpus.single[name][indices]]
     if by == BY_SIZE:
         return corpus.size[indices]
+    if by == BY_PUSHED:
+        return _pushed_key(corpus, indices)
     if by == BY_PACKAGE:
         return corpus.package_of[indices]
     if by == BY_HASH:
@@ -57,6 +61,16 @@ def sort_key(corpus: Corpus, indices: np.ndarray, column: str) -> np.ndarray:
         col = corpus.multi[name]
         return (col.offsets[indices + 1] - col.offsets[indices]).astype(np.int64)
     raise ValueError(f"no way to sort by {by!r}")
+
+
+def _pushed_key(corpus: Corpus, indices: np.ndarray) -> np.ndarray:
+    """Seconds since the epoch, NaN where unknown: numpy sorts NaN last, and -NaN too, so a binary whose storage
+    does not say when it was pushed comes after every known one, oldest or newest first."""
+    if not len(corpus.pushed):
+        return np.full(len(indices), np.nan)
+    when = corpus.pushed[indices].astype(np.float64)  # exact: seconds stay far below 2**53
+    when[corpus.pushed[indices] == UNKNOWN_PUSHED] = np.nan
+    return when
 
 
 def sort_specs(corpus: Corpus, indices: np.ndarray, column: str, *, descending: bool = False) -> np.ndarray:

@@ -9,6 +9,7 @@ import numpy as np
 
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.fields import DERIVED, REGISTRY, SINGLE, RegistryLookup, RegistryView
+from cachetui.core.model.freshness import minute_utc
 from cachetui.core.model.installable import NO, UNKNOWN, YES
 from cachetui.core.query.common import Common
 from cachetui.core.query.diff import Comparison
@@ -58,6 +59,12 @@ def some_not_installable(rows: SpecRows) -> bool:
     return bool((rows.corpus.single["installable"][rows.indices] == no).any())
 
 
+def pushed_cell(when: int | None) -> str:
+    """When a binary was pushed, to the minute in UTC (`2026-11-20 14:03`); `-` when its storage does not say, as
+    an unknown size."""
+    return human_size(None) if when is None else minute_utc(when)
+
+
 def cell_getters(rows: SpecRows) -> dict[str, Getter]:
     """Each column's cell text for a spec, but the differs column's (that depends on the layout)."""
     corpus = rows.corpus
@@ -78,6 +85,7 @@ def cell_getters(rows: SpecRows) -> dict[str, Getter]:
         "stacks": lambda i: ",".join(stack_values[v] for v in stacks.of(i) if not is_whole_tag(stack_values[v])),
         "variants": lambda i: condensed_variants(corpus.raw_variants(i)),
         "size": lambda i: human_size(int(corpus.size[i]) if corpus.size[i] >= 0 else None),
+        "pushed": lambda i: pushed_cell(corpus.pushed_of(i)),  # the facet's column would say "last day"
     }
 
 

@@ -18,7 +18,8 @@ GAP = 1  # cells between two columns
 COLUMNS: Sequence[Column] = RegistryView(REGISTRY.columns)
 COLUMN = RegistryLookup(REGISTRY.column_keys)
 
-HIDDEN_AT_FIRST = frozenset({"variants"})  # "differs" and the common line above say it without repeats
+# Hidden until the user shows them (`v`): each column says so itself (`Column.hidden`).
+HIDDEN_AT_FIRST = frozenset(REGISTRY.columns_marked("hidden"))
 
 
 @dataclass(frozen=True)

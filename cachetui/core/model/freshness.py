@@ -1,0 +1,102 @@
+"""When each binary was pushed, and what is new since the user last looked: facets of the moment of the load.
+
+Both facets are relative to the load (`Corpus.loaded_at`, `Corpus.new`), not to the documents alone: a warm
+start's cached column would say yesterday's "last day". So they are worked out again at every load, warm or
+cold (`at_load`, which the load pipeline calls as it finishes), and the CLI and the browser of one load agree.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from cachetui.core.model.records import UNKNOWN_PUSHED
+
+if TYPE_CHECKING:  # only named: the registry (fields.py) that names these columns loads no corpus
+    from cachetui.core.model.corpus import Corpus
+
+DAY = 24 * 60 * 60
+LAST_DAY, LAST_WEEK, LAST_MONTH, OLDER, UNKNOWN = "last day", "last week", "last month", "older", "unknown"
+PUSHED_VALUES = (LAST_DAY, LAST_WEEK, LAST_MONTH, OLDER, UNKNOWN)  # vocabulary order: the column's ids
+# The end of each window, in days before the load; a spec falls in the first that holds it.
+_WINDOWS = ((LAST_DAY, 1), (LAST_WEEK, 7), (LAST_MONTH, 30))
+
+NEW, SEEN = "new", "seen before"
+SINCE_VALUES = (NEW, SEEN)
+
+
+def pushed_column(corpus: Corpus) -> np.ndarray:
+    """Per spec, the id in PUSHED_VALUES of how long before `corpus.loaded_at` it was pushed.
+
+    A push after the load (a clock ahead of ours) counts as the last day: it is as new as anything can be.
+    """
+    column = np.full(corpus.n_specs, PUSHED_VALUES.index(UNKNOWN), dtype=np.int32)
+    if not len(corpus.pushed):
+        return column
+    known = corpus.pushed != UNKNOWN_PUSHED
+    age = corpus.loaded_at - corpus.pushed
+    column[known] = PUSHED_VALUES.index(OLDER)
+    for value, days in reversed(_WINDOWS):  # the narrowest window last: it wins
+        column[known & (age <= days * DAY)] = PUSHED_VALUES.index(value)
+    return column
+
+
+def since_column(corpus: Corpus) -> np.ndarray:
+    """Per spec, the id in SINCE_VALUES of whether it is new since the user last looked (`corpus.new`)."""
+    column = np.full(corpus.n_specs, SINCE_VALUES.index(SEEN), dtype=np.int32)
+    if len(corpus.new):
+        column[np.asarray(corpus.new, dtype=bool)] = SINCE_VALUES.index(NEW)
+    return column
+
+
+def clock() -> int:
+    """Now, in seconds since the epoch: a load's moment (a test replaces it to load "later")."""
+    return int(time.time())
+
+
+def at_load(corpus: Corpus, now: int | None = None) -> Corpus:
+    """The corpus as of its load at `now` (else the clock): `loaded_at` set, and every facet declared to be worked
+    out at each load (`Facet.each_load`) worked out again. A column that comes out the same is kept: a cold load's
+    is the very array its cache file holds, and a warm one's is mapped, never copied for nothing."""
+    from cachetui.core.model.corpus import Vocabulary
+    from cachetui.core.model.fields import REGISTRY
+
+    corpus.loaded_at = clock() if now is None else now
+    derivations = dict(REGISTRY.derived())
+    for facet in REGISTRY.facets_marked("each_load"):
+        derivation = derivations[facet]
+        vocabulary = corpus.vocab.get(facet)
+        if vocabulary is None or list(vocabulary.values[: len(derivation.values)]) != list(derivation.values):
+            vocabulary = corpus.vocab[facet] = Vocabulary()  # a facet declared after the cache file was written
+            for value in derivation.values:
+                vocabulary.intern(value)
+        column = derivation.column(corpus)
+        held = corpus.single.get(facet)
+        if held is None or not np.array_equal(held, column):
+            corpus.single[facet] = column
+    return corpus
+
+
+def iso_utc(when: int | None) -> str | None:
+    """`2026-11-20T14:03:00Z`, as JSON and CSV say a moment; None when unknown."""
+    moment = _utc(when)
+    return None if moment is None else moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def minute_utc(when: int) -> str:
+    """`2026-11-20 14:03`, in UTC: what a table cell and the details say of a moment (`-` past year 9999)."""
+    moment = _utc(when)
+    return "-" if moment is None else moment.strftime("%Y-%m-%d %H:%M")
+
+
+def _utc(when: int | None) -> datetime | None:
+    """The moment in UTC; None when unknown, or beyond what a date can say (storage is others' data)."""
+    if when is None:
+        return None
+    try:
+        return datetime.fromtimestamp(when, timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        return None
