@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/plan_bench.py
 	$(BIN)/python benchmarks/first_line.py
 	$(BIN)/python benchmarks/settings_bench.py
+	$(BIN)/python benchmarks/push_dates_bench.py
 
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py

@@ -12,7 +12,12 @@ cache, like the fixture's gcc), a link edge to `gcc-runtime`, and 1-12 link/run/
 to other packages built for the same target. The blob and its manifest are written as
 `blobs/sha256/<cc>/<checksum>` and `v3/manifests/index/index.manifest.json`.
 
-    python benchmarks/generate_mirror.py OUT_DIR [--records 120000] [--seed 0] [--unheld 0.3]
+With `--spec-manifests`, every binary in the build cache also gets its spec manifest where Spack
+puts it (`v3/manifests/spec/<name>/<name>-<version>-<hash>.spec.manifest.json`: a small unsigned
+manifest, its blobs not written), its modification time set to `pushed_at(hash, seed)`, spread
+over the 90 days before PUSHED_UNTIL: what a push-date walk reads.
+
+    python benchmarks/generate_mirror.py OUT_DIR [--records 120000] [--seed 0] [--unheld 0.3] [--spec-manifests]
 
 Deterministic for a seed; standard library only.
 """
@@ -23,6 +28,7 @@ import argparse
 import base64
 import hashlib
 import json
+import os
 import random
 import sys
 import time
@@ -42,6 +48,8 @@ VARIANT_NAMES = "mpi shared static pic openmp cuda rocm fortran cxx threadsafe h
 VALUED = {"build_type": ["Release", "RelWithDebInfo"], "build_system": ["cmake", "autotools", "generic"],
           "cxxstd": ["17", "20"], "libs": [["shared"], ["shared", "static"]], "cuda_arch": [["80"], ["80", "90"]]}
 FLAGS = ("cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs")
+PUSHED_UNTIL = 1_795_737_600  # 2026-11-27T00:00:00Z: fixed, so the times are the same for a seed whenever generated
+PUSHED_OVER = 90 * 86_400  # the spread of push times before PUSHED_UNTIL
 
 
 def _hash(rng: random.Random) -> str:
@@ -78,7 +86,8 @@ def _node(name: str, version: str, target: str, hash_: str, dependencies: list[d
     return node
 
 
-def generate(out_dir: Path, records: int = 120_000, seed: int = 0, unheld: float = 0.0) -> dict[str, int]:
+def generate(out_dir: Path, records: int = 120_000, seed: int = 0, unheld: float = 0.0,
+             spec_manifests: bool = False) -> dict[str, int]:
     """`unheld`: the share of records the index holds without their binary (`in_buildcache: false`), as
     public indexes hold build-only dependencies that were never pushed; binaries reach them and beyond."""
     rng = random.Random(seed)
@@ -123,7 +132,41 @@ def generate(out_dir: Path, records: int = 120_000, seed: int = 0, unheld: float
                            "in_buildcache": rng.random() >= unheld}
         built[target].append((name, hash_))
     index = json.dumps({"database": {"version": "8", "installs": installs}}, separators=(",", ":")).encode()
-    return _write_v3(out_dir, index) | {"records": len(installs)}
+    counts = _write_v3(out_dir, index) | {"records": len(installs)}
+    if spec_manifests:
+        counts["manifests"] = write_spec_manifests(out_dir, installs, seed)
+    return counts
+
+
+def pushed_at(hash_: str, seed: int = 0) -> int:
+    """When the binary `hash_` was pushed (its spec manifest's mtime), seconds since the epoch: a function of the
+    hash and the seed alone, so a benchmark or a test can check every date without keeping a list."""
+    digest = hashlib.sha256(f"{seed}:{hash_}".encode()).digest()
+    return PUSHED_UNTIL - int.from_bytes(digest[:8], "big") % PUSHED_OVER
+
+
+def write_spec_manifests(root: Path, installs: dict[str, dict], seed: int = 0) -> int:
+    """A spec manifest per binary in the build cache, dated `pushed_at`; how many were written."""
+    written = 0
+    made: set[Path] = set()
+    for hash_, record in installs.items():
+        if not record["in_buildcache"]:
+            continue
+        node = record["spec"]
+        name = node["name"]
+        directory = root / "v3" / "manifests" / "spec" / name
+        if directory not in made:
+            directory.mkdir(parents=True, exist_ok=True)
+            made.add(directory)
+        path = directory / f"{name}-{node['version']}-{hash_}.spec.manifest.json"
+        checksum = hashlib.sha256(hash_.encode()).hexdigest()  # stands in: the blobs are not written
+        entry = {"contentLength": 1, "mediaType": "application/vnd.spack.spec.v5+json", "compression": "gzip",
+                 "checksumAlgorithm": "sha256", "checksum": checksum}
+        path.write_text(json.dumps({"version": 3, "data": [entry]}, indent=0, separators=(",", ":")))
+        when = pushed_at(hash_, seed)
+        os.utime(path, (when, when))
+        written += 1
+    return written
 
 
 def _write_v3(root: Path, index: bytes) -> dict[str, int]:
@@ -148,10 +191,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--unheld", type=float, default=0.0, metavar="SHARE",
                         help="share of records held without their binary (in_buildcache: false)")
+    parser.add_argument("--spec-manifests", action="store_true",
+                        help="also write each binary's spec manifest, dated (see pushed_at)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    counts = generate(args.out_dir, args.records, args.seed, args.unheld)
-    print(f"mirror: {counts['records']:,} records, {counts['bytes'] / 1e6:.1f} MB index "
+    counts = generate(args.out_dir, args.records, args.seed, args.unheld, args.spec_manifests)
+    manifests = f", {counts['manifests']:,} spec manifests" if "manifests" in counts else ""
+    print(f"mirror: {counts['records']:,} records, {counts['bytes'] / 1e6:.1f} MB index{manifests} "
           f"in {time.perf_counter() - started:.1f}s -> {args.out_dir}")
     return 0
 

@@ -9,13 +9,15 @@ the mirror now, not of the index that was cached.
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cachetui.core.load.provenance.keys import published_keys
 from cachetui.core.load.provenance.records import Binary, Reading, read_record
-from cachetui.core.load.provenance.signature import Keyring, Signature
+from cachetui.core.load.provenance.signature import Keyring, Signature, iso
+from cachetui.core.load.sources.record_walk import dated
 from cachetui.core.load.sources.transport import DEFAULT_TIMEOUT_S
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.dependencies import RUNTIME, dependency_tree
@@ -38,7 +40,7 @@ class BinaryProvenance:
     tag: str
     signature: Signature
     size: int | None  # the tarball's bytes; None when nobody published it (never 0)
-    pushed: str | None  # ISO 8601, where the layout records it (OCI)
+    pushed: str | None  # ISO 8601 UTC: what its record says (see records.Reading), else what the load found
     record: str | None  # where its signed record was read or looked for (credentials shown as ***)
 
 
@@ -146,7 +148,13 @@ class Provenance:
             binary = Binary(view.package, view.version, view.hash, view.platform, view.os, view.target, view.compiler)
             reading = read_record(binary, store.root, store.layout, lambda: self.keyring(store), self.timeout)
         return BinaryProvenance(spec, view.hash, view.package, view.tag, reading.signature, reading.size,
-                                reading.pushed, reading.record)
+                                reading.pushed or self._loaded_pushed(spec), reading.record)
+
+    def _loaded_pushed(self, spec: int) -> str | None:
+        """When the load found spec `spec` pushed (a bucket's listing, say), for a record that could not say."""
+        when = self.corpus.pushed_of(spec)
+        when = None if when is None else dated(when)  # a cache file's column is bounded below only
+        return None if when is None else iso(dt.datetime.fromtimestamp(when, dt.timezone.utc))
 
     def keyring(self, store: BinaryStore) -> Keyring:
         """The keys a cache publishes, read once per run (bounded)."""

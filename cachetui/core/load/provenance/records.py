@@ -9,7 +9,11 @@
   file beside it (`build_cache/<arch>/<compiler>-<ver>/<name>-<ver>/…`): its size on disk, a HEAD over HTTP;
 - OCI (`spack/oci/image.py`): the image tagged `<name>-<version>-<hash>.spack`, never signed (Spack
   forces it); the tarball is its last layer (that layer's `size`), and the config blob's
-  `archive_timestamp`, where present, is the only push date any layout records.
+  `archive_timestamp`, where present, is its push date.
+
+A v3 or v2 record's push date is its storage's date of the record file read: the file's modification
+time on disk, the `Last-Modified` a server sends with it over HTTP (unknown when it sends none, or
+not a date); the same date a load's walk of a local mirror gives (`sources/record_walk.py`).
 
 Nothing here raises: a record that cannot be read is `unchecked` with the reason, never `unsigned`.
 A record is never read past MAX_RECORD_BYTES, a spec blob never inflated past MAX_SPEC_BYTES, and
@@ -44,6 +48,7 @@ from cachetui.core.load.sources.clearsigned import cleartext, is_clearsigned
 from cachetui.core.load.sources.locator import is_sha256
 from cachetui.core.load.sources.mirror import IndexRef, MirrorError, Net, verified
 from cachetui.core.load.sources.oci import registry_for
+from cachetui.core.load.sources.record_walk import dated
 from cachetui.core.load.sources.transport import FetchError, content_length, fetch, join
 
 MAX_RECORD_BYTES = 4 << 20  # a spec manifest is ~1 KB, a v2 .spec.json.sig holds the whole DAG: tens of KB
@@ -72,7 +77,7 @@ class Reading:
 
     signature: Signature
     size: int | None = None  # the tarball's bytes; None when nobody published it
-    pushed: str | None = None  # ISO 8601, where the layout records it (OCI)
+    pushed: str | None = None  # ISO 8601 UTC: the record file's date (v3, v2), the image's archive_timestamp (OCI)
     record: str | None = None  # where the record was read (or looked for)
 
 
@@ -119,18 +124,19 @@ def v3_record(root: str, binary: Binary) -> str:
 def _v3(binary: Binary, root: str, keyring: Callable[[], Keyring], timeout: float) -> Reading:
     location = v3_record(root, binary)
     try:
-        data = fetch(location, timeout=timeout, max_bytes=MAX_RECORD_BYTES, within=root).data
+        fetched = fetch(location, timeout=timeout, max_bytes=MAX_RECORD_BYTES, within=root)
     except FetchError as exc:
         return Reading(Signature.unchecked(_unfetched(exc)), record=location)
-    signature, text = _signed(data, keyring)
+    pushed = _file_date(fetched.modified)
+    signature, text = _signed(fetched.data, keyring)
     if text is None:
-        return Reading(signature, record=location)
+        return Reading(signature, pushed=pushed, record=location)
     try:
         named = named_by(_v3_spec(root, _json(text), timeout))
     except _SpecUnread as exc:  # which binary it is about is unknown: so is whose size it gives
-        return Reading(_unconfirmed(signature, str(exc)), record=location)
+        return Reading(_unconfirmed(signature, str(exc)), pushed=pushed, record=location)
     signature = _about(binary, signature, named)
-    return Reading(signature, _manifest_size(text) if signature.outcome != BAD else None, record=location)
+    return Reading(signature, _manifest_size(text) if signature.outcome != BAD else None, pushed, location)
 
 
 class _SpecUnread(Exception):
@@ -196,21 +202,21 @@ def _v2_compiler(binary: Binary) -> str:
 def _v2(binary: Binary, root: str, keyring: Callable[[], Keyring], timeout: float) -> Reading:
     signed = join(root, "build_cache", f"{v2_name(binary)}.spec.json.sig")
     try:
-        data, location = fetch(signed, timeout=timeout, max_bytes=MAX_RECORD_BYTES, within=root).data, signed
+        fetched, location = fetch(signed, timeout=timeout, max_bytes=MAX_RECORD_BYTES, within=root), signed
     except FetchError as exc:
         if not exc.missing:
             return Reading(Signature.unchecked(_unfetched(exc)), record=signed)
         plain = signed.removesuffix(".sig")
         try:
-            data, location = fetch(plain, timeout=timeout, max_bytes=MAX_RECORD_BYTES, within=root).data, plain
+            fetched, location = fetch(plain, timeout=timeout, max_bytes=MAX_RECORD_BYTES, within=root), plain
         except FetchError as again:
             reason = f"no signed record: neither {signed} nor {plain} is there" if again.missing else _unfetched(again)
             return Reading(Signature.unchecked(reason), record=signed)
-    signature, text = _signed(data, keyring)
+    signature, text = _signed(fetched.data, keyring)
     if text is not None:
         signature = _about(binary, signature, named_by(text))
     return Reading(signature, None if signature.outcome == BAD else _tarball_size(root, binary, timeout),
-                   record=location)
+                   _file_date(fetched.modified), location)
 
 
 def _tarball_size(root: str, binary: Binary, timeout: float) -> int | None:
@@ -276,6 +282,14 @@ def _moment(value: object) -> str | None:
 
 
 # -- shared --------------------------------------------------------------------------------------------------
+
+
+def _file_date(modified: float | None) -> str | None:
+    """A record file's date (its mtime, a server's Last-Modified) as its push date: ISO 8601 UTC, as `_moment`
+    writes OCI's. The date is of the file slot the binary is filed under, whatever the record inside says: so it
+    stands for a `bad` record too, as a load's walk of the same files gives it."""
+    when = None if modified is None else dated(modified)
+    return None if when is None else iso(dt.datetime.fromtimestamp(when, dt.timezone.utc))
 
 
 def _signed(data: bytes, keyring: Callable[[], Keyring]) -> tuple[Signature, bytes | None]:

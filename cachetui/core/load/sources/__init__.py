@@ -120,6 +120,8 @@ def recognise(typed: str) -> Source:
                            named=name is not None)
     else:
         return SiteDocuments(location)
+    if text[:5].lower() == "s3://":  # read over https, but its bucket's listing is asked for push dates
+        group = replace(group, listing=text)
     if path is None and content_decides(location):
         return MaybeIndexOfIndexes(location, only, group)
     return group

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from cachetui.core.load.progress import INDEXING, Progress, downloading, reading
-from cachetui.core.load.sources.locator import Named, layout_root, named
+from cachetui.core.load.sources.locator import Named, layout_root, named, store_root
 from cachetui.core.load.sources.mirror import (
     IndexRef,
     MirrorError,
@@ -29,6 +29,7 @@ from cachetui.core.load.sources.mirror import (
     offline_fallback,
     read_index,
 )
+from cachetui.core.load.sources.push_dates import PendingDates, RecordStore, fill
 from cachetui.core.load.sources.redact import redact, remember
 from cachetui.core.load.sources.transport import MAX_DOWNLOAD_BYTES as MAX_BLOB_BYTES
 from cachetui.core.load.sources.transport import FetchError, exists, is_url, join, local_path, public_url
@@ -55,6 +56,8 @@ class IndexGroup:
     members: list[Member]
     provenance: MirrorOrigin | None = None  # what `spack mirror add` needs; None for the public cache
     named: bool = False  # its tag was given (NAME=SOURCE), not taken from its location
+    # The s3:// location the user named it by: its bucket's listing dates the binaries (read over https all the same).
+    listing: str | None = None
 
     @property
     def key(self) -> str:
@@ -134,7 +137,9 @@ class LoadedGroup:
 
 
 def load_group(located: Located, net: Net) -> LoadedGroup:
-    """The group's specs, one document per package, with each spec's stacks from the stack indexes."""
+    """The group's specs, one document per package, with each spec's stacks from the stack indexes, and when each
+    was pushed where its storage says (looked up beside the reading: see `push_dates`)."""
+    pending = PendingDates(record_stores(located), net.timeout)
     reading = _Reading(located.group, net, list(located.problems))
     group = located.group
     roots = [(m, r) for m, r in zip(group.members, located.refs) if r is not None and m.label is None]
@@ -154,8 +159,40 @@ def load_group(located: Located, net: Net) -> LoadedGroup:
             _merge(documents, reading.parse(member, ref, data), unheld)
         membership[member.label or ""] = reading.membership(member, data)
     _attach_stacks(list(documents.values()), membership)
+    dates = pending.result()
+    fill(documents.values(), dates)
+    reading.problems.extend(dates.problems)
     ok = located.complete and not reading.failed
     return LoadedGroup(sorted(documents.values(), key=lambda d: d.package), reading.problems, ok)
+
+
+def record_stores(located: Located) -> list[RecordStore]:
+    """Where the group's record files are dated: the whole tag's mirror (its stacks' binaries are the tag's too,
+    and filed there), else each stack's; on disk, or listed when the user named the mirror by its s3:// location.
+    Nothing else (HTTP, OCI, an offline copy) is looked at: its binaries' dates stay unknown."""
+    found = [(m, r) for m, r in zip(located.group.members, located.refs)
+             if r is not None and not r.offline and r.layout in ("v3", "v2")]
+    chosen = [pair for pair in found if pair[0].label is None] or found
+    stores: list[RecordStore] = []
+    for member, ref in chosen:
+        path = local_path(store_root(member.key))
+        if path is not None:
+            stores.append(RecordStore(os.path.realpath(path), ref.layout, index_bytes=_index_bytes(ref)))
+    listing = located.group.listing
+    if listing is not None and chosen:
+        stores.append(RecordStore(listing, chosen[0][1].layout, listed=True))
+    return list(dict.fromkeys(stores))  # a root named by two indexes is walked once
+
+
+def _index_bytes(ref: IndexRef) -> int | None:
+    """The stored size of a local index: what its manifest says, else its file's (one stat a mirror)."""
+    if ref.length is not None:
+        return ref.length
+    path = local_path(ref.location)
+    try:
+        return os.stat(path).st_size if path is not None else None
+    except OSError:
+        return None  # what is wrong with it is said when it is read
 
 
 @dataclass

@@ -67,6 +67,9 @@ class FetchError(Exception):
 class Fetched:
     data: bytes
     url: str  # after redirects
+    # When its storage says the content last changed, seconds since the epoch: a file's mtime, a server's
+    # Last-Modified; None when it does not say (or says something that is not a date).
+    modified: float | None = None
 
 
 def is_url(text: str) -> bool:
@@ -122,7 +125,8 @@ def fetch(
     if path is not None:
         if within is not None:
             _inside(location, path, within)
-        return Fetched(_read_local(location, path, max_bytes), location)
+        data, modified = _read_local(location, path, max_bytes)
+        return Fetched(data, location, modified)
     return _read_http(location, progress, timeout, max_bytes, headers)
 
 
@@ -206,9 +210,10 @@ def _inside(location: str, path: str, within: str) -> None:
         raise FetchError(location, "a link out of the source; not read")
 
 
-def _read_local(location: str, path: str, max_bytes: int) -> bytes:
+def _read_local(location: str, path: str, max_bytes: int) -> tuple[bytes, float]:
+    """The file's bytes, and its modification time (from the descriptor read, never a second look)."""
     try:
-        handle, _ = open_regular(path)  # never a FIFO: opening one would wait for a writer for ever
+        handle, info = open_regular(path)  # never a FIFO: opening one would wait for a writer for ever
         with handle:
             data = handle.read(max_bytes + 1)
     except NotRegular as exc:
@@ -223,7 +228,7 @@ def _read_local(location: str, path: str, max_bytes: int) -> bytes:
         raise FetchError(location, f"cannot read: {exc.strerror or exc}") from None
     if len(data) > max_bytes:
         raise FetchError(location, f"larger than {_size(max_bytes)}; not read", too_large=True)
-    return data
+    return data, info.st_mtime
 
 
 @cache
@@ -284,7 +289,7 @@ def _read_http(url: str, progress: ByteProgress | None, timeout: float, max_byte
             if total is not None and total > max_bytes:
                 raise FetchError(url, f"is {_size(total)}, over the {_size(max_bytes)} limit", too_large=True)
             data = _stream(url, response, total, progress, max_bytes, timeout)
-            return Fetched(data, response.geturl())
+            return Fetched(data, response.geturl(), http_date(response.headers.get("Last-Modified")))
     except FetchError:
         raise
     except urllib.error.HTTPError as exc:
@@ -301,6 +306,22 @@ def _read_http(url: str, progress: ByteProgress | None, timeout: float, max_byte
         raise FetchError(url, f"truncated: the connection closed after {counted(len(exc.partial), 'byte')}") from None
     except (http.client.HTTPException, OSError, ValueError) as exc:
         raise FetchError(url, _reason(exc, timeout)) from None
+
+
+def http_date(value: str | None) -> float | None:
+    """An HTTP date header (`Last-Modified`) as seconds since the epoch; None when absent or not a date with a zone.
+
+    A server's header is its text, not ours: anything `parsedate_to_datetime` refuses, or a date without a zone
+    (which it returns naive, and which would otherwise be read as this machine's local time), is unknown."""
+    from email.utils import parsedate_to_datetime
+
+    if not value:
+        return None
+    try:
+        moment = parsedate_to_datetime(value)
+        return None if moment.tzinfo is None else moment.timestamp()
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
 
 
 def _content_length(response: http.client.HTTPResponse) -> int | None:

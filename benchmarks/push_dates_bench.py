@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""What push dates cost a load: a 120,000-record local v3 mirror with a spec manifest per binary, loaded with the
+walk of its records (`push_dates`) and without it (the walk switched off), in one run, side by side.
+
+    .venv/bin/python benchmarks/push_dates_bench.py [--rounds 3]
+
+Target: at most 0.5 s added to the cold load (`load_corpus` with no cache). The warm load reads the dates from the
+cache and walks nothing: it is measured too, to show it. Rounds alternate with and without, and the medians are
+printed. The mirror is benchmarks/generate_mirror.py's (seed 0) with `--spec-manifests`, generated once into
+benchmarks/corpora/mirror-120000-manifests; every date the load gives is checked against `pushed_at`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.generate_mirror import generate, pushed_at
+from cachetui.core.load.cache import CorpusCache
+from cachetui.core.load.options import LoadOptions
+from cachetui.core.load.pipeline import load_corpus
+from cachetui.core.load.sources import indexes
+from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.records import UNKNOWN_PUSHED
+
+HERE = Path(__file__).resolve().parent
+RECORDS = 120_000
+TARGET_S = 0.5
+
+
+def mirror(records: int = RECORDS) -> Path:
+    root = HERE / "corpora" / f"mirror-{records}-manifests"
+    if not (root / "v3" / "manifests" / "spec").is_dir():
+        print(f"generating a {records:,}-record mirror with spec manifests into {root} ...", flush=True)
+        generate(root, records, seed=0, spec_manifests=True)
+    return root
+
+
+@contextmanager
+def walking(on: bool) -> Iterator[None]:
+    """The load as it is, or with no record store to date (the walk switched off)."""
+    kept = indexes.record_stores
+    if not on:
+        indexes.record_stores = lambda located: []  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        indexes.record_stores = kept  # type: ignore[assignment]
+
+
+def timed(load: Callable[[], Corpus]) -> tuple[float, Corpus]:
+    start = time.perf_counter()
+    corpus = load()
+    return time.perf_counter() - start, corpus
+
+
+def checked(corpus: Corpus) -> int:
+    """How many binaries are dated; raises when one date is not the one its manifest was given."""
+    dated = 0
+    for i, hash_ in enumerate(corpus.hashes):
+        when = int(corpus.pushed[i])
+        if when != UNKNOWN_PUSHED:
+            assert when == pushed_at(hash_, 0), (hash_, when)
+            dated += 1
+    return dated
+
+
+def measure(rounds: int) -> dict[str, float]:
+    root = [str(mirror())]
+    cold: dict[bool, list[float]] = {True: [], False: []}
+    warm: dict[bool, list[float]] = {True: [], False: []}
+    dated = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        caches = {on: CorpusCache(Path(scratch) / ("with" if on else "without")) for on in (True, False)}
+        for _ in range(rounds):
+            for on in (True, False):
+                with walking(on):
+                    seconds, corpus = timed(partial(load_corpus, root, LoadOptions(use_cache=False)))
+                cold[on].append(seconds)
+                dated[on] = checked(corpus)
+                del corpus
+        for on in (True, False):
+            with walking(on):
+                load_corpus(root, LoadOptions(use_cache=True), cache=caches[on])  # fills the cache
+        for _ in range(rounds):
+            for on in (True, False):
+                with walking(on):
+                    seconds, corpus = timed(partial(load_corpus, root, LoadOptions(use_cache=True), cache=caches[on]))
+                assert corpus.cache_status == "hit", corpus.cache_status
+                assert checked(corpus) == dated[on]
+                warm[on].append(seconds)
+                del corpus
+    return {"cold_with": statistics.median(cold[True]), "cold_without": statistics.median(cold[False]),
+            "warm_with": statistics.median(warm[True]), "warm_without": statistics.median(warm[False]),
+            "dated": float(dated[True]), "dated_without": float(dated[False])}
+
+
+def render(r: dict[str, float], rounds: int) -> list[str]:
+    added = r["cold_with"] - r["cold_without"]
+    verdict = "met" if added <= TARGET_S else "**not met**"
+    return [
+        f"## Push dates: a {RECORDS:,}-record local v3 mirror with a spec manifest per binary "
+        f"(median of {rounds} rounds)",
+        "",
+        "| load | without the walk | with it | added | target |",
+        "|---|---|---|---|---|",
+        f"| cold (`use_cache=False`) | {r['cold_without']:.2f} s | {r['cold_with']:.2f} s | {added:+.2f} s | "
+        f"≤ {TARGET_S} s: {verdict} |",
+        f"| warm (cache hit) | {r['warm_without']:.3f} s | {r['warm_with']:.3f} s | "
+        f"{r['warm_with'] - r['warm_without']:+.3f} s | |",
+        "",
+        f"Binaries dated: {r['dated']:,.0f} with the walk, {r['dated_without']:,.0f} without; every date checked.",
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    print("\n".join(render(measure(args.rounds), args.rounds)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
