@@ -8,7 +8,8 @@ from cachetui.present.browse.browser_actions import ACTIONS, KeyContext, by_id, 
 IDS = {"browser.search", "browser.facets", "browser.help", "browser.quit", "browser.copy-hash", "browser.copy-menu",
        "browser.clear", "browser.tag", "browser.runs-on", "browser.columns", "browser.find-view", "browser.compare",
        "browser.export", "browser.problems", "browser.back", "browser.coverage", "browser.nearest",
-       "browser.coverage-copy", "browser.coverage-find", "browser.plan", "browser.plan-candidates", "browser.plan-copy"}
+       "browser.coverage-copy", "browser.coverage-find", "browser.plan", "browser.plan-candidates", "browser.plan-copy",
+       "browser.reload"}
 
 
 def test_every_binding_id_users_may_have_remapped_is_still_there_once() -> None:
@@ -53,7 +54,7 @@ def test_the_coverage_view_offers_its_keys_and_none_of_the_spec_tables() -> None
     in_view = KeyContext(loaded=True, tags=2, wanted=True, coverage=True, spec_selected=True, nearest=True)
     acting = {row.id for row, acts in zip(ACTIONS, can_act(ACTIONS, in_view)) if acts}
     assert acting == {"browser.help", "browser.quit", "browser.coverage", "browser.nearest", "browser.coverage-copy",
-                      "browser.problems", "browser.coverage-find"}
+                      "browser.problems", "browser.coverage-find", "browser.reload"}  # the sources read again
     rows = by_id()
     assert not rows["browser.nearest"].acts(KeyContext(coverage=True, wanted=True, spec_selected=True))  # absent: no binary
     assert not rows["browser.coverage"].acts(KeyContext(loaded=True))  # without --want there is nothing to show

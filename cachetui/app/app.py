@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -16,7 +17,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from cachetui.app.actions import bindings_of, normalized
 from cachetui.app.clipboard import copy_to_local_clipboard
 from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
-from cachetui.app.requests import CopyMenuRequested, CopyRequested, ExportRequested
+from cachetui.app.requests import CopyMenuRequested, CopyRequested, ExportRequested, ReloadRequested
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.styles import stylesheet
 from cachetui.app.worker_failure import report_failure
@@ -32,6 +33,7 @@ from cachetui.present.inert import inert
 from cachetui.present.spec_table.table_cells import SpecRows
 
 if TYPE_CHECKING:  # what the first frame does not use is imported when first needed (start-up as felt)
+    from cachetui.core.load import Looks
     from cachetui.core.model.wanted import WantedDag
     from cachetui.present.browse.plan_browsing import PlanAsked
 
@@ -65,6 +67,8 @@ class CacheTuiApp(App[None]):
         self.trusted_keys: frozenset[str] | None = None  # the keys the user's Spack trusts; None: cannot tell
         self._keys_asked = False
         self._browser_mounted = threading.Event()  # set once the browser screen is mounted: corpora go to it
+        self._looks: Looks | None = None  # this session's looks at the sources (what is new since the last one)
+        self._reloading = False
         self.settings = settings  # the user's config.toml; None: Textual's and cachetui's defaults, nothing saved
         self.keymap: Mapping[str, str] = {}  # what it set: Textual keeps its own copy private (`actions.keymap`)
         if settings is not None:
@@ -114,25 +118,61 @@ class CacheTuiApp(App[None]):
             self.notify(inert(f"Saved in {self.settings.path}"), title=inert(f"Theme {theme}"), markup=False)
 
     @work(thread=True, exclusive=True, group="load", name="load documents", exit_on_error=False)
-    def load_documents(self) -> Corpus:
+    def load_documents(self, keep: tuple[str, str] | None = None, *, again: bool = False) -> Corpus:
+        """Read the sources (`again`: a reload, shown in place with the cursor on `keep`'s binary if still there)."""
         def progress(done: int, total: int | None, what: str) -> None:
-            self.call_from_thread(self.browser.show_progress, done, total, what)
+            if not again:  # a reload keeps the sources shown: the status line says it reads them
+                self.call_from_thread(self.browser.show_progress, done, total, what)
 
+        before = self.browser.corpus if again else None
         corpus = load_corpus(self.paths, self.load_options, progress=progress)
         corpus = self.presented(self._with_settings_problems(corpus))
+        news = self._news(corpus, before)
         # A source read before the first frame (an empty or tiny one) waits for the screen it is shown on.
         while not self._browser_mounted.wait(0.05):
             if get_current_worker().is_cancelled:
                 return corpus
-        self.call_from_thread(self._show_corpus, corpus)
+        self.call_from_thread(self._show_corpus, corpus, news, keep, again)
         return corpus
 
-    def _show_corpus(self, corpus: Corpus) -> None:
+    def _news(self, corpus: Corpus, before: Corpus | None) -> str | None:
+        """What is new since the last look (a look is taken now), and what a reload changed. Nothing is called new
+        without the warm cache (where looks are kept) or in a served session (its visitors share one cache)."""
+        from cachetui.core.load import Looks, binaries_changed, default_cache_dir
+        from cachetui.present.browse.news import news_text
+
+        new = None
+        if self.load_options.use_cache and not self.served:
+            if self._looks is None:
+                self._looks = Looks(default_cache_dir())
+            new = self._looks.take(corpus, time.time())
+        return news_text(new, binaries_changed(before, corpus) if before is not None else None)
+
+    def _show_corpus(self, corpus: Corpus, news: str | None = None, keep: tuple[str, str] | None = None,
+                     again: bool = False) -> None:
         self.browser.provenance = self.provenance_of(corpus)  # first: the details fetch through it
-        self.browser.corpus = corpus
+        self.browser.news = news
+        if again:
+            self._reloading = False
+            self.browser.corpus_reloaded(corpus, keep)
+        else:
+            self.browser.corpus = corpus
         if not self.served and not self._keys_asked:  # a visitor's Spack is not the server's: not told
             self._keys_asked = True  # after the first frame: gpg's run competes with nothing on screen
             self._read_trusted_keys()
+
+    @on(ReloadRequested)
+    def _reload_requested(self, event: ReloadRequested) -> None:
+        if self.browser.corpus is None:
+            return
+        if self._reloading:
+            self.notify("Already reading the sources again.", markup=False)
+            return
+        from cachetui.present.browse.news import RELOADING
+
+        self._reloading = True
+        self.browser.say_news(RELOADING)
+        self.load_documents(event.keep, again=True)
 
     @work(thread=True, exclusive=True, group="trusted-keys", name="trusted keys", exit_on_error=False)
     def _read_trusted_keys(self) -> None:
@@ -147,6 +187,9 @@ class CacheTuiApp(App[None]):
         if event.state is not WorkerState.ERROR:
             return
         message = report_failure(self, event.worker)
+        if event.worker.group == "load" and self._reloading:  # the sources shown stay; the failure is said
+            self._reloading = False
+            self.browser.say_news("reload failed: the sources shown are as they were")
         if event.worker.group == "load" and self.browser.corpus is None:
             # Never leave "Loading…" up forever: an empty corpus whose report says what went wrong.
             from cachetui.core.model.build import build_corpus

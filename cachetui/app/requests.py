@@ -1,4 +1,4 @@
-"""What a screen asks of the app: copy, the copy menu, export.
+"""What a screen asks of the app: copy, the copy menu, export, reading the sources again.
 
 The app answers them (a terminal session and a served one answer differently), so screens never
 reach into the app's attributes.
@@ -38,3 +38,11 @@ class ExportRequested(Message):
 
     suggested: str
     rows: SpecRows
+
+
+@dataclass
+class ReloadRequested(Message):
+    """Read the sources again (unchanged ones from the warm cache) and show them in place; `keep`: the binary under
+    the cursor (its hash and tag), to put the cursor on again when it is still there."""
+
+    keep: tuple[str, str] | None

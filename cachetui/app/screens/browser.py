@@ -29,7 +29,7 @@ from textual.worker import Worker, WorkerState
 from cachetui.app.actions import ActionKeys, bindings, keys_shown
 from cachetui.app.answers import Answers, Arrived
 from cachetui.app.dialogs.flows import choose_columns, choose_tag, compare, show_help
-from cachetui.app.requests import ExportRequested
+from cachetui.app.requests import ExportRequested, ReloadRequested
 from cachetui.app.screens.panes import WIDE_FROM
 from cachetui.app.widgets.browser_body import BrowserBody
 from cachetui.app.widgets.detail_pane import DetailPane
@@ -67,7 +67,8 @@ class BrowserScreen(Screen[None]):
     ACTIONS = ACTIONS
     BINDINGS = bindings(ACTIONS)
 
-    corpus: reactive[Corpus | None] = reactive(None)
+    # Every corpus set is a new load's (a reload's may read alike): never compared, which would compare its arrays.
+    corpus: reactive[Corpus | None] = reactive(None, always_update=True)
     browsing: var[Browsing] = var(Browsing)
     hidden_columns: reactive[frozenset[str]] = reactive(HIDDEN_AT_FIRST)
     view: var[str] = var(SPEC_VIEW)  # which of the switcher's views shows (bound to it)
@@ -81,6 +82,9 @@ class BrowserScreen(Screen[None]):
         self._to_coverage: tuple[tuple[go.Jumped, ...], bool] | None = None  # Backspace's way back from `n`
         self.planned: PlanAsked | None = None  # what `--plan` named: the plan view, in place of the specs
         self._to_plan: tuple[Browsing, int] | None = None  # Backspace's way back from the plan's `n`: where from
+        self.news: str | None = None  # what the status line says of the sources' freshness (set by the app)
+        self._reloaded = False  # the corpus on its way is a reload's: the question is kept
+        self._keep: tuple[str, str] | None = None  # the binary (hash, tag) the cursor stays on after a reload
 
     def want(self, wanted: WantedDag) -> None:
         """Before the screen is shown: what `--want` named, which it opens on (what the user asked about)."""
@@ -349,6 +353,25 @@ class BrowserScreen(Screen[None]):
     def show_progress(self, done: int, total: int | None, what: str) -> None:
         self.query_one(Loading).show(done, total, what)
 
+    def action_reload(self) -> None:
+        """ctrl+r: the sources read again, shown in place (the app reads them), the cursor kept on its binary."""
+        corpus, spec = self.corpus, self.query_one(SpecTable).current_spec
+        keep = None
+        if corpus is not None and spec is not None:
+            keep = (corpus.hashes[spec], corpus.value("tag", int(corpus.single["tag"][spec])))
+        self.post_message(ReloadRequested(keep))
+
+    def say_news(self, news: str | None) -> None:
+        """What the status line says of the sources' freshness, from now on."""
+        self.news = news
+        if self.corpus is not None:
+            self._push_question(self.corpus, self.applied_query)
+
+    def corpus_reloaded(self, corpus: Corpus, keep: tuple[str, str] | None) -> None:
+        """The sources read again: the same question over `corpus`, the cursor on `keep`'s binary if still there."""
+        self._reloaded, self._keep = True, keep
+        self.corpus = corpus
+
     def watch_corpus(self, corpus: Corpus | None) -> None:
         if corpus is None:
             return
@@ -356,7 +379,13 @@ class BrowserScreen(Screen[None]):
         self.query_one(BrowserBody).corpus_arrived(corpus)
         self.query_one(BrowserBody).provenance_follower.provenance_arrived_for(self.provenance)
         self._answers.forget()  # what answers over another corpus computed
-        self._go(go.corpus_arrived(replace(self.browsing, line=self.query_one(QueryBar).text), corpus))
+        if self._reloaded:
+            keep, self._reloaded, self._keep = self._keep, False, None
+            self._to_coverage = self._to_plan = None  # both name the old corpus's specs
+            spec = corpus.spec_with_hash(*keep) if keep is not None else None
+            self._go(go.reloaded(self.browsing, corpus, spec))
+        else:
+            self._go(go.corpus_arrived(replace(self.browsing, line=self.query_one(QueryBar).text), corpus))
         if self.wanted is not None:
             self._coverage().corpus_arrived(corpus)
         if self.planned is not None:
@@ -400,7 +429,7 @@ class BrowserScreen(Screen[None]):
         compare = compare_text(corpus, self.browsing.view.compare)
         among = self.browsing.view.among
         self.query_one(StatusLine).status = status_of(corpus, query, shown, compare, problems_key,
-                                                      among[0] if among is not None else None)
+                                                      among[0] if among is not None else None, self.news)
         self._push_facets()
 
     def _push_facets(self) -> None:

@@ -38,10 +38,11 @@ class Status:
     compare: str | None = None  # "old → new: +added −removed =kept" in compare mode
     problems_key: str = "p"  # the key that lists the problems, as the user bound it
     among: str | None = None  # the rows are only some specs: what they are ("candidates for hdf5 (plan)")
+    news: str | None = None  # what is new since the last look, what a reload changed (`present.browse.news`)
 
 
 def status_of(corpus: Corpus, query: Query, shown: int, compare: str | None, problems_key: str,
-              among: str | None = None) -> Status:
+              among: str | None = None, news: str | None = None) -> Status:
     """What the status line says about an answer to `query` showing `shown` specs."""
     scope = corpus.package_slice(query.package)
     listings, mirrors = corpus.memoised("listings-and-mirrors", partial(listings_and_mirrors, corpus.documents))
@@ -50,7 +51,7 @@ def status_of(corpus: Corpus, query: Query, shown: int, compare: str | None, pro
                   problems=len(corpus.report.problems), errors=len(corpus.report.errors), loading=False,
                   spec=str(query.spec) if query.spec is not None else None, runs_on=runs_on_text(query.runs_on),
                   spec_names_package=query.spec is not None and query.spec.root.name == query.package,
-                  compare=compare, problems_key=problems_key, among=among)
+                  compare=compare, problems_key=problems_key, among=among, news=news)
 
 
 def render_status(status: Status) -> Text:
@@ -91,6 +92,8 @@ def render_status(status: Status) -> Text:
         text.append(" (updating…)", "dim")
     if status.problems:
         text.append(f"  │  {problems_said(status.problems, status.problems_key)}", "yellow")
+    if status.news:  # after the problems: a narrow terminal cuts what is new, never that something went wrong
+        text.append(f"  │  {inert(status.news)}", "bold green")
     sources = [counted(status.documents, "doc")] if status.documents or not status.mirrors else []
     sources += [counted(status.mirrors, "mirror")] if status.mirrors else []
     text.append("  │  " + " · ".join([*sources, counted(status.specs, "spec"), counted(status.tags, "tag")]), "dim")

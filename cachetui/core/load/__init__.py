@@ -13,6 +13,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from cachetui.core.load.cache import default_cache_dir
+    from cachetui.core.load.looks import Looks, New, binaries_changed
     from cachetui.core.load.options import LoadOptions
     from cachetui.core.load.pipeline import CACHE_REBUILT, PathNotFound, load_corpus, recognisable, require_inputs
     from cachetui.core.load.progress import DOCUMENTS, Progress
@@ -41,6 +43,8 @@ if TYPE_CHECKING:
 
 _HOMES = {  # each export -> the module it is defined in
     "LoadOptions": "options",
+    "default_cache_dir": "cache",
+    **dict.fromkeys(["Looks", "New", "binaries_changed"], "looks"),
     **dict.fromkeys(["CACHE_REBUILT", "PathNotFound", "load_corpus", "recognisable", "require_inputs"], "pipeline"),
     **dict.fromkeys(["DOCUMENTS", "Progress"], "progress"),
     **dict.fromkeys(["BinaryProvenance", "ClosureDownload", "Provenance", "Signature", "trusted_fingerprints"],
@@ -63,6 +67,8 @@ __all__ = [
     "SPACK_MIRRORS",
     "STDIN",
     "LoadOptions",
+    "Looks",
+    "New",
     "NotRegular",
     "PathNotFound",
     "Progress",
@@ -70,7 +76,9 @@ __all__ = [
     "Signature",
     "UnreadableEnvironment",
     "UnreadableWanted",
+    "binaries_changed",
     "binary_mirror_names",
+    "default_cache_dir",
     "is_url",
     "load_corpus",
     "local_input",

@@ -23,9 +23,10 @@ is truncated, foreign, from another format or inconsistent is rebuilt, and said 
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -42,7 +43,8 @@ __all__ = ["CACHE_FORMAT", "CACHE_REBUILT", "CorpusCache", "cache_key", "code_di
 
 
 
-CACHE_REBUILT = "warm cache not used (rebuilt)"  # the one warning a damaged cache file costs, said by every command
+CACHE_REBUILT = "warm cache not used (rebuilt)"
+LOCKS = "locks"  # the subdirectory of one empty file per set of sources, locked while they are read  # the one warning a damaged cache file costs, said by every command
 
 
 def default_cache_dir() -> Path:
@@ -87,6 +89,30 @@ class CorpusCache:
         except Exception as exc:  # noqa: BLE001 - whatever a damaged file does, it is only a missed warm start
             self.damaged = f"{self.directory / name}: unreadable ({type(exc).__name__})"
         return None
+
+    @contextmanager
+    def locked(self, name: str, waiting: Callable[[], None] | None = None) -> Iterator[None]:
+        """Held while the sources behind `name` are looked at, read and their file written. Another process reading
+        the same sources at that moment (two visitors of one `serve` reloading) waits, then finds the file written:
+        one read, shared. `waiting` hears when this one has to wait. A directory where no lock can be taken (not
+        private, not writable, no locks on this file system) locks nothing: a load never fails for it."""
+        fd = None
+        try:
+            with private_directory(self.directory / LOCKS, create=True) as dir_fd:
+                if dir_fd is not None:
+                    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+                    fd = os.open(f"{name}.lock", flags, 0o600, dir_fd=dir_fd)
+        except (NotPrivate, OSError):
+            fd = None
+        try:
+            if fd is not None and not _lock(fd, blocking=False):
+                if waiting is not None:
+                    waiting()
+                _lock(fd, blocking=True)
+            yield
+        finally:
+            if fd is not None:
+                os.close(fd)  # and the lock with it
 
     @contextmanager
     def writing(self, name: str) -> Iterator[CacheWriter]:
@@ -158,6 +184,17 @@ class CacheWriter:
     def close(self) -> None:
         """The writing thread stopped, an uncommitted file removed, the directory closed."""
         self._resources.close()
+
+
+def _lock(fd: int, *, blocking: bool) -> bool:
+    """Whether the lock is held now (blocking: waits for it); True when the file system takes no locks."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+    except BlockingIOError:
+        return False
+    except OSError:  # ENOLCK and the like: nothing to share the read with, the load goes on alone
+        return True
+    return True
 
 
 def _stem(roots: list[str], max_bytes: int) -> str:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache
 from cachetui.core.load.options import LoadOptions
-from cachetui.core.load.progress import INDEXING, OPENING, Progress
+from cachetui.core.load.progress import INDEXING, OPENING, WAITING, Progress
 from cachetui.core.load.site_pass import SitePass
 from cachetui.core.load.snapshot import Snapshot
 from cachetui.core.load.sources import (
@@ -133,10 +133,21 @@ class _Load:
     report: LoadReport = field(default_factory=LoadReport)
 
     def run(self) -> Corpus:
-        cache, name = self.cache, None
+        if self.cache is None:
+            return self._run(None)
+        # One process at a time reads these sources and writes their file: another at once waits, then reuses it.
+        name = self.cache.name_for(self.inputs, self.max_bytes)
+        with self.cache.locked(name, self._waiting):
+            return self._run(name)
+
+    def _waiting(self) -> None:
+        if self.progress is not None:
+            self.progress(0, None, WAITING)
+
+    def _run(self, name: str | None) -> Corpus:
+        cache = self.cache
         snapshot = None
-        if cache is not None:
-            name = cache.name_for(self.inputs, self.max_bytes)
+        if cache is not None and name is not None:
             snapshot = cache.read(name)
             if cache.damaged is not None:  # said once: the file is rebuilt by this load
                 self.report.add(Problem(cache.damaged, CACHE_REBUILT, Severity.WARNING))

@@ -11,6 +11,7 @@ Progress = Callable[[int, "int | None", str], None]
 DOCUMENTS = "reading documents"
 OPENING = "opening the sources"  # a load's first word, before any index or document is found
 INDEXING = "indexing the specs"  # the model built from what was read: no amount, seconds on a big mirror
+WAITING = "waiting for another cachetui reading these sources"  # then their warm cache is used: one read, shared
 
 
 def downloading(what: str) -> str:

@@ -7,6 +7,7 @@ maps the same file shares its pages. String i is data[offsets[i]:offsets[i+1]], 
 
 from __future__ import annotations
 
+import hashlib
 from abc import abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import TypeVar, overload
@@ -122,6 +123,39 @@ def _decode(data: bytes) -> str:
 _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
 
 
+def hash_keys(strings: Sequence[str]) -> np.ndarray:
+    """A 64-bit key of each string (uint64), the same in every process (Python's `hash` of a str is salted per
+    process), so keys kept in a file compare with keys made later. Hashes of one width, a multiple of 8 (a spec
+    hash's 32), are keyed over their bytes in numpy; any other strings one digest each."""
+    if isinstance(strings, StringTable):
+        data, offsets = strings.data, strings.offsets
+    else:
+        data, offsets, _ = encoded(strings)
+    words = _words(data, offsets)
+    if words is not None:
+        return _mixed(words)
+    return np.fromiter((int.from_bytes(hashlib.blake2b(data[a:b].tobytes(), digest_size=8).digest(), "little")
+                        for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())),
+                       dtype=np.uint64, count=len(offsets) - 1)
+
+
+def _words(data: np.ndarray, offsets: IndexArray) -> np.ndarray | None:
+    """The strings' bytes as rows of 8-byte words, when every string has one width, a multiple of 8; else None."""
+    n = len(offsets) - 1
+    width = int(offsets[1] - offsets[0]) if n > 0 else 0
+    if width == 0 or width % 8 or int(offsets[-1]) != n * width or not bool((np.diff(offsets) == width).all()):
+        return None
+    return data[: n * width].view(np.uint64).reshape(n, width // 8)
+
+
+def _mixed(words: np.ndarray) -> np.ndarray:
+    """Each row of words mixed into one 64-bit key."""
+    key = words[:, 0] * _MIX[0]
+    for j in range(1, words.shape[1]):
+        key ^= words[:, j] * _MIX[j % len(_MIX)]
+    return key
+
+
 def distinct_count(data: np.ndarray, offsets: IndexArray) -> int | None:
     """How many distinct strings an encoded table holds, worked out over its bytes when every string has one width,
     a multiple of 8 (a spec hash's 32); None otherwise, and then they are counted as strings.
@@ -133,13 +167,10 @@ def distinct_count(data: np.ndarray, offsets: IndexArray) -> int | None:
     n = len(offsets) - 1
     if n <= 0:
         return 0
-    width = int(offsets[1] - offsets[0])
-    if width == 0 or width % 8 or int(offsets[-1]) != n * width or not bool((np.diff(offsets) == width).all()):
+    words = _words(data, offsets)
+    if words is None:
         return None
-    words = data[: n * width].view(np.uint64).reshape(n, width // 8)
-    key = words[:, 0] * _MIX[0]
-    for j in range(1, words.shape[1]):
-        key ^= words[:, j] * _MIX[j % len(_MIX)]
+    key = _mixed(words)
     order = np.argsort(key)
     same = key[order[1:]] == key[order[:-1]]
     if bool(same.any()) and not bool((words[order[1:][same]] == words[order[:-1][same]]).all()):

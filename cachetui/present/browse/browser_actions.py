@@ -132,6 +132,9 @@ ACTIONS: tuple[BrowserAction, ...] = (
                   "write the table as shown to a CSV or JSON file", lambda c: c.rows > 0),
     BrowserAction("browser.problems", "problems", "p", "Problems", "view", "Show problems",
                   "files that could not be loaded, and warnings", _loaded),
+    BrowserAction("browser.reload", "reload", "ctrl+r", "Reload", "view", "Reload the sources",
+                  "read the sources again (what is unchanged comes from the warm cache) and say what changed",
+                  _loaded, show=False),
     BrowserAction("browser.back", "back", "escape", "Back", "view", acts=_table(always), show=False, target=BODY),
 )
 

@@ -189,6 +189,26 @@ def corpus_arrived(state: Browsing, corpus: Corpus) -> Step:
     return state, replace(effects, ask=True)
 
 
+def reloaded(state: Browsing, corpus: Corpus, spec: int | None) -> Step:
+    """The sources read again: the same question (package, facets, spec query, sort, view) over the new corpus,
+    the cursor on `spec` (the binary it was on, found again by its hash; None when it is gone). What names the old
+    corpus's specs (the jumps, rows limited to a plan root's candidates) is let go; a package opened that is gone
+    is let go, and so is a spec query that no longer reads in it (said beside the line)."""
+    state = replace(state, view=_unlimited(state.view), jumps=(), select_after=spec, focus_when_answered=None)
+    query, effects = state.query, Effects(ask=True)
+    if query.package is not None and query.package not in corpus.package_index:
+        effects = replace(effects, notify=f"{query.package} is not in the sources any more: every package shows.",
+                          warning=True)
+        state, query = replace(state, opened=None), replace(query, package=None)
+    if query.spec is not None:
+        try:
+            query = interpret(corpus, query.spec, replace(query, spec=None), state.opened).query
+        except QueryProblem as exc:
+            state, query = replace(state, asked_spec=None), replace(query, spec=None)
+            effects = replace(effects, problem=str(exc))
+    return replace(state, query=query), effects
+
+
 def _aim(state: Browsing, query: Query, spec: int, effects: Effects = NOTHING) -> Step:
     """Show `query` with the cursor on `spec`: asked again even when it is the same question."""
     return replace(state, query=query, select_after=spec), replace(effects, ask=True)

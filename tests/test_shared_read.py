@@ -1,0 +1,59 @@
+"""Two loads of the same sources at once (two visitors of one `serve` reloading) read them once: the second waits
+for the first, then takes the warm cache it wrote."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cachetui.core.load import load_corpus
+from cachetui.core.load.cache import CorpusCache
+from cachetui.core.load.progress import WAITING
+from cachetui.core.model.corpus import Corpus
+from tests.mirrors import DB8, MirrorServer, index_bytes, serve, v3_mirror
+
+
+@pytest.fixture
+def mirror(tmp_path: Path) -> Iterator[tuple[MirrorServer, str]]:
+    checksum = v3_mirror(tmp_path / "mirror", index_bytes(DB8))
+    server = serve(tmp_path / "mirror")
+    yield next(server), checksum
+    server.close()
+
+
+def test_two_loads_at_once_read_the_index_once(mirror: tuple[MirrorServer, str], tmp_path: Path) -> None:
+    server, checksum = mirror
+    server.held = checksum  # the first load's download of the index waits until the second is waiting too
+    cache = tmp_path / "cache"
+    corpora: dict[str, Corpus] = {}
+    second_waits = threading.Event()
+
+    def load(who: str) -> None:
+        def progress(_done: int, _total: int | None, what: str) -> None:
+            if who == "second" and what == WAITING:
+                second_waits.set()
+
+        corpora[who] = load_corpus([server.url], progress=progress, cache=CorpusCache(cache))
+
+    first = threading.Thread(target=load, args=("first",))
+    first.start()
+    assert server.held_asked.wait(timeout=30)
+    second = threading.Thread(target=load, args=("second",))
+    second.start()
+    assert second_waits.wait(timeout=30)
+    server.release.set()
+    first.join(timeout=60)
+    second.join(timeout=60)
+    assert sum(checksum in path for path in server.requests) == 1  # one read, shared
+    assert (corpora["first"].cache_status, corpora["second"].cache_status) == ("miss", "hit")
+    assert list(corpora["second"].hashes) == list(corpora["first"].hashes) and corpora["first"].n_specs
+
+
+def test_a_load_alone_never_waits(mirror: tuple[MirrorServer, str], tmp_path: Path) -> None:
+    server, _ = mirror
+    said: list[str] = []
+    load_corpus([server.url], progress=lambda _d, _t, what: said.append(what), cache=CorpusCache(tmp_path / "c"))
+    assert said and WAITING not in said
