@@ -43,8 +43,8 @@ __all__ = ["CACHE_FORMAT", "CACHE_REBUILT", "CorpusCache", "cache_key", "code_di
 
 
 
-CACHE_REBUILT = "warm cache not used (rebuilt)"
-LOCKS = "locks"  # the subdirectory of one empty file per set of sources, locked while they are read  # the one warning a damaged cache file costs, said by every command
+CACHE_REBUILT = "warm cache not used (rebuilt)"  # the one warning a damaged cache file costs, said by every command
+LOCKS = "locks"  # the subdirectory of one empty file per set of sources, locked while they are read
 
 
 def default_cache_dir() -> Path:
