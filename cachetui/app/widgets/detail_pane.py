@@ -23,6 +23,7 @@ from cachetui.core.spack.hashes import hash_reference, is_valid_hash
 from cachetui.core.spack.tags import named_stacks
 from cachetui.core.spack.variants import parse_variants
 from cachetui.present.details.provenance_pane import FAIL, GOOD, QUIET, WARN, PaneProvenance, provenance_rows
+from cachetui.present.details.pushed import pushed_line
 from cachetui.present.format import counted, describe_variant, display_path, human_size
 from cachetui.present.inert import inert
 
@@ -82,9 +83,15 @@ def _about(detail: SpecDetail) -> list[Line]:
         _row("tags", ", ".join(detail.tags)),
         _row("stacks", ", ".join(named_stacks(spec.stacks)) or "-"),
         _row("size", human_size(spec.size)),
-        *([_row("pushed", detail.pushed)] if detail.pushed else []),
+        *([_row("pushed", pushed)] if (pushed := pushed_line(detail.pushed, _recorded(detail))) else []),
         _row("source", display_path(spec.path), "dim"),
     ]
+
+
+def _recorded(detail: SpecDetail) -> str | None:
+    """When the binary's own record says it was pushed, once fetched (the provenance section fetches it)."""
+    binary = detail.provenance.binary if detail.provenance is not None else None
+    return binary.pushed if binary is not None else None
 
 
 def _installable(detail: SpecDetail) -> list[Line]:

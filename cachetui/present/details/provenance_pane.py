@@ -72,8 +72,7 @@ def provenance_rows(shown: PaneProvenance, hash_: str) -> list[Row]:
     else:  # a record that does not verify says nothing worth repeating, its size included
         rows.append(Row("tarball", "size not shown: its record is bad" if signature.outcome == BAD
                         else "size not published", QUIET))
-    if binary.pushed:
-        rows.append(Row("pushed", binary.pushed))
+    # When it was pushed is said with what it is (`present.details.pushed.pushed_line`), once.
     if shown.closure is None:
         rows.append(Row("download", COUNTING, QUIET))
     else:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.freshness import minute_utc
 from cachetui.core.model.records import UNKNOWN_PUSHED
@@ -19,3 +21,16 @@ def pushed_said(corpus: Corpus, index: int) -> str:
         return ""
     when = corpus.pushed_of(index)
     return human_size(None) if when is None else f"{minute_utc(when)} UTC"
+
+
+def pushed_line(said: str, recorded: str | None) -> str:
+    """The details' one `pushed` line: what the loaded source says (`said`, from `pushed_said`), else what the
+    binary's own record said when it was fetched (`recorded`, ISO 8601: an HTTP mirror's Last-Modified, a
+    registry's push), else nothing known. "" (no line) when nothing is known and no source says it of any."""
+    if said not in ("", human_size(None)) or not recorded:
+        return said
+    try:
+        moment = datetime.fromisoformat(recorded)
+    except ValueError:
+        return recorded  # said as the record has it (the line is made inert)
+    return f"{minute_utc(int(moment.timestamp()))} UTC"
