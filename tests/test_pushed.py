@@ -290,3 +290,12 @@ def test_the_details_say_when_it_was_pushed(corpus: Corpus) -> None:
     assert [pushed_said(corpus, i) for i in (0, 2)] == ["2026-11-20 14:03 UTC", "-"]
     assert pushed_said(_sample(), 0) == ""  # no source says it of any binary: no line
 
+
+
+def test_the_details_say_one_pushed_line_the_sources_date_else_the_records() -> None:
+    from cachetui.present.details.pushed import pushed_line
+
+    assert pushed_line("2026-11-20 14:03 UTC", "2025-01-01T00:00:00Z") == "2026-11-20 14:03 UTC"  # the source's
+    assert pushed_line("", "2026-11-27T18:14:58Z") == "2026-11-27 18:14 UTC"  # an HTTP mirror's, once fetched
+    assert pushed_line("-", "2026-11-27T18:14:58+02:00") == "2026-11-27 16:14 UTC"
+    assert (pushed_line("-", None), pushed_line("", None)) == ("-", "")
