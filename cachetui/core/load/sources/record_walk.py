@@ -38,6 +38,7 @@ HASH_LENGTH = 32
 _BASE32 = b"abcdefghijklmnopqrstuvwxyz234567"  # Spack's hash alphabet (core/spack/hashes.py: not importable here)
 LATEST = 253_402_300_800  # 10000-01-01: a time past it (or before the epoch) says nothing true of a push
 WIRE = struct.Struct(">32sq")  # one dated binary on the wire: its hash, its time
+_V3_HASH_END = len(V3_SUFFIX)
 
 
 def record_hash(name: str, layout: str) -> tuple[str, int] | None:
@@ -101,7 +102,15 @@ def walk(root: str, layout: str, max_entries: int) -> Walked:
         pass  # a mirror without its records (an index alone): nothing says when its binaries were pushed
     except OSError as exc:
         walked.error = f"cannot read it ({exc.strerror or exc})"
+    walked.dates = _hashes_only(walked.dates)
     return walked
+
+
+def _hashes_only(dates: dict[str, int]) -> dict[str, int]:
+    """`dates` without the names that are not hashes: checked all at once, one by one only when one is not."""
+    if _is_hash("".join(dates)) or not dates:
+        return dates
+    return {hash_: when for hash_, when in dates.items() if _is_hash(hash_)}
 
 
 def _package_directories(top: str, budget: list[int]) -> list[str]:
@@ -116,20 +125,35 @@ def _package_directories(top: str, budget: list[int]) -> list[str]:
 
 def _date_records(directory: str, layout: str, dates: dict[str, int], ranks: dict[str, int],
                   budget: list[int]) -> None:
+    # The loop runs once per binary: what it calls is kept to the few things each entry needs.
+    v3 = layout == "v3"
+    ends = V3_SUFFIX if v3 else V2_SUFFIXES
     with os.scandir(directory) as entries:
         for entry in entries:
-            _spend(budget)
-            found = record_hash(entry.name, layout)  # a tarball's directory, a key, an index: never stat'ed
-            if found is None or not entry.is_file(follow_symlinks=False):
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise _Cut
+            name = entry.name
+            if not name.endswith(ends):
+                continue  # a tarball's directory, a key, an index: never stat'ed
+            if v3:  # its one suffix: the hash's characters are checked once the walk is done (`_hashes_only`)
+                hash_, rank = name[-_V3_HASH_END - HASH_LENGTH:-_V3_HASH_END], 0
+                if len(name) <= _V3_HASH_END + HASH_LENGTH or name[-_V3_HASH_END - HASH_LENGTH - 1] != "-":
+                    continue
+            else:
+                found = record_hash(name, layout)
+                if found is None:
+                    continue
+                hash_, rank = found
+            if not entry.is_file(follow_symlinks=False):
                 continue
-            hash_, rank = found
-            if hash_ in dates and ranks.get(hash_, 0) <= rank:
+            if rank and hash_ in dates and ranks[hash_] <= rank:
                 continue  # the record Spack reads first is dated already
             try:
                 when = dated(entry.stat(follow_symlinks=False).st_mtime)
             except OSError:
                 continue  # removed since it was listed
-            if when is not None:
+            if when is not None and (hash_ not in dates or rank < ranks[hash_]):
                 dates[hash_] = when
                 ranks[hash_] = rank
 
@@ -153,6 +177,11 @@ def decode(data: bytes) -> dict[str, int]:
 
 def main(argv: list[str]) -> int:
     root, layout, max_entries = argv[0], argv[1], int(argv[2])
+    if hasattr(os, "nice"):
+        try:
+            os.nice(10)  # the load it runs beside comes first: on a busy machine this waits, not the decode
+        except OSError:
+            pass
     walked = walk(root, layout, max_entries)
     sys.stdout.buffer.write(encode(walked.dates))
     sys.stdout.buffer.flush()
