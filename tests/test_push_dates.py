@@ -377,3 +377,33 @@ def test_on_disk_a_records_push_date_is_its_files_time_as_the_load_gave_it(
     for name in ("zlib", "plain", "tampered", "foreign"):
         spec = _spec(corpus, name)
         assert provenance.binary(spec).pushed == _iso(DATES[name]) == _iso(corpus.pushed_of(spec) or 0)
+
+
+def test_a_local_index_of_indexes_dates_its_stacks_binaries_from_the_whole_tags_mirror(tmp_path: Path) -> None:
+    whole = dag_index(RECORDS)
+    stack = {"database": {"version": "8", "installs": {
+        hash_: record for hash_, record in whole["database"]["installs"].items()
+        if record["spec"]["name"] in ("zlib", "tool")}}}
+    root_blob = v3_mirror(tmp_path / "develop", json.dumps(whole).encode())
+    stack_blob = v3_mirror(tmp_path / "develop" / "e4s", json.dumps(stack).encode())
+    for name in HELD:
+        if name not in ("gone", "tool"):
+            _dated(_v3_path(tmp_path / "develop", name), DATES[name])
+    _dated(_v3_path(tmp_path / "develop" / "e4s", "tool"), DATES["tool"])  # only in the stack's own tree: not read
+    refs = {"develop": [{"label": "root", "url": f"develop/blobs/sha256/{root_blob[:2]}/{root_blob}"},
+                        {"label": "e4s", "url": f"develop/e4s/blobs/sha256/{stack_blob[:2]}/{stack_blob}"}]}
+    (tmp_path / "cache_spack_io_index.json").write_text(json.dumps(refs))
+    corpus = load_corpus([str(tmp_path / "cache_spack_io_index.json")], NO_CACHE)
+    assert corpus.report.errors == [] and _warnings(corpus) == []
+    assert corpus.spec(_spec(corpus, "zlib")).stacks == ("e4s",)
+    assert _pushed(corpus) == _expected("gone", "tool")
+
+
+def test_a_v2_mirror_named_by_its_s3_location_lists_build_cache_one_level_deep(
+        bucket: _Bucket, mirror_server: Any) -> None:
+    _v2(mirror_server.root / "old")
+    records = mirror_server.root / "old" / "build_cache"
+    bucket.keys = {f"old/build_cache/{p.name}": int(p.stat().st_mtime) for p in records.iterdir() if p.is_file()}
+    corpus = load_corpus(["s3://spack-binaries/old"], NO_CACHE)
+    assert _warnings(corpus) == [] and _pushed(corpus) == _expected("gone")  # zlib: its .sig's, as on disk
+    assert {(q["prefix"], q.get("delimiter")) for q in bucket.asked} == {("old/build_cache/", "/")}
