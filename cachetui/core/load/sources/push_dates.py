@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import threading
 from collections.abc import Iterable
@@ -104,6 +103,8 @@ def _dates_of(store: RecordStore, timeout: float) -> tuple[dict[str, int], list[
 
 def walked_apart(root: str, layout: str, timeout: float, max_entries: int) -> Walked:
     """`record_walk.walk` of `root`, in a process of its own; in this one when none can be started or it fails."""
+    import subprocess  # only when a large mirror is walked: a warm start never is
+
     limit = max(timeout, 60.0)  # a walk of a million entries takes seconds: longer is a file system that hangs
     # -I: nothing of the user's environment, working directory or site-packages; -S: no site at all (faster)
     command = [sys.executable, "-I", "-S", record_walk.__file__, root, layout, str(max_entries)]
