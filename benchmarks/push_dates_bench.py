@@ -131,12 +131,14 @@ def measure(rounds: int) -> dict[str, float]:
                 del corpus
     return {"cold_with": statistics.median(cold[True]), "cold_without": statistics.median(cold[False]),
             "warm_with": statistics.median(warm[True]), "warm_without": statistics.median(warm[False]),
+            "paired": statistics.median(w - wo for w, wo in zip(cold[True], cold[False])),
+            "best_with": min(cold[True]), "best_without": min(cold[False]),
             "dated": float(dated[True]), "dated_without": float(dated[False]),
             "wait": statistics.median(spent["wait"]), "fill": statistics.median(spent["fill"])}
 
 
 def render(r: dict[str, float], rounds: int) -> list[str]:
-    added = r["cold_with"] - r["cold_without"]
+    added = r["cold_with"] - r["cold_without"]  # the target is checked against the medians: the plain reading
     verdict = "met" if added <= TARGET_S else "**not met**"
     return [
         f"## Push dates: a {RECORDS:,}-record local v3 mirror with a spec manifest per binary "
@@ -148,6 +150,10 @@ def render(r: dict[str, float], rounds: int) -> list[str]:
         f"≤ {TARGET_S} s: {verdict} |",
         f"| warm (cache hit) | {r['warm_without']:.3f} s | {r['warm_with']:.3f} s | "
         f"{r['warm_with'] - r['warm_without']:+.3f} s | |",
+        "",
+        f"The same rounds read other ways, against a shared machine's noise: the median of each round's difference "
+        f"{r['paired']:+.2f} s; the best of each, {r['best_without']:.2f} s without and {r['best_with']:.2f} s with "
+        f"({r['best_with'] - r['best_without']:+.2f} s).",
         "",
         f"Of the cold load's added time, on its own path: {r['wait']:.3f} s waiting for the walk once the index was "
         f"read, {r['fill']:.3f} s filling the column (medians). The rest is the machine: the walk's process takes a "

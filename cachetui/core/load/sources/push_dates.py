@@ -22,6 +22,7 @@ import sys
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from cachetui.core.load.sources import record_walk
 from cachetui.core.load.sources.record_walk import V2_RECORDS, V3_RECORDS, Walked, decode, walk
@@ -143,5 +144,6 @@ def fill(documents: Iterable[ParsedDocument], found: PushDates) -> None:
     if not found.dates:
         return  # nothing dated: the column stays None, every binary unknown
     dated = found.dates.get
-    for document in documents:
-        document.columns.pushed = [dated(hash_, UNKNOWN_PUSHED) for hash_ in document.columns.hashes]
+    for document in documents:  # map over a C method: this runs once per binary of the load
+        hashes = document.columns.hashes
+        document.columns.pushed = list(map(dated, hashes, repeat(UNKNOWN_PUSHED, len(hashes))))
