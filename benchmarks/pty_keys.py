@@ -24,6 +24,7 @@ import argparse
 import fcntl
 import os
 import pty
+import re
 import select
 import signal
 import statistics
@@ -44,7 +45,9 @@ PYTHON = sys.executable
 QUIET_S = 0.06  # no output for this long ends an answer: longer than a frame (1/60 s) with room to spare
 WORKER_QUIET_S = 0.6  # keys answered in a worker (a facet over 500k specs, l, d): their answer comes later
 READY_QUIET_S = 1.5
-LOADED = b" docs \xc2\xb7 "  # the status line's corpus summary: shown once the corpus is loaded
+# The status line's count of the answer (`362 of 362 specs`): written once the corpus is shown, whatever else the
+# line says (what is new since the last look may leave no room for the sources' summary after it).
+LOADED = re.compile(rb"\d of \d+ specs")
 SYNC_QUERY, SYNC_REPLY = b"\x1b[?2026$p", b"\x1b[?2026;2$y"  # DECRQM for mode 2026, and "reset, supported"
 FRAME_END = b"\x1b[?2026l"
 KEYS = {"down": b"\x1b[B", "pagedown": b"\x1b[6~", "escape": b"\x1b", "enter": b"\r", "tab": b"\t"}
@@ -108,11 +111,11 @@ class Session:
             first = settled = last_byte
         return Answer(first, settled, frames)
 
-    def wait_for(self, marker: bytes, limit: float) -> None:
+    def wait_for(self, marker: re.Pattern[bytes], limit: float) -> None:
         """Read until `marker` has been written (the corpus loaded), then until quiet."""
         deadline = time.perf_counter() + limit
         self.seen.clear()
-        while marker not in self.seen and time.perf_counter() < deadline:
+        while not marker.search(self.seen) and time.perf_counter() < deadline:
             ready, _, _ = select.select([self.fd], [], [], 1.0)
             if ready:
                 chunk, _ = self._read()
@@ -121,9 +124,9 @@ class Session:
                 # The whole chunk is searched: a first frame can come in one read of 64 KB, the
                 # status line (and the marker) at its start; keeping only its end missed it.
                 self.seen += chunk
-                if marker not in self.seen:
-                    del self.seen[:-len(marker)]
-        if marker not in self.seen:
+                if not marker.search(self.seen):
+                    del self.seen[:-256]  # more than a match spans
+        if not marker.search(self.seen):
             raise RuntimeError(f"not ready after {limit:.0f} s")
         self.drain(READY_QUIET_S, 60.0, time.perf_counter())
 

@@ -127,17 +127,21 @@ class CacheTuiApp(App[None]):
         before = self.browser.corpus if again else None
         corpus = load_corpus(self.paths, self.load_options, progress=progress)
         corpus = self.presented(self._with_settings_problems(corpus))
-        news = self._news(corpus, before)
+        news, fresh = self._news(corpus, before) if again else (None, False)
         # A source read before the first frame (an empty or tiny one) waits for the screen it is shown on.
         while not self._browser_mounted.wait(0.05):
             if get_current_worker().is_cancelled:
                 return corpus
         self.call_from_thread(self._show_corpus, corpus, news, keep, again)
+        if not again:  # what is new is looked up after the first frame is on its way: it does not wait for it
+            news, fresh = self._news(corpus, None)
+            self.call_from_thread(self._news_arrived, corpus, news, fresh)
         return corpus
 
-    def _news(self, corpus: Corpus, before: Corpus | None) -> str | None:
-        """What is new since the last look (a look is taken now), and what a reload changed. Nothing is called new
-        without the warm cache (where looks are kept) or in a served session (its visitors share one cache)."""
+    def _news(self, corpus: Corpus, before: Corpus | None) -> tuple[str | None, bool]:
+        """What is new since the last look (a look is taken now: the corpus's `new` facet says it), what a reload
+        changed, and whether anything is new. Nothing is called new without the warm cache (where looks are kept)
+        or in a served session (its visitors share one cache)."""
         from cachetui.core.load import Looks, binaries_changed, default_cache_dir
         from cachetui.present.browse.news import news_text
 
@@ -146,7 +150,12 @@ class CacheTuiApp(App[None]):
             if self._looks is None:
                 self._looks = Looks(default_cache_dir())
             new = self._looks.take(corpus, time.time())
-        return news_text(new, binaries_changed(before, corpus) if before is not None else None)
+        changed = binaries_changed(before, corpus) if before is not None else None
+        return news_text(new, changed), new is not None and new.binaries > 0
+
+    def _news_arrived(self, corpus: Corpus, news: str | None, fresh: bool) -> None:
+        if self.browser.corpus is corpus:
+            self.browser.say_news(news, fresh)
 
     def _show_corpus(self, corpus: Corpus, news: str | None = None, keep: tuple[str, str] | None = None,
                      again: bool = False) -> None:

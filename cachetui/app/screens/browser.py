@@ -85,6 +85,7 @@ class BrowserScreen(Screen[None]):
         self.news: str | None = None  # what the status line says of the sources' freshness (set by the app)
         self._reloaded = False  # the corpus on its way is a reload's: the question is kept
         self._keep: tuple[str, str] | None = None  # the binary (hash, tag) the cursor stays on after a reload
+        self._first_answer = False  # the corpus's first answer is on its way: its package list is drawn first
 
     def want(self, wanted: WantedDag) -> None:
         """Before the screen is shown: what `--want` named, which it opens on (what the user asked about)."""
@@ -361,11 +362,16 @@ class BrowserScreen(Screen[None]):
             keep = (corpus.hashes[spec], corpus.value("tag", int(corpus.single["tag"][spec])))
         self.post_message(ReloadRequested(keep))
 
-    def say_news(self, news: str | None) -> None:
-        """What the status line says of the sources' freshness, from now on."""
+    def say_news(self, news: str | None, fresh: bool = False) -> None:
+        """What the status line says of the sources' freshness, from now on; `fresh`: the corpus's `new` facet has
+        just been worked out, so the question is answered again (its counts then say what is new)."""
         self.news = news
-        if self.corpus is not None:
-            self._push_question(self.corpus, self.applied_query)
+        if fresh:
+            self._answers.forget()
+            self._refresh_results()
+        status = self.query_one(StatusLine).status
+        if not status.loading:  # the answer shown says it from now on; one on its way will say it too
+            self.query_one(StatusLine).status = replace(status, news=news)
 
     def corpus_reloaded(self, corpus: Corpus, keep: tuple[str, str] | None) -> None:
         """The sources read again: the same question over `corpus`, the cursor on `keep`'s binary if still there."""
@@ -376,6 +382,8 @@ class BrowserScreen(Screen[None]):
         if corpus is None:
             return
         self.add_class("-loaded")
+        self._first_answer = not self._reloaded  # a reload keeps the table it has until its answer is whole
+        self._prepare_lookups(corpus)
         self.query_one(BrowserBody).corpus_arrived(corpus)
         self.query_one(BrowserBody).provenance_follower.provenance_arrived_for(self.provenance)
         self._answers.forget()  # what answers over another corpus computed
@@ -385,11 +393,21 @@ class BrowserScreen(Screen[None]):
             spec = corpus.spec_with_hash(*keep) if keep is not None else None
             self._go(go.reloaded(self.browsing, corpus, spec))
         else:
-            self._go(go.corpus_arrived(replace(self.browsing, line=self.query_one(QueryBar).text), corpus))
+            state, effects = go.corpus_arrived(replace(self.browsing, line=self.query_one(QueryBar).text), corpus)
+            if state.query == Query():  # every spec: the list's counts are the packages' sizes, known now
+                self.query_one(BrowserBody).show_sizes(corpus)
+                self._push_status(corpus, state.query, corpus.n_specs, busy=True)
+            self._go((state, effects))
         if self.wanted is not None:
             self._coverage().corpus_arrived(corpus)
         if self.planned is not None:
             self._plan().corpus_arrived(corpus)
+
+    @work(thread=True, group="lookups", exclusive=True, name="prepare lookups", exit_on_error=False)
+    def _prepare_lookups(self, corpus: Corpus) -> None:
+        """The indexes a spec's details use, built beside the first frame (numpy's sorts leave the screen's thread
+        free), not in the first details' own frame."""
+        corpus.prepare_lookups()
 
     def watch_hidden_columns(self, hidden: frozenset[str]) -> None:
         self.query_one(SpecTable).hidden = hidden
@@ -406,6 +424,13 @@ class BrowserScreen(Screen[None]):
             # Cannot be answered (a name not in the corpus): said where it was typed; the last answer stays.
             self._go(go.refused(self.browsing, found.problem or ""))
             self._push_question(corpus, self.applied_query)
+            return
+        if self._first_answer:  # a corpus's first answer: its package list and counts first, the rest a frame on
+            self._first_answer = False
+            rows = rows_to_show(corpus, found.results, sort, self._answers.recent)
+            self.query_one(BrowserBody).show_counts(found.results, found.package_counts or {}, rows)
+            self._push_status(corpus, query, len(rows.indices), busy=True)
+            self.call_after_refresh(self._deliver, query, sort, view, found)
             return
         bar = self.query_one(QueryBar)
         bar.note = found.results.note
@@ -424,13 +449,17 @@ class BrowserScreen(Screen[None]):
     def _push_question(self, corpus: Corpus, query: Query) -> None:
         """The status line and the facets say what the table shows: the specs answering `query`."""
         rows = self.query_one(SpecTable).data
-        shown = 0 if rows is None else len(rows.indices)
+        self._push_status(corpus, query, 0 if rows is None else len(rows.indices))
+        self._push_facets()
+
+    def _push_status(self, corpus: Corpus, query: Query, shown: int, busy: bool = False) -> None:
+        """The status line: `shown` specs answering `query` (`busy`: the table is still being filled)."""
         problems_key = keys_shown(self.app, "browser.problems")
         compare = compare_text(corpus, self.browsing.view.compare)
         among = self.browsing.view.among
-        self.query_one(StatusLine).status = status_of(corpus, query, shown, compare, problems_key,
-                                                      among[0] if among is not None else None, self.news)
-        self._push_facets()
+        status = status_of(corpus, query, shown, compare, problems_key, among[0] if among is not None else None,
+                           self.news)
+        self.query_one(StatusLine).status = replace(status, busy=True) if busy else status
 
     def _push_facets(self) -> None:
         comparing = self.browsing.view.compare is not None

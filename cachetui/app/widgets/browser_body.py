@@ -119,15 +119,26 @@ class BrowserBody(Horizontal):
 
     def show_answer(self, results: Results, package_counts: dict[str, int], rows: SpecRows) -> None:
         """An answer's rows, counts and (comparing two tags) the changes of each package."""
-        query, comparison = results.query, results.comparison
+        query = results.query
         self._wants_open = self._wants_scope != (query.package,)
         self._wants_scope = (query.package,)
         self.query_one(SpecTable).data = rows
         self.facet_counts = results.facet_counts
-        packages = self.query_one(PackageList)
-        packages.state = replace(packages.state, counts=package_counts, current=query.package,
-                                 changes=comparison.changes if comparison else None, filtered=rows.clearable)
+        self.show_counts(results, package_counts, rows)
         self.opened = query.package is not None or query.spec is not None
+
+    def show_counts(self, results: Results, package_counts: dict[str, int], rows: SpecRows) -> None:
+        """An answer's package list: each package's count, the one opened, the changes of each (comparing)."""
+        comparison = results.comparison
+        packages = self.query_one(PackageList)
+        packages.state = replace(packages.state, counts=package_counts, current=results.query.package,
+                                 changes=comparison.changes if comparison else None, filtered=rows.clearable)
+
+    def show_sizes(self, corpus: Corpus) -> None:
+        """Before the first answer to "every spec": the package list's counts are the packages' sizes."""
+        packages = self.query_one(PackageList)
+        sizes = {name: stop - start for name, (start, stop) in zip(corpus.packages, corpus.package_ranges)}
+        packages.state = replace(packages.state, counts=sizes, current=None, changes=None, filtered=False)
 
     def list_follows(self, line: str) -> None:
         """The package list as the query line makes it: a package search, or the packages a spec matches."""

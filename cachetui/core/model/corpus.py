@@ -250,6 +250,14 @@ class Corpus:
         order = np.argsort(keys, kind="stable")
         return keys[order], order
 
+    def prepare_lookups(self) -> None:
+        """Build what looking one binary up uses (where its hash occurs, who depends on it) once, ahead of the first
+        lookup: the browser calls it in a thread as the corpus is shown, so the details of the first spec do not pay
+        for indexes over every spec on the screen's thread."""
+        _ = self._hash_keys
+        if self.has_dependencies:
+            _ = self._dependents_by_hash, self.vocab["dep_hash"].ids
+
     def occurrences(self, hash_: str) -> list[int]:
         """Every spec index carrying this hash, in corpus order: one binary seen in several snapshots."""
         keys, order = self._hash_keys
