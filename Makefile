@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/first_line.py
 	$(BIN)/python benchmarks/settings_bench.py
 	$(BIN)/python benchmarks/push_dates_bench.py
+	$(BIN)/python benchmarks/sort_bench.py
 
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py

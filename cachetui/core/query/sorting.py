@@ -18,6 +18,7 @@ from cachetui.core.model.fields import (
 )
 from cachetui.core.model.records import UNKNOWN_PUSHED
 from cachetui.core.query.query import sort_values
+from cachetui.core.query.sort_ranks import by_hash, by_variants, hash_ranks, variant_ranks
 
 SORT_COLUMNS = RegistryView(lambda: tuple(dict(REGISTRY.sorts())))  # the table's sortable columns (not "change")
 
@@ -42,7 +43,7 @@ def _compute_ranks(corpus: Corpus, facet: str) -> np.ndarray:
 
 
 def sort_key(corpus: Corpus, indices: np.ndarray, column: str) -> np.ndarray:
-    """One sortable number (or string) per spec in `indices`."""
+    """One sortable number per spec in `indices` (hashes and variants: their rank, see sort_ranks)."""
     field = REGISTRY.keyed[column]
     by, name = field.sort, field.name
     if by == BY_VALUES:
@@ -54,9 +55,9 @@ def sort_key(corpus: Corpus, indices: np.ndarray, column: str) -> np.ndarray:
     if by == BY_PACKAGE:
         return corpus.package_of[indices]
     if by == BY_HASH:
-        return np.array([corpus.hashes[i] for i in indices], dtype=object)
+        return hash_ranks(corpus).rank[indices]
     if by == BY_VARIANTS:  # alike configurations side by side (what differs is in the text)
-        return np.array([" ".join(corpus.raw_variants(int(i))) for i in indices], dtype=object)
+        return variant_ranks(corpus).rank[indices]
     if by == BY_COUNT:
         col = corpus.multi[name]
         return (col.offsets[indices + 1] - col.offsets[indices]).astype(np.int64)
@@ -77,14 +78,12 @@ def sort_specs(corpus: Corpus, indices: np.ndarray, column: str, *, descending: 
     """`indices` reordered by `column`; ties keep corpus order (stable)."""
     if column not in SORT_COLUMNS:
         raise ValueError(f"cannot sort by {column!r}")
+    by = REGISTRY.keyed[column].sort
+    if by == BY_HASH:  # strings: ranked once per corpus (the first sort of many ranks them all), see sort_ranks
+        return by_hash(corpus, indices, descending=descending)
+    if by == BY_VARIANTS:
+        return by_variants(corpus, indices, descending=descending)
     keys = sort_key(corpus, indices, column)
     # Descending reverses the key order but keeps ties in corpus order.
-    order = np.argsort(_descending(keys) if descending else keys, kind="stable")
+    order = np.argsort(-keys if descending else keys, kind="stable")
     return indices[order]
-
-
-def _descending(keys: np.ndarray) -> np.ndarray:
-    if keys.dtype == object:
-        uniq = {v: i for i, v in enumerate(sorted(set(keys), reverse=True))}
-        return np.fromiter((uniq[v] for v in keys), dtype=np.int64, count=len(keys))
-    return -keys
