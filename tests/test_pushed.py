@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import cachetui.cli.query as query_command
-import cachetui.core.model.freshness as freshness
+import cachetui.core.model.moment as moment
 from cachetui.app.widgets.facet_panel import FacetState, Kind, facet_entries
 from cachetui.cli.main import main
 from cachetui.core.load import load_corpus
@@ -21,7 +21,7 @@ from cachetui.core.load.sample import sample_path
 from cachetui.core.load.sources.site.loader import load_paths
 from cachetui.core.model.build import CorpusBuilder, build_corpus
 from cachetui.core.model.corpus import Corpus
-from cachetui.core.model.freshness import at_load
+from cachetui.core.model.moment import at_load
 from cachetui.core.model.records import UNKNOWN_PUSHED
 from cachetui.core.query.pushed import MalformedMoment, PushedWithin, parse_moment
 from cachetui.core.query.query import Query, all_facet_counts, match
@@ -236,16 +236,16 @@ def finished_with_pushes(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_warm_start_works_the_facet_out_at_its_own_moment(finished_with_pushes: None,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     inputs = [str(sample_path())]
-    monkeypatch.setattr(freshness, "clock", lambda: T)
+    monkeypatch.setattr(moment, "clock", lambda: T)
     cold = load_corpus(inputs, cache=CorpusCache())
     n = cold.n_specs
     assert cold.cache_status == "miss" and cold.loaded_at == T
     assert all_facet_counts(cold, Query())["pushed"] == {"last day": n - 1, "unknown": 1}
-    monkeypatch.setattr(freshness, "clock", lambda: T + 3 * DAY)  # three days later, nothing changed
+    monkeypatch.setattr(moment, "clock", lambda: T + 3 * DAY)  # three days later, nothing changed
     warm = load_corpus(inputs, cache=CorpusCache())
     assert warm.cache_status == "hit" and warm.loaded_at == T + 3 * DAY
     assert all_facet_counts(warm, Query())["pushed"] == {"last week": n - 1, "unknown": 1}
-    monkeypatch.setattr(freshness, "clock", lambda: T + 40 * DAY)
+    monkeypatch.setattr(moment, "clock", lambda: T + 40 * DAY)
     assert all_facet_counts(load_corpus(inputs, cache=CorpusCache()), Query())["pushed"] == {
         "older": n - 1, "unknown": 1}
 

@@ -26,7 +26,7 @@ import numpy as np
 from cachetui.core.load.private_dir import NotPrivate, open_private, private_directory, write_private
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.documents import generations, mirror_generation
-from cachetui.core.model.freshness import at_load
+from cachetui.core.model.moment import at_load
 from cachetui.core.model.tables import hash_keys
 
 LOOKS = "looks"  # the cache directory's subdirectory

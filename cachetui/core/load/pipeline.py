@@ -44,7 +44,7 @@ from cachetui.core.load.sources.mirror import Net
 from cachetui.core.load.sources.no_cyclic_gc import no_cyclic_gc
 from cachetui.core.load.sources.spack_config import SpackMirrors, configured_groups
 from cachetui.core.model.corpus import Corpus
-from cachetui.core.model.freshness import at_load
+from cachetui.core.model.moment import at_load
 from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity, UnusableInput
 from cachetui.core.model.records import BinaryStore, MirrorOrigin
 

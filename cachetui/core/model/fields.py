@@ -63,7 +63,7 @@ class Facet:
     # site order): the panel lists them so rather than by count, and the table sorts by that order.
     dated: bool = False
     # DERIVED from the moment of the load or what the user has seen, not from documents alone: worked out again at
-    # every load, warm or cold (cachetui.core.model.freshness.at_load), never taken from the warm cache as it was.
+    # every load, warm or cold (cachetui.core.model.moment.at_load), never taken from the warm cache as it was.
     each_load: bool = False
     # The value that, when every spec has it, says nothing about any (`unknown` where no source records it): the
     # facet panel leaves the facet out then.

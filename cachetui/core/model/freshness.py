@@ -2,12 +2,12 @@
 
 Both facets are relative to the load (`Corpus.loaded_at`, `Corpus.new`), not to the documents alone: a warm
 start's cached column would say yesterday's "last day". So they are worked out again at every load, warm or
-cold (`at_load`, which the load pipeline calls as it finishes), and the CLI and the browser of one load agree.
+cold (`cachetui.core.model.moment.at_load`, which the load pipeline calls as it finishes), and the CLI and the
+browser of one load agree.
 """
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -50,34 +50,6 @@ def since_column(corpus: Corpus) -> np.ndarray:
     if len(corpus.new):
         column[np.asarray(corpus.new, dtype=bool)] = SINCE_VALUES.index(NEW)
     return column
-
-
-def clock() -> int:
-    """Now, in seconds since the epoch: a load's moment (a test replaces it to load "later")."""
-    return int(time.time())
-
-
-def at_load(corpus: Corpus, now: int | None = None) -> Corpus:
-    """The corpus as of its load at `now` (else the clock): `loaded_at` set, and every facet declared to be worked
-    out at each load (`Facet.each_load`) worked out again. A column that comes out the same is kept: a cold load's
-    is the very array its cache file holds, and a warm one's is mapped, never copied for nothing."""
-    from cachetui.core.model.corpus import Vocabulary
-    from cachetui.core.model.fields import REGISTRY
-
-    corpus.loaded_at = clock() if now is None else now
-    derivations = dict(REGISTRY.derived())
-    for facet in REGISTRY.facets_marked("each_load"):
-        derivation = derivations[facet]
-        vocabulary = corpus.vocab.get(facet)
-        if vocabulary is None or list(vocabulary.values[: len(derivation.values)]) != list(derivation.values):
-            vocabulary = corpus.vocab[facet] = Vocabulary()  # a facet declared after the cache file was written
-            for value in derivation.values:
-                vocabulary.intern(value)
-        column = derivation.column(corpus)
-        held = corpus.single.get(facet)
-        if held is None or not np.array_equal(held, column):
-            corpus.single[facet] = column
-    return corpus
 
 
 def iso_utc(when: int | None) -> str | None:
