@@ -117,3 +117,24 @@ def test_a_session_compares_each_reload_with_the_look_before_it_began(tmp_path: 
     assert fresh.take(_corpus([_hash("a")]), 10.0).looked is None
     again = fresh.take(_corpus([_hash("a"), _hash("d")]), 20.0)
     assert (again.binaries, again.since) == (1, 10.0)
+
+
+def test_an_odd_hash_loaded_beside_leaves_every_other_binarys_key_as_it_was(tmp_path: Path) -> None:
+    """Keys depend on each hash alone: a 24-character hash in another source must not make every binary new."""
+    remember(tmp_path, _corpus([_hash("a"), _hash("b")]), 1.0)
+    after = _corpus([_hash("a"), _hash("b")], {"v1": ["c" * 24]})
+    new = new_since(after, read_looks(tmp_path, list(sources(after))))
+    assert not new.specs.any() and new.looked == 1.0
+    assert list(hash_keys([_hash("a"), "c" * 24])[:1]) == list(hash_keys([_hash("a")]))
+
+
+def test_no_look_is_read_or_kept_in_a_cache_directory_others_can_write(tmp_path: Path) -> None:
+    remember(tmp_path, _corpus([_hash("a")]), 1.0)
+    kept = {path: path.read_bytes() for path in (tmp_path / LOOKS).iterdir()}
+    tmp_path.chmod(0o777)  # the cache refuses such a directory: what is new is not said from it either
+    try:
+        assert read_looks(tmp_path, [MIRROR]) == {}
+        remember(tmp_path, _corpus([_hash("a"), _hash("b")]), 2.0)
+        assert {path: path.read_bytes() for path in (tmp_path / LOOKS).iterdir()} == kept
+    finally:
+        tmp_path.chmod(0o700)

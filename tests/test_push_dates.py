@@ -407,3 +407,24 @@ def test_a_v2_mirror_named_by_its_s3_location_lists_build_cache_one_level_deep(
     corpus = load_corpus(["s3://spack-binaries/old"], NO_CACHE)
     assert _warnings(corpus) == [] and _pushed(corpus) == _expected("gone")  # zlib: its .sig's, as on disk
     assert {(q["prefix"], q.get("delimiter")) for q in bucket.asked} == {("old/build_cache/", "/")}
+
+
+def test_a_listing_that_failed_is_tried_again_by_the_next_load_and_a_refused_one_is_not(
+        bucket: _Bucket, mirror_server: Any, tmp_path: Path) -> None:
+    """A failure that may pass (HTTP 503) is not kept in the warm cache as if current; a refusal (403) is the
+    bucket's answer, kept with the index until it changes."""
+    v3_mirror(mirror_server.root / "develop", _index())
+    bucket.keys = _bucket_keys("develop")
+    cache = CorpusCache(tmp_path / "cache")
+    bucket.status = 503
+    failed = load_corpus(["s3://spack-binaries/develop"], cache=cache)
+    assert set(_pushed(failed).values()) == {None} and "listing failed" in _warnings(failed)[0]
+    bucket.status = 200
+    again = load_corpus(["s3://spack-binaries/develop"], cache=CorpusCache(tmp_path / "cache"))
+    assert again.cache_status != "hit" and _pushed(again) == _expected("gone") and _warnings(again) == []
+    refused_cache = tmp_path / "refused"
+    bucket.status = 403
+    load_corpus(["s3://spack-binaries/develop"], cache=CorpusCache(refused_cache))
+    asked = len(bucket.asked)
+    kept = load_corpus(["s3://spack-binaries/develop"], cache=CorpusCache(refused_cache))
+    assert kept.cache_status == "hit" and len(bucket.asked) == asked  # not listed again

@@ -299,3 +299,17 @@ def test_the_details_say_one_pushed_line_the_sources_date_else_the_records() -> 
     assert pushed_line("", "2026-11-27T18:14:58Z") == "2026-11-27 18:14 UTC"  # an HTTP mirror's, once fetched
     assert pushed_line("-", "2026-11-27T18:14:58+02:00") == "2026-11-27 16:14 UTC"
     assert (pushed_line("-", None), pushed_line("", None)) == ("-", "")
+
+
+def test_a_fraction_of_a_second_bounds_whole_seconds_as_it_says() -> None:
+    from cachetui.core.query.pushed import parse_moment
+
+    whole = parse_moment("2026-11-20T00:00:00")
+    assert parse_moment("2026-11-20T00:00:00.5") == whole + 1  # pushed at 00:00:00 is before it, not since it
+    assert parse_moment("2026-11-20T00:00:00.000") == whole
+
+
+def test_a_record_time_without_a_zone_is_said_as_written_never_taken_for_utc() -> None:
+    from cachetui.present.details.pushed import pushed_line
+
+    assert pushed_line("", "2026-11-20T14:03:00") == "2026-11-20T14:03:00"

@@ -57,3 +57,22 @@ def test_a_load_alone_never_waits(mirror: tuple[MirrorServer, str], tmp_path: Pa
     said: list[str] = []
     load_corpus([server.url], progress=lambda _d, _t, what: said.append(what), cache=CorpusCache(tmp_path / "c"))
     assert said and WAITING not in said
+
+
+def test_a_lock_held_too_long_is_waited_for_then_read_alone(tmp_path: Path) -> None:
+    """A process stopped mid-load (a Ctrl+Z'd browser) holds its lock: the others wait a while, then go on alone."""
+    cache = CorpusCache(tmp_path / "cache")
+    said: list[str] = []
+    with cache.locked("sources"):
+        with cache.locked("sources", waiting=lambda: said.append("waiting"), patience=0.2):
+            said.append("read")
+    assert said == ["waiting", "read"]
+
+
+def test_no_lock_is_kept_in_a_cache_directory_others_can_write(tmp_path: Path) -> None:
+    shared = tmp_path / "cache"
+    shared.mkdir()
+    shared.chmod(0o777)
+    with CorpusCache(shared).locked("sources"):
+        pass
+    assert list(shared.iterdir()) == []

@@ -28,9 +28,10 @@ Deliver = Callable[[Query, Sort, View, Answer], None]
 class Arrived(Message):
     """A worker's answer to a question, for the node that asked it."""
 
-    def __init__(self, query: Query, sort: Sort, view: View, found: Answer) -> None:
+    def __init__(self, query: Query, sort: Sort, view: View, found: Answer, corpus: Corpus) -> None:
         super().__init__()
         self.query, self.sort, self.view, self.found = query, sort, view, found
+        self.corpus = corpus  # what it was computed over: a reload keeps the question, not the specs
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, Arrived)  # only the newest of the answers waiting is shown
@@ -64,4 +65,4 @@ class Answers:
     def _compute(self, corpus: Corpus, query: Query, sort: Sort, view: View) -> None:
         found = answer(corpus, query, sort, self.recent, view)
         if not get_current_worker().is_cancelled:
-            self._node.post_message(Arrived(query, sort, view, found))
+            self._node.post_message(Arrived(query, sort, view, found, corpus))

@@ -162,8 +162,8 @@ class CacheTuiApp(App[None]):
         self.browser.provenance = self.provenance_of(corpus)  # first: the details fetch through it
         self.browser.news = news
         if again:
-            self._reloading = False
             self.browser.corpus_reloaded(corpus, keep)
+            self._reloading = False  # after: a failure showing it is the reload's, said as such (`_worker_failed`)
         else:
             self.browser.corpus = corpus
         if not self.served and not self._keys_asked:  # a visitor's Spack is not the server's: not told
@@ -198,7 +198,7 @@ class CacheTuiApp(App[None]):
         message = report_failure(self, event.worker)
         if event.worker.group == "load" and self._reloading:  # the sources shown stay; the failure is said
             self._reloading = False
-            self.browser.say_news("reload failed: the sources shown are as they were")
+            self.browser.say_news("reload failed")
         if event.worker.group == "load" and self.browser.corpus is None:
             # Never leave "Loading…" up forever: an empty corpus whose report says what went wrong.
             from cachetui.core.model.build import build_corpus

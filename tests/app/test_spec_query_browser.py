@@ -228,7 +228,9 @@ async def test_an_answer_queued_behind_a_newer_one_is_dropped_unread(
         found = answer(screen.corpus, newer, screen.browsing.sort, RecentAnswers(),
                                       screen.browsing.view)
         # Two workers' answers both waiting in the screen's queue, as when keys outrun the workers.
-        screen.post_message(answers_module.Arrived(older, screen.browsing.sort, screen.browsing.view, found))
-        screen.post_message(answers_module.Arrived(newer, screen.browsing.sort, screen.browsing.view, found))
+        screen.post_message(answers_module.Arrived(older, screen.browsing.sort, screen.browsing.view, found,
+                                                   screen.corpus))
+        screen.post_message(answers_module.Arrived(newer, screen.browsing.sort, screen.browsing.view, found,
+                                                   screen.corpus))
         await pilot.pause()
         assert delivered == [newer]

@@ -444,7 +444,8 @@ class BrowserScreen(Screen[None]):
 
     @on(Arrived)
     def _arrived(self, event: Arrived) -> None:
-        self._deliver(event.query, event.sort, event.view, event.found)
+        if event.corpus is self.corpus:  # an answer over the corpus before a reload names other specs
+            self._deliver(event.query, event.sort, event.view, event.found)
 
     def _push_question(self, corpus: Corpus, query: Query) -> None:
         """The status line and the facets say what the table shows: the specs answering `query`."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -35,7 +36,13 @@ import numpy as np
 from cachetui.core.load.cache_file import CACHE_FORMAT, BufferFile, Damaged, map_buffers
 from cachetui.core.load.cache_layout import from_buffers, to_buffers
 from cachetui.core.load.code_digest import code_digest, loading_modules, source_digest
-from cachetui.core.load.private_dir import NotPrivate, PrivateFile, open_private, private_directory
+from cachetui.core.load.private_dir import (
+    NotPrivate,
+    PrivateFile,
+    open_private,
+    private_directory,
+    private_subdirectory,
+)
 from cachetui.core.load.snapshot import Snapshot
 
 __all__ = ["CACHE_FORMAT", "CACHE_REBUILT", "CorpusCache", "cache_key", "code_digest", "default_cache_dir",
@@ -45,6 +52,8 @@ __all__ = ["CACHE_FORMAT", "CACHE_REBUILT", "CorpusCache", "cache_key", "code_di
 
 CACHE_REBUILT = "warm cache not used (rebuilt)"  # the one warning a damaged cache file costs, said by every command
 LOCKS = "locks"  # the subdirectory of one empty file per set of sources, locked while they are read
+LOCK_PATIENCE_S = 120.0  # longer than another process's load of the same sources takes: it is stopped, not slow
+LOCK_POLL_S = 0.05
 
 
 def default_cache_dir() -> Path:
@@ -91,24 +100,28 @@ class CorpusCache:
         return None
 
     @contextmanager
-    def locked(self, name: str, waiting: Callable[[], None] | None = None) -> Iterator[None]:
+    def locked(self, name: str, waiting: Callable[[], None] | None = None,
+               patience: float = LOCK_PATIENCE_S) -> Iterator[None]:
         """Held while the sources behind `name` are looked at, read and their file written. Another process reading
         the same sources at that moment (two visitors of one `serve` reloading) waits, then finds the file written:
-        one read, shared. `waiting` hears when this one has to wait. A directory where no lock can be taken (not
-        private, not writable, no locks on this file system) locks nothing: a load never fails for it."""
+        one read, shared. `waiting` hears when this one has to wait; after `patience` seconds (a process stopped
+        mid-load holds it) it reads alone. A directory where no lock can be taken (not private, not writable, no
+        locks on this file system) locks nothing: a load never fails for it."""
         fd = None
         try:
-            with private_directory(self.directory / LOCKS, create=True) as dir_fd:
+            with private_subdirectory(self.directory, LOCKS, create=True) as dir_fd:
                 if dir_fd is not None:
                     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
                     fd = os.open(f"{name}.lock", flags, 0o600, dir_fd=dir_fd)
         except (NotPrivate, OSError):
             fd = None
         try:
-            if fd is not None and not _lock(fd, blocking=False):
+            if fd is not None and not _lock(fd):
                 if waiting is not None:
                     waiting()
-                _lock(fd, blocking=True)
+                deadline = time.monotonic() + patience
+                while not _lock(fd) and time.monotonic() < deadline:
+                    time.sleep(LOCK_POLL_S)
             yield
         finally:
             if fd is not None:
@@ -186,13 +199,13 @@ class CacheWriter:
         self._resources.close()
 
 
-def _lock(fd: int, *, blocking: bool) -> bool:
-    """Whether the lock is held now (blocking: waits for it); True when the file system takes no locks."""
+def _lock(fd: int) -> bool:
+    """Whether the lock is held now; True when the file system takes no locks (nothing to share the read with)."""
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         return False
-    except OSError:  # ENOLCK and the like: nothing to share the read with, the load goes on alone
+    except OSError:  # ENOLCK and the like: the load goes on alone
         return True
     return True
 

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import posixpath
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from cachetui.core.load.private_dir import NotPrivate, open_private, private_directory, write_private
+from cachetui.core.load.private_dir import NotPrivate, open_private, private_subdirectory, write_private
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.documents import generations, mirror_generation
 from cachetui.core.model.moment import at_load
@@ -114,10 +115,15 @@ class Looks:
         self.directory = directory
         self.earlier: dict[str, Look] = {}
         self._asked: set[str] = set()
+        self._taking = threading.Lock()  # the first load's look (after its first frame) and a quick reload's
 
     def take(self, corpus: Corpus, now: float) -> New:
         """What is new in `corpus` since the earlier looks (its `new` facet says it from now on); then `corpus` is
         remembered as seen `now`."""
+        with self._taking:
+            return self._take(corpus, now)
+
+    def _take(self, corpus: Corpus, now: float) -> New:
         grouped, keys = sources(corpus), hash_keys(corpus.hashes)
         unasked = [source for source in grouped if source not in self._asked]
         self.earlier.update(read_looks(self.directory, unasked))
@@ -149,7 +155,7 @@ def read_looks(directory: Path, wanted: list[str]) -> dict[str, Look]:
     """The last look of each of these sources that has one (a missing, foreign or damaged file: none)."""
     looks: dict[str, Look] = {}
     try:
-        with private_directory(directory / LOOKS, create=False) as dir_fd:
+        with private_subdirectory(directory, LOOKS, create=False) as dir_fd:
             if dir_fd is None:
                 return looks
             for source in wanted:
@@ -200,7 +206,7 @@ def _remember(directory: Path, grouped: dict[str, np.ndarray], keys: np.ndarray,
     """A cache directory that cannot be written is no look, never a failure (the browser shows the sources all
     the same)."""
     try:
-        with private_directory(directory / LOOKS, create=True) as dir_fd:
+        with private_subdirectory(directory, LOOKS, create=True) as dir_fd:
             if dir_fd is None:
                 return
             for source, specs in grouped.items():

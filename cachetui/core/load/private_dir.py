@@ -77,6 +77,18 @@ def private_directory(path: Path, *, create: bool) -> Iterator[int | None]:
 
 
 @contextmanager
+def private_subdirectory(parent: Path, name: str, *, create: bool) -> Iterator[int | None]:
+    """`parent / name` as `private_directory` gives it, and only once `parent` itself is found private: what is kept
+    in a directory others can write (a cache directory refused) is neither read nor written."""
+    with private_directory(parent, create=create) as parent_fd:
+        if parent_fd is None:
+            yield None
+            return
+        with private_directory(parent / name, create=create) as fd:
+            yield fd
+
+
+@contextmanager
 def open_private(dir_fd: int, name: str) -> Iterator[BinaryIO | None]:
     """The file `name` for reading, or None when it is missing. Raises NotPrivate for a foreign file."""
     try:

@@ -124,19 +124,31 @@ _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD
 
 
 def hash_keys(strings: Sequence[str]) -> np.ndarray:
-    """A 64-bit key of each string (uint64), the same in every process (Python's `hash` of a str is salted per
-    process), so keys kept in a file compare with keys made later. Hashes of one width, a multiple of 8 (a spec
-    hash's 32), are keyed over their bytes in numpy; any other strings one digest each."""
+    """A 64-bit key of each string (uint64) that depends on that string alone, the same in every process (Python's
+    `hash` of a str is salted per process), so keys kept in a file compare with keys made later, whatever else is
+    loaded beside. Strings of 32 bytes (a spec hash) are keyed over their bytes in numpy; any other one digest each
+    (an odd one among them leaves the others' keys as they are)."""
     if isinstance(strings, StringTable):
         data, offsets = strings.data, strings.offsets
     else:
         data, offsets, _ = encoded(strings)
-    words = _words(data, offsets)
-    if words is not None:
-        return _mixed(words)
-    return np.fromiter((int.from_bytes(hashlib.blake2b(data[a:b].tobytes(), digest_size=8).digest(), "little")
-                        for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())),
-                       dtype=np.uint64, count=len(offsets) - 1)
+    n = len(offsets) - 1
+    keys = np.empty(n, dtype=np.uint64)
+    lengths = np.diff(offsets)
+    usual = lengths == HASH_BYTES
+    if usual.all():  # the usual case: one run of 32-byte rows
+        keys[:] = _mixed(np.ascontiguousarray(data[: n * HASH_BYTES]).view(np.uint64).reshape(n, -1))
+    elif usual.any():
+        starts = offsets[:-1][usual]
+        rows = data[starts[:, None] + np.arange(HASH_BYTES)].reshape(-1, HASH_BYTES)
+        keys[usual] = _mixed(np.ascontiguousarray(rows).view(np.uint64))
+    for i in np.flatnonzero(~usual).tolist():
+        digest = hashlib.blake2b(data[int(offsets[i]):int(offsets[i + 1])].tobytes(), digest_size=8).digest()
+        keys[i] = int.from_bytes(digest, "little")
+    return keys
+
+
+HASH_BYTES = 32  # a Spack hash: 32 base32 characters
 
 
 def _words(data: np.ndarray, offsets: IndexArray) -> np.ndarray | None:

@@ -7,6 +7,7 @@ neither bound: unknown is not "before" anything.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -30,7 +31,9 @@ def parse_moment(text: str) -> int:
         moment = datetime.fromisoformat(text.strip())
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=timezone.utc)
-        seconds: int | None = int(moment.timestamp())
+        # a fraction of a second up to the next whole one: dates are whole seconds, so `>= since` and `< before`
+        # hold for the same of them as they would against the fraction
+        seconds: int | None = math.ceil(moment.timestamp())
     except (ValueError, OverflowError, OSError):
         seconds = None
     # an offset can carry year 9999 past what a moment in UTC can be said as (`-`)
@@ -71,3 +74,8 @@ def _pushed(corpus: Corpus, scope: slice) -> np.ndarray:
     if not len(corpus.pushed):  # a corpus built without the column: every spec unknown
         return np.full(scope.stop - scope.start, UNKNOWN_PUSHED, dtype=np.int64)
     return corpus.pushed[scope]
+
+
+def any_dated(corpus: Corpus, scope: slice, among: np.ndarray) -> bool:
+    """Whether any spec of `among` (a mask over `scope`) has a known push date."""
+    return bool((_pushed(corpus, scope)[among] != UNKNOWN_PUSHED).any())

@@ -15,7 +15,7 @@ import numpy as np
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.fields import REGISTRY
 from cachetui.core.query.masks import facet_mask
-from cachetui.core.query.pushed import PushedWithin
+from cachetui.core.query.pushed import PushedWithin, any_dated
 from cachetui.core.query.resolve import QueryProblem, UnknownValue
 from cachetui.core.query.specmatch import dependency_parts, root_parts, runs_on_mask
 from cachetui.core.query.unrecorded import unknown_dependencies
@@ -162,6 +162,8 @@ class Selection:
             before = int(running.sum())
             among = f"{before} {_are(before)} {' '.join(kept)}" if kept else f"{before} {_are(before)} in scope"
             found = f"no binary is {whole}: {among}, none of them {label}"
+            if key.startswith("pushed") and not any_dated(self.corpus, self.scope, running):
+                found = f"no binary is {whole}: {among}, and no source of theirs says when any was pushed"
             if key in self.dependencies:  # none of those whose dependencies are recorded; the others: unknown
                 recorded = int(np.count_nonzero(running & self.corpus.dependencies_recorded[self.scope]))
                 if not recorded:

@@ -196,6 +196,12 @@ def reloaded(state: Browsing, corpus: Corpus, spec: int | None) -> Step:
     is let go, and so is a spec query that no longer reads in it (said beside the line)."""
     state = replace(state, view=_unlimited(state.view), jumps=(), select_after=spec, focus_when_answered=None)
     query, effects = state.query, Effects(ask=True)
+    compared = state.view.compare
+    if compared is not None and not set(compared) <= set(corpus.tags):  # a tag compared is gone: comparing stops
+        gone = ", ".join(tag for tag in compared if tag not in corpus.tags)
+        state = replace(state, view=replace(state.view, compare=None))
+        effects = replace(effects, notify=f"Tag {gone} is not in the sources any more: comparing stopped.",
+                          warning=True)
     if query.package is not None and query.package not in corpus.package_index:
         effects = replace(effects, notify=f"{query.package} is not in the sources any more: every package shows.",
                           warning=True)

@@ -32,5 +32,7 @@ def pushed_line(said: str, recorded: str | None) -> str:
     try:
         moment = datetime.fromisoformat(recorded)
     except ValueError:
-        return recorded  # said as the record has it (the line is made inert)
+        moment = None
+    if moment is None or moment.tzinfo is None:  # no zone (a registry's timestamp may say none): as it is written
+        return recorded  # (the line is made inert)
     return f"{minute_utc(int(moment.timestamp()))} UTC"

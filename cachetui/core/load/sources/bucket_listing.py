@@ -54,9 +54,10 @@ class _Dates:
             self.dates[hash_], self._ranks[hash_] = when, rank
 
 
-def listed_dates(location: str, layout: str, timeout: float) -> tuple[dict[str, int], list[Problem]]:
+def listed_dates(location: str, layout: str, timeout: float) -> tuple[dict[str, int], list[Problem], bool]:
     """The push dates of the records of the mirror at the s3:// `location`, from its bucket's listing, by binary
-    hash; and the warning that says why some or all are unknown."""
+    hash; the warning that says why some or all are unknown; and whether that may pass (a listing that failed
+    rather than one refused or unreadable: the next load tries again)."""
     found = _Dates()
     root = urllib.parse.urlsplit(store_root(location))
     bucket, prefix = root.netloc, root.path.strip("/")
@@ -71,12 +72,13 @@ def listed_dates(location: str, layout: str, timeout: float) -> tuple[dict[str, 
             data = fetch(url, timeout=timeout, max_bytes=MAX_PAGE_BYTES).data
             token = _read_page(data, layout, found)
         except (FetchError, _Refused) as exc:
-            return found.dates, [Problem(shown, _failed(exc, page), Severity.WARNING)]
+            passing = isinstance(exc, FetchError) and not (exc.refused or exc.missing)
+            return found.dates, [Problem(shown, _failed(exc, page), Severity.WARNING)], passing
         if token is None:
-            return found.dates, []
+            return found.dates, [], False
     return found.dates, [Problem(shown, f"push dates: the bucket's listing stopped after {counted(MAX_PAGES, 'page')} "
                                         f"({len(found.dates):,} records dated); the others are unknown",
-                                 Severity.WARNING)]
+                                 Severity.WARNING)], False
 
 
 def _failed(exc: Exception, page: int) -> str:
@@ -92,6 +94,10 @@ def _failed(exc: Exception, page: int) -> str:
 
 def _read_page(data: bytes, layout: str, found: _Dates) -> str | None:
     """The page's records into `found`; the token of the next page, None when this is the last."""
+    try:  # S3 writes UTF-8: another encoding (UTF-16) would hide a declaration from the search below
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _Refused("not UTF-8") from None
     if _DECLARATION.search(data):
         raise _Refused("it declares a DTD or an entity")
     try:

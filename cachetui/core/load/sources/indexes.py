@@ -162,7 +162,9 @@ def load_group(located: Located, net: Net) -> LoadedGroup:
     dates = pending.result()
     fill(documents.values(), dates)
     reading.problems.extend(dates.problems)
-    ok = located.complete and not reading.failed
+    # Dates that could not be read this time (a listing that failed, a walk that could not finish) are not kept:
+    # the next load reads the group again rather than say the old failure as current.
+    ok = located.complete and not reading.failed and not dates.passing
     return LoadedGroup(sorted(documents.values(), key=lambda d: d.package), reading.problems, ok)
 
 

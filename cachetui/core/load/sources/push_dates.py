@@ -51,9 +51,11 @@ class PushDates:
 
     dates: dict[str, int] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    passing: bool = False  # some dates are unknown for a reason that may pass: what was read is not kept as it is
 
-    def merge(self, dates: dict[str, int], problems: list[Problem]) -> None:
+    def merge(self, dates: dict[str, int], problems: list[Problem], passing: bool = False) -> None:
         """Another store's dates where these say none (these are from the store named first), and its problems."""
+        self.passing = self.passing or passing
         if not self.dates:
             self.dates = dates
         else:
@@ -85,12 +87,13 @@ class PendingDates:
             try:
                 self._found.merge(*_dates_of(store, self._timeout))
             except Exception as exc:  # noqa: BLE001 - a bug here must cost the dates, never the index
+                self._found.passing = True
                 self._found.problems.append(Problem(redact(store.location), f"push dates unknown: internal error "
                                                     f"{type(exc).__name__} (a bug in cachetui; please report it)",
                                                     Severity.WARNING))
 
 
-def _dates_of(store: RecordStore, timeout: float) -> tuple[dict[str, int], list[Problem]]:
+def _dates_of(store: RecordStore, timeout: float) -> tuple[dict[str, int], list[Problem], bool]:
     if store.listed:
         from cachetui.core.load.sources.bucket_listing import listed_dates  # only for a named s3:// mirror
 
@@ -99,7 +102,7 @@ def _dates_of(store: RecordStore, timeout: float) -> tuple[dict[str, int], list[
         walked = walk(store.location, store.layout, MAX_ENTRIES)
     else:
         walked = walked_apart(store.location, store.layout, timeout, MAX_ENTRIES)
-    return walked.dates, _said(store, walked, MAX_ENTRIES)
+    return walked.dates, _said(store, walked, MAX_ENTRIES), walked.error is not None or walked.unread > 0
 
 
 def walked_apart(root: str, layout: str, timeout: float, max_entries: int) -> Walked:
