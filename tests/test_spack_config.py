@@ -264,6 +264,7 @@ def test_a_private_s3_mirror_is_one_line_and_the_public_bucket_is_read_over_http
         """)
     groups, problems = configured_groups(SpackMirrors(), Net())
     assert [(g.tag, g.origin) for g in groups] == [("public", "https://binaries.spack.io/develop")]
+    assert groups[0].listing == "s3://spack-binaries/develop"  # dated from its bucket's listing, as if named
     assert [p.path for p in problems] == ["s3://my-bucket/cache", "s3://spack-binaries/develop", "gs://bucket/cache"]
     assert all("not supported" in p.reason and "\n" not in p.reason for p in problems)
 

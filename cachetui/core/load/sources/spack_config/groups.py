@@ -92,7 +92,10 @@ def _group(mirror: ConfiguredMirror, every: list[ConfiguredMirror], spack_cache:
     locate = partial(probe_manifest if mirror.view else probe_root, index)
     key = without_userinfo(index)
     origin = without_userinfo(root) + (f" (view {mirror.view})" if mirror.view else "")
-    return IndexGroup(origin, name, [Member(None, key, locate, copies)], MirrorOrigin(name, shown, True))
+    # An s3:// mirror is read over https, and dated from its bucket's listing as one named on the command line is.
+    listing = mirror.url if scheme == "s3" else None
+    return IndexGroup(origin, name, [Member(None, key, locate, copies)], MirrorOrigin(name, shown, True),
+                      listing=listing)
 
 
 def without_userinfo(url: str) -> str:
