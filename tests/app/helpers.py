@@ -11,6 +11,7 @@ from textual.pilot import Pilot
 
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.widgets.facet_panel import FacetPanel, Kind
+from cachetui.app.widgets.status_line import StatusLine
 from cachetui.core.load.sample import sample_path
 
 
@@ -19,8 +20,16 @@ def sample_app() -> CacheTuiApp:
 
 
 async def wait_loaded(pilot: Pilot) -> None:
+    """The workers done, and the answer they gave shown whole: a corpus's first answer draws its package list first
+    and its table a frame later (the status line says "updating…" until then)."""
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+    statuses = pilot.app.browser.query(StatusLine) if isinstance(pilot.app, CacheTuiApp) else []
+    for _ in range(200):
+        if not any(line.status.busy for line in statuses):
+            return
+        await pilot.pause()
+    raise AssertionError("the answer never showed whole")
 
 
 async def open_package(pilot: Pilot, typed: str) -> None:
