@@ -38,7 +38,10 @@ async def main() -> None:
     app = CacheTuiApp([sys.argv[2]], LoadOptions(use_cache=True), system_clipboard=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        for _ in range(200):  # the first answer's table comes a frame after its package list
+            await pilot.pause()
+            if app.screen.query_one(SpecTable).row_count:
+                break
         assert app.screen.query_one(SpecTable).row_count > 0
         json.dump([app.browser.corpus.cache_status, sorted(sys.modules)], open(sys.argv[1], "w"))
 

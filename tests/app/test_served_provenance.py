@@ -12,6 +12,7 @@ from cachetui.app.widgets import provenance_follower
 from cachetui.core.load import load_corpus
 from cachetui.core.query.spack_commands import TRUST_KEYS_COMMAND
 from cachetui.present.serve.served import Labels, ServeConfig, ServedProvenance, served_corpus
+from tests.app.helpers import wait_loaded
 from tests.app.test_provenance_pane import _pane, _rest_on
 from tests.dag_mirror import hash_of
 from tests.signed_mirror import Keys, write_v3
@@ -51,8 +52,7 @@ async def test_a_served_session_shows_the_signer_and_cannot_tell_which_keys_the_
                         lambda: asked.append(True) or frozenset({keys.cert.fingerprint.upper()}))
     app = ServedApp(ServeConfig([str(mirror)]))
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await wait_loaded(pilot)
         assert "signed verified: Test Cache <cache@example.org>" in await _rest_on(pilot, "app")
         assert "signed unchecked: no signed record: site-mirror/v3/" in await _rest_on(pilot, "gone")
         assert str(mirror.parent) not in _pane(app)
