@@ -13,7 +13,10 @@ import pty
 import select
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from cachetui.core.load import sample_path
 
@@ -55,15 +58,6 @@ def _first_frame(found: Path, cwd: Path) -> tuple[str, set[str]]:
     assert done.returncode == 0, done.stderr
     status, modules = json.loads(found.read_text())
     return status, set(modules)
-
-
-def test_the_first_frame_of_a_warm_start_imports_no_dialog_coverage_or_parser(tmp_path: Path,
-                                                                              private_cache_home: Path) -> None:
-    status, cold = _first_frame(tmp_path / "cold.json", tmp_path)
-    assert status == "miss" and {"yaml", "cachetui.core.model.build"} <= cold  # the list means something
-    status, warm = _first_frame(tmp_path / "warm.json", tmp_path)
-    assert status == "hit"
-    assert sorted(name for name in warm if name.startswith(DEFERRED)) == []
 
 
 # As a user starts it: `cachetui PATH` through main(), on a real terminal (a pseudo-terminal here), Textual's own
@@ -110,10 +104,11 @@ def _through_main(found: Path, cwd: Path) -> tuple[str, set[str]]:
     return found_status, set(modules)
 
 
-def test_a_warm_start_through_main_imports_no_dialog_coverage_or_parser(tmp_path: Path,
-                                                                       private_cache_home: Path) -> None:
-    status, cold = _through_main(tmp_path / "cold.json", tmp_path)
+@pytest.mark.parametrize("started", [_first_frame, _through_main], ids=["run_test", "through-main"])
+def test_the_first_frame_of_a_warm_start_imports_no_dialog_coverage_or_parser(
+        started: Callable[[Path, Path], tuple[str, set[str]]], tmp_path: Path, private_cache_home: Path) -> None:
+    status, cold = started(tmp_path / "cold.json", tmp_path)
     assert status == "miss" and {"yaml", "cachetui.core.model.build"} <= cold  # the list means something
-    status, warm = _through_main(tmp_path / "warm.json", tmp_path)
+    status, warm = started(tmp_path / "warm.json", tmp_path)
     assert status == "hit"
     assert sorted(name for name in warm if name.startswith(DEFERRED)) == []
