@@ -89,33 +89,52 @@ def variant_text(name: str, value: bool | str | tuple[str, ...], separator: str 
     return name + separator + quote_value(",".join(values))
 
 
+ParameterValue = bool | str | tuple[str, ...]  # the shapes a parameter Spack writes can have (a list as a tuple)
+
+
+def parameter_text(name: str, value: ParameterValue) -> tuple[bool, str] | None:
+    """One of a node's `parameters` as Spack prints it: (True, `cflags="-O2 -g"`) for a compiler flag,
+    (False, `+mpi`, `build_type=Release`, `cuda_arch=80,90`) for a variant; None for what is neither: an empty
+    list (Spack writes all six flags), a flag that is not a list, a name Spack could not have written."""
+    if name in COMPILER_FLAGS:
+        return (True, name + "=" + quote_value(" ".join(value))) if isinstance(value, tuple) and value else None
+    if not _PARAMETER_NAME.fullmatch(name) or value == ():
+        return None
+    return False, variant_text(name, value)
+
+
+def parameter_value(value: Any) -> ParameterValue | None:
+    """A parameter's value in one of the shapes Spack writes, or None for any other (never guessed)."""
+    if isinstance(value, bool | str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return None
+
+
+def parameters_texts(parameters: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A node's `parameters` as its variants and its compiler flags, each sorted by name (`parameter_text`);
+    values of other shapes (not a bool, a string or a list of strings) left out."""
+    variants: list[str] = []
+    flags: list[str] = []
+    for name in sorted(parameters):
+        value = parameter_value(parameters[name])
+        text = parameter_text(name, value) if value is not None else None
+        if text is not None:
+            (flags if text[0] else variants).append(text[1])
+    return tuple(variants), tuple(flags)
+
+
 def parameters_variants(parameters: Mapping[str, Any]) -> tuple[str, ...]:
     """A node's `parameters` as its variants, sorted by name; compiler flags, names Spack could not have
     written and values of other shapes (not a bool, a string or a list of strings) left out, never guessed."""
-    rendered = []
-    for name in sorted(parameters):
-        if name in COMPILER_FLAGS or not _PARAMETER_NAME.fullmatch(name):
-            continue
-        value = parameters[name]
-        if isinstance(value, list):
-            if not value or not all(isinstance(v, str) for v in value):
-                continue
-            value = tuple(value)
-        elif not isinstance(value, bool | str):
-            continue
-        rendered.append(variant_text(name, value))
-    return tuple(rendered)
+    return parameters_texts(parameters)[0]
 
 
 def parameters_flags(parameters: Mapping[str, Any]) -> tuple[str, ...]:
     """A node's compiler flags from its `parameters`, as Spack prints them (`cflags="-O2 -g"`), sorted by name;
     an empty list (Spack writes all six) is no flag, and a value of another shape is left out."""
-    flags = []
-    for name in sorted(COMPILER_FLAGS & parameters.keys()):
-        value = parameters[name]
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            flags.append(name + "=" + quote_value(" ".join(value)))
-    return tuple(flags)
+    return parameters_texts(parameters)[1]
 
 
 def _unquoted(value: str) -> str:

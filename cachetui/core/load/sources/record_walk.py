@@ -11,8 +11,9 @@ Spack names a binary's record files:
 The hash is the 32 characters before the suffix, after a `-`. Names were chosen by whoever could
 write there: one that does not parse names no binary. The walk is `os.scandir` of the records'
 directory (v3: and of each package's directory in it), regular files only, each file's time from
-its own entry (`DirEntry.stat(follow_symlinks=False)`), never a `stat` per binary outside the
-walk; at most `max_entries` entries are looked at.
+its own entry (`DirEntry.stat(follow_symlinks=False)`, through its directory's descriptor where the
+platform has them), never a `stat` per binary outside the walk; at most `max_entries` entries are
+looked at.
 
 This module imports nothing but the standard library: `push_dates` runs it as a script
 (`python -I -S record_walk.py ROOT LAYOUT MAX`) in a process of its own, so the walk's system calls
@@ -27,6 +28,8 @@ import json
 import os
 import struct
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 V3_SUFFIX = ".spec.manifest.json"
@@ -87,23 +90,49 @@ class _Cut(Exception):
 def walk(root: str, layout: str, max_entries: int) -> Walked:
     """The record files under the mirror at `root` (a path) and their times, by binary hash."""
     walked = Walked()
-    ranks: dict[str, int] = {}
+    found: dict[str, float] = {}
     budget = [max_entries]
     top = os.path.join(root, V3_RECORDS if layout == "v3" else V2_RECORDS)
     try:
-        for directory in (_package_directories(top, budget) if layout == "v3" else [top]):
-            try:
-                _date_records(directory, layout, walked.dates, ranks, budget)
-            except OSError:
-                walked.unread += 1  # gone or unreadable since it was listed: its binaries' dates stay unknown
+        with _directory(top) as listed:
+            if layout == "v3":
+                for package in _package_directories(listed, budget):
+                    try:
+                        with _directory(package, within=listed) as records:
+                            _date_manifests(records, found, budget)
+                    except OSError:
+                        walked.unread += 1  # gone or unreadable since it was listed: its binaries' dates stay unknown
+            else:
+                _date_records(listed, found, budget)
     except _Cut:
         walked.cut = True
     except (FileNotFoundError, NotADirectoryError):
         pass  # a mirror without its records (an index alone): nothing says when its binaries were pushed
     except OSError as exc:
         walked.error = f"cannot read it ({exc.strerror or exc})"
-    walked.dates = _hashes_only(walked.dates)
+    walked.dates = _hashes_only({hash_: int(when) for hash_, when in found.items() if 0 <= when < LATEST})
     return walked
+
+
+# Where the platform can, each directory is read through a descriptor of its own, opened from its parent's, and
+# each record's time comes from `fstatat` beside it: the kernel resolves one name per record, not the whole path.
+_BY_DESCRIPTOR = os.scandir in os.supports_fd and os.stat in os.supports_dir_fd
+
+
+@contextmanager
+def _directory(name: str, within: str | int | None = None) -> Iterator[str | int]:
+    """What `os.scandir` reads `name` (inside the directory `within`, as `_directory` gave it) through."""
+    if not _BY_DESCRIPTOR:
+        yield name if within is None else os.path.join(str(within), name)
+        return
+    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+    if within is not None:
+        flags |= getattr(os, "O_NOFOLLOW", 0)  # a package's directory replaced by a link since it was listed
+    descriptor = os.open(name, flags, dir_fd=within if isinstance(within, int) else None)
+    try:
+        yield descriptor
+    finally:
+        os.close(descriptor)
 
 
 def _hashes_only(dates: dict[str, int]) -> dict[str, int]:
@@ -113,48 +142,61 @@ def _hashes_only(dates: dict[str, int]) -> dict[str, int]:
     return {hash_: when for hash_, when in dates.items() if _is_hash(hash_)}
 
 
-def _package_directories(top: str, budget: list[int]) -> list[str]:
+def _package_directories(listed: str | int, budget: list[int]) -> list[str]:
     directories = []
-    with os.scandir(top) as entries:
+    with os.scandir(listed) as entries:
         for entry in entries:
             _spend(budget)
             if entry.is_dir(follow_symlinks=False):  # a link could lead out of the mirror, or round in a loop
-                directories.append(entry.path)
+                directories.append(entry.name)
     return directories
 
 
-def _date_records(directory: str, layout: str, dates: dict[str, int], ranks: dict[str, int],
-                  budget: list[int]) -> None:
-    # The loop runs once per binary: what it calls is kept to the few things each entry needs.
-    v3 = layout == "v3"
-    ends = V3_SUFFIX if v3 else V2_SUFFIXES
-    with os.scandir(directory) as entries:
+def _date_manifests(listed: str | int, found: dict[str, float], budget: list[int]) -> None:
+    """One package directory's v3 manifests: each one's time, by the hash its name ends with.
+
+    The loop runs once per binary, so it does only what each entry needs: the hash's characters and the times'
+    range are checked once the walk is done (`walk`, `_hashes_only`)."""
+    end, start = -_V3_HASH_END, -_V3_HASH_END - HASH_LENGTH
+    left = budget[0]
+    try:
+        with os.scandir(listed) as entries:
+            for entry in entries:
+                left -= 1
+                if left < 0:
+                    raise _Cut
+                name = entry.name
+                # the slice is "-" only for a name with a hash's length after a "-": shorter ones give "" or a letter
+                if name.endswith(V3_SUFFIX) and name[start - 1:start] == "-" and entry.is_file(follow_symlinks=False):
+                    try:
+                        found[name[start:end]] = entry.stat(follow_symlinks=False).st_mtime
+                    except OSError:
+                        continue  # removed since it was listed
+    finally:
+        budget[0] = left
+
+
+def _date_records(listed: str | int, found: dict[str, float], budget: list[int]) -> None:
+    """A v2 records directory: each binary dated by the record Spack reads first (see `V2_SUFFIXES`)."""
+    ranks: dict[str, int] = {}
+    with os.scandir(listed) as entries:
         for entry in entries:
-            budget[0] -= 1
-            if budget[0] < 0:
-                raise _Cut
+            _spend(budget)
             name = entry.name
-            if not name.endswith(ends):
+            if not name.endswith(V2_SUFFIXES):
                 continue  # a tarball's directory, a key, an index: never stat'ed
-            if v3:  # its one suffix: the hash's characters are checked once the walk is done (`_hashes_only`)
-                hash_, rank = name[-_V3_HASH_END - HASH_LENGTH:-_V3_HASH_END], 0
-                if len(name) <= _V3_HASH_END + HASH_LENGTH or name[-_V3_HASH_END - HASH_LENGTH - 1] != "-":
-                    continue
-            else:
-                found = record_hash(name, layout)
-                if found is None:
-                    continue
-                hash_, rank = found
-            if not entry.is_file(follow_symlinks=False):
+            hashed = record_hash(name, "v2")
+            if hashed is None or not entry.is_file(follow_symlinks=False):
                 continue
-            if rank and hash_ in dates and ranks[hash_] <= rank:
-                continue  # the record Spack reads first is dated already
+            hash_, rank = hashed
+            if hash_ in ranks and ranks[hash_] <= rank:
+                continue  # a record Spack reads before this one dates the binary already
             try:
-                when = dated(entry.stat(follow_symlinks=False).st_mtime)
+                when = entry.stat(follow_symlinks=False).st_mtime
             except OSError:
                 continue  # removed since it was listed
-            if when is not None and (hash_ not in dates or rank < ranks[hash_]):
-                dates[hash_] = when
+            if dated(when) is not None:
+                found[hash_] = when
                 ranks[hash_] = rank
 
 

@@ -26,7 +26,7 @@ import msgspec
 from cachetui.core.model.records import build_provenance_text
 from cachetui.core.spack.compilers import compiler_rank, name_at_version
 from cachetui.core.spack.deptypes import deptype_bits
-from cachetui.core.spack.variants import parameters_flags, parameters_variants
+from cachetui.core.spack.variants import ParameterValue, parameter_text, parameters_texts
 
 
 class Target(msgspec.Struct):
@@ -90,10 +90,11 @@ class NodeFields(NamedTuple):
 
 
 class Renderer:
-    """Renders the nodes of one reading; what few distinct `parameters` texts render to is worked out once."""
+    """Renders the nodes of one reading; each distinct `parameters` text, and each distinct parameter in them, is
+    worked out once (`ParameterTexts`)."""
 
     def __init__(self) -> None:
-        self._parameters: dict[bytes, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # text -> (variants, flags)
+        self._parameters = ParameterTexts()
 
     def fields(self, node: Node) -> NodeFields:
         variants, flags = parameters_of(node.parameters, self._parameters)
@@ -142,17 +143,47 @@ def is_set(raw: msgspec.Raw) -> bool:
     return bool(text) and text not in (b"null", b"false") and bool(msgspec.json.decode(text))
 
 
-def parameters_of(parameters: msgspec.Raw, cache: dict[bytes, tuple[tuple[str, ...], tuple[str, ...]]]
-                  ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A node's variants and compiler flags, its `parameters` decoded once per distinct text (the cache is one
-    reading's: a mirror's 100,000 nodes have a few thousand)."""
+Rendered = tuple[tuple[str, ...], tuple[str, ...]]  # a node's variants and compiler flags
+# The shapes Spack writes a parameter in, decoded in C: a text holding any other shape is read the general way.
+_SPACK_PARAMETERS = msgspec.json.Decoder(dict[str, bool | str | tuple[str, ...]])
+
+
+class ParameterTexts:
+    """One reading's memory of rendered `parameters`: per distinct text, and per distinct (name, value) in
+    them. A mirror's nodes mostly differ in a variant or two, so most texts are distinct but their parameters
+    are few: each is rendered once (`parameter_text`) and then only looked up."""
+
+    def __init__(self) -> None:
+        self.texts: dict[bytes, Rendered] = {}
+        self.items: dict[tuple[str, ParameterValue], tuple[bool, str] | None] = {}
+
+
+def parameters_of(parameters: msgspec.Raw, memory: ParameterTexts) -> Rendered:
+    """A node's variants and compiler flags (`core.spack.variants.parameters_texts`), from its `parameters`."""
     key = bytes(parameters)
-    found = cache.get(key)
+    found = memory.texts.get(key)
     if found is None:
-        decoded = msgspec.json.decode(key) if key else {}
-        found = cache[key] = (parameters_variants(decoded), parameters_flags(decoded)) if isinstance(decoded, dict) \
-            else ((), ())
+        found = memory.texts[key] = _rendered(key, memory.items) if key else ((), ())
     return found
+
+
+def _rendered(text: bytes, items: dict[tuple[str, ParameterValue], tuple[bool, str] | None]) -> Rendered:
+    try:
+        decoded = _SPACK_PARAMETERS.decode(text)
+    except (msgspec.ValidationError, msgspec.DecodeError):  # another shape somewhere in it, or not an object
+        general = msgspec.json.decode(text)
+        return parameters_texts(general) if isinstance(general, dict) else ((), ())
+    variants: list[str] = []
+    flags: list[str] = []
+    for name in sorted(decoded):
+        item = (name, decoded[name])
+        try:
+            rendered = items[item]
+        except KeyError:
+            rendered = items[item] = parameter_text(*item)
+        if rendered is not None:
+            (flags if rendered[0] else variants).append(rendered[1])
+    return tuple(variants), tuple(flags)
 
 
 def unwrapped(spec: Any) -> dict[str, Any] | None:

@@ -10,7 +10,13 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from cachetui.core.load.sources.spack_node import arch_of, mended_node, own_compiler, parameters_of
+from cachetui.core.load.sources.spack_node import (
+    ParameterTexts,
+    arch_of,
+    mended_node,
+    own_compiler,
+    parameters_of,
+)
 from cachetui.core.model.records import UNKNOWN_SIZE, RawSpec
 from cachetui.core.spack.compilers import normalise_compiler
 
@@ -41,7 +47,7 @@ def spec_from_spec_json(reader: SpecFileReader, name: str) -> tuple[RawSpec | No
         platform=platform,
         os=os_,
         target=target,
-        variants=parameters_of(node.parameters, {})[0],
+        variants=parameters_of(node.parameters, ParameterTexts())[0],
         stacks=(),
         size=UNKNOWN_SIZE,
     ), ""
