@@ -20,8 +20,8 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import subprocess
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
