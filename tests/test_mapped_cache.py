@@ -7,6 +7,7 @@ import io
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from dataclasses import fields
@@ -21,11 +22,19 @@ from cachetui.core.load.cache import CACHE_FORMAT, CorpusCache, cache_key
 from cachetui.core.load.cache_file import BufferFile, map_buffers
 from cachetui.core.load.private_dir import PrivateFile
 from cachetui.core.model.corpus import Corpus
-from cachetui.core.model.dependencies import DependencyColumns, dependency_tree, used_by
+from cachetui.core.model.dependencies import (
+    STORED_GRAPH,
+    DependencyColumns,
+    dependency_tree,
+    node_graph,
+    stored_parts,
+    used_by,
+)
 from cachetui.core.model.fields import REGISTRY
 from cachetui.core.model import tables
 from cachetui.core.model.tables import StringTable, distinct_count, encoded
-from cachetui.core.query.query import Query, all_facet_counts
+from cachetui.core.query.query import Query, all_facet_counts, select
+from cachetui.core.spack.specquery import parse_spec_query
 from cachetui.core.spack.deptypes import deptype_bits
 from tests.conftest import listing, spec_entry
 from tests.dag_mirror import write_mirror
@@ -83,6 +92,15 @@ def test_a_mapped_corpus_answers_as_a_cold_load(inputs: list[str]) -> None:
     for i in range(cold.n_specs):
         assert dependency_tree(warm, i, every) == dependency_tree(cold, i, every)
         assert warm.dependencies(i) == cold.dependencies(i)
+    # `^`: the warm corpus's graph is the one the cold load worked out and the file kept, not worked out again
+    assert STORED_GRAPH in warm.memo and "node-graph" not in warm.memo
+    asked = [Query(spec=parse_spec_query(f"^{name}")) for name in cold.vocab["dep_name"].values
+             if re.fullmatch(r"[a-z][a-z0-9-]*", name)]  # a name a spec can hold
+    assert len(asked) > 5 and any(select(cold, query).indices().size for query in asked)
+    for query in asked:
+        assert select(warm, query).indices().tolist() == select(cold, query).indices().tolist(), query
+    for part, kept in zip(stored_parts(node_graph(cold)), warm.memo[STORED_GRAPH]):
+        assert np.array_equal(part, kept)
     for hash_ in cold.vocab["dep_hash"].values:
         assert used_by(warm, hash_, every) == used_by(cold, hash_, every)
         assert warm.unheld_dependencies(hash_) == cold.unheld_dependencies(hash_)
@@ -122,6 +140,11 @@ def _rewritten(file: Path, change: str) -> None:
         copies["hashes.offsets"][1] = copies["hashes.offsets"][2] + 1
     elif change == "a buffer missing":
         del copies["deps.external"]
+    elif change == "a graph's edge past the edges":
+        copies["graph.by_target"][0] = len(copies["graph.by_target"])
+    elif change == "a graph with fewer nodes than the dependencies":
+        copies["graph.target_offsets"] = copies["graph.target_offsets"][:2].copy()
+        copies["graph.target_offsets"][-1] = len(copies["graph.by_target"])
     temporary = file.with_suffix(".tmp")
     with temporary.open("wb") as handle:
         with BufferFile(handle) as rewritten:
@@ -154,7 +177,7 @@ def _damage(file: Path, how: str, other: Path) -> None:
 DAMAGES = ["truncated", "empty", "not a cache file", "older format", "a flipped bit in its table",
            "another tree's file", "id past its vocabulary", "offsets past their column",
            "string offsets running backwards",
-           "a buffer missing"]
+           "a buffer missing", "a graph's edge past the edges", "a graph with fewer nodes than the dependencies"]
 
 
 @pytest.mark.parametrize("how", DAMAGES)

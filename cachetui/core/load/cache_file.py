@@ -29,7 +29,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-CACHE_FORMAT = 7  # the layout's number, in each file's header: raised with any change to the layout, so that a
+CACHE_FORMAT = 8  # the layout's number, in each file's header: raised with any change to the layout, so that a
 # file written in another layout is refused (Damaged) before any of it is read
 MAGIC = b"CTUICMAP"
 _HEADER = struct.Struct("<8sIIQQ32s32s")

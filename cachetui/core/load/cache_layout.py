@@ -21,6 +21,7 @@ from cachetui.core.load.cache_file import Damaged
 from cachetui.core.load.snapshot import Listing, Snapshot
 from cachetui.core.load.sources.site.walk import Candidate, DirStamp, Stamp, stamps_now
 from cachetui.core.model.corpus import BUILD_PROVENANCE, UNIQUE_HASHES, Corpus, MultiColumn, Vocabulary
+from cachetui.core.model.dependencies import STORED_GRAPH, node_graph, stored_parts
 from cachetui.core.model.dependency_columns import DependencyColumns
 from cachetui.core.model.documents import DOCUMENT_STRINGS, DocumentTable
 from cachetui.core.model.mapped import MappedVocabulary
@@ -114,6 +115,7 @@ def to_buffers(snapshot: Snapshot) -> tuple[Iterator[tuple[str, np.ndarray]], Ca
                     ("build_provenance", corpus.build_provenance))
         yield "pushed", corpus.pushed  # the moments; the Pushed facet's ids, worked out at each load, are single.pushed
         yield from ((f"deps.{f.name}", getattr(corpus.deps, f.name)) for f in fields(DependencyColumns))
+        yield from zip(_GRAPH, _graph_parts(corpus))
         yield "package_ranges", np.asarray(corpus.package_ranges, dtype=np.int64).reshape(-1)
         if table is not None:
             yield from (("doc.start", table.start), ("doc.stop", table.stop))
@@ -254,6 +256,7 @@ def _fields(read: _Reader) -> dict[str, Any]:
     if not isinstance(count, int) or not 0 <= count <= n or (n and not count):
         raise Damaged("unique_hashes out of bounds")
     corpus.memo[UNIQUE_HASHES] = count
+    _stored_graph(read, corpus)
     return {
         "listing": MappedListing(read),
         "inputs": {path: {p: _tuple(stamp) for p, stamp in files.items()} for path, files in meta["inputs"].items()},
@@ -278,6 +281,30 @@ def _dependencies(read: _Reader, n: int, vocab: dict[str, Vocabulary]) -> Depend
         unheld_types=read.array("deps.unheld_types", unheld),
         unheld_virtuals=read.array("deps.unheld_virtuals", unheld),
         external=read.array("deps.external", hashes))
+
+
+_GRAPH = ("graph.node_of_spec", "graph.by_target", "graph.target_offsets")
+
+
+def _graph_parts(corpus: Corpus) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What the file keeps of the corpus's dependency graph (`dependencies.stored_parts`): a cold load of a mirror
+    worked it out already (its installable column needs it); a corpus without edges keeps none."""
+    if not (len(corpus.deps.hash) or len(corpus.deps.unheld_hash)):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(1, np.int64)
+    return stored_parts(node_graph(corpus))
+
+
+def _stored_graph(read: _Reader, corpus: Corpus) -> None:
+    """The graph's parts, checked against the corpus they index, memoised on it for `dependencies.node_graph`."""
+    nodes, by_target, offsets = (read.array(name) for name in _GRAPH)
+    if not len(nodes):
+        return
+    n_nodes = len(offsets) - 1
+    if n_nodes < len(corpus.deps.name_of):
+        raise Damaged("graph.target_offsets has fewer nodes than the dependencies")
+    edges = len(corpus.deps.hash) + len(corpus.deps.unheld_hash)
+    corpus.memo[STORED_GRAPH] = (read.array(_GRAPH[0], corpus.n_specs, n_nodes),
+                                 read.array(_GRAPH[1], edges, edges), read.offsets(_GRAPH[2], n_nodes, edges))
 
 
 def _build_provenance(read: _Reader, n: int, vocab: dict[str, Vocabulary]) -> np.ndarray:
