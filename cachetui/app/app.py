@@ -21,7 +21,7 @@ from cachetui.app.requests import CopyMenuRequested, CopyRequested, ExportReques
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.styles import stylesheet
 from cachetui.app.worker_failure import report_failure
-from cachetui.core.load import LoadOptions, Provenance, load_corpus, local_input
+from cachetui.core.load import LoadOptions, Provenance, load_corpus, load_dating_later, local_input
 from cachetui.core.model.corpus import Corpus, Document, SpecView
 from cachetui.core.model.problems import LoadReport, Problem
 from cachetui.core.model.records import MirrorOrigin
@@ -34,6 +34,7 @@ from cachetui.present.spec_table.table_cells import SpecRows
 
 if TYPE_CHECKING:  # what the first frame does not use is imported when first needed (start-up as felt)
     from cachetui.core.load import Looks
+    from cachetui.core.load.later_dates import Dated, LaterDates
     from cachetui.core.model.wanted import WantedDag
     from cachetui.present.browse.plan_browsing import PlanAsked
 
@@ -124,19 +125,43 @@ class CacheTuiApp(App[None]):
             if not again:  # a reload keeps the sources shown: the status line says it reads them
                 self.call_from_thread(self.browser.show_progress, done, total, what)
 
+        from cachetui.present.browse.news import dating
+
         before = self.browser.corpus if again else None
-        corpus = load_corpus(self.paths, self.load_options, progress=progress)
+        if self.served:  # visitors share the cache: a load writes it whole, with its dates, as the CLI's does
+            corpus, later = load_corpus(self.paths, self.load_options, progress=progress), None
+        else:  # a mirror read now is dated after the first frame, not beside its reading (`later_dates`)
+            corpus, later = load_dating_later(self.paths, self.load_options, progress=progress)
         corpus = self.presented(self._with_settings_problems(corpus))
         news, fresh = self._news(corpus, before) if again else (None, False)
         # A source read before the first frame (an empty or tiny one) waits for the screen it is shown on.
         while not self._browser_mounted.wait(0.05):
             if get_current_worker().is_cancelled:
                 return corpus
-        self.call_from_thread(self._show_corpus, corpus, news, keep, again)
+        self.call_from_thread(self._show_corpus, corpus, dating(news) if later else news, keep, again)
         if not again:  # what is new is looked up after the first frame is on its way: it does not wait for it
             news, fresh = self._news(corpus, None)
-            self.call_from_thread(self._news_arrived, corpus, news, fresh)
+            self.call_from_thread(self._news_arrived, corpus, dating(news) if later else news, fresh)
+        if later is not None:
+            self._date_later(corpus, later, news)
         return corpus
+
+    def _date_later(self, corpus: Corpus, later: LaterDates, news: str | None) -> None:
+        """The push dates the load left (in this worker: the walks run in processes of their own), put in on the
+        screen's thread, then the warm cache file written with them. A newer load (a reload) cancels this one:
+        its corpus has its own."""
+        dated = later.read(corpus)
+        if get_current_worker().is_cancelled or not self.call_from_thread(self._dates_arrived, corpus, later, dated,
+                                                                          news):
+            return
+        later.store(corpus, dated)
+
+    def _dates_arrived(self, corpus: Corpus, later: LaterDates, dated: Dated, news: str | None) -> bool:
+        if self.browser.corpus is not corpus:
+            return False
+        later.apply(corpus, dated)
+        self.browser.say_news(news, fresh=True)  # the question asked again: the Pushed facet's counts are in
+        return True
 
     def _news(self, corpus: Corpus, before: Corpus | None) -> tuple[str | None, bool]:
         """What is new since the last look (a look is taken now: the corpus's `new` facet says it), what a reload

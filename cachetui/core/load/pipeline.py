@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache
+from cachetui.core.load.later_dates import CacheWrite, LaterDates, Undated
 from cachetui.core.load.options import LoadOptions
 from cachetui.core.load.progress import INDEXING, OPENING, WAITING, Progress
 from cachetui.core.load.site_pass import SitePass
@@ -51,7 +52,8 @@ from cachetui.core.model.records import BinaryStore, MirrorOrigin
 if TYPE_CHECKING:  # imported where a miss uses them: a warm start imports no parser and no builder
     from cachetui.core.model.build import CorpusBuilder
 
-__all__ = ["CACHE_REBUILT", "LoadOptions", "PathNotFound", "load_corpus", "recognisable", "require_inputs"]
+__all__ = ["CACHE_REBUILT", "LoadOptions", "PathNotFound", "load_corpus", "load_dating_later", "recognisable",
+           "require_inputs"]
 
 
 def require_inputs(inputs: Sequence[str | os.PathLike[str]]) -> tuple[list[Source], list[Problem]]:
@@ -110,6 +112,24 @@ def load_corpus(
     when `options.use_cache`), unchanged files and indexes are not read again, and indexes are
     verified once and kept. `progress` hears how far the load is (it is this call's, not a choice).
     """
+    return _load(inputs, options, progress, cache, dates_later=False)[0]
+
+
+def load_dating_later(
+    inputs: Sequence[str | os.PathLike[str]],
+    options: LoadOptions = LoadOptions(),  # noqa: B008 -- frozen: one shared default is safe
+    *,
+    progress: Progress | None = None,
+    cache: CorpusCache | None = None,
+) -> tuple[Corpus, LaterDates | None]:
+    """`load_corpus`, but the push dates of a mirror read now (not from the warm cache) are not looked up beside
+    its reading: the corpus comes back without them, with what looks them up after (`later_dates`; None when
+    nothing is left to date). The warm cache file is then written by `LaterDates.store`, not by the load."""
+    return _load(inputs, options, progress, cache, dates_later=True)
+
+
+def _load(inputs: Sequence[str | os.PathLike[str]], options: LoadOptions, progress: Progress | None,
+          cache: CorpusCache | None, dates_later: bool) -> tuple[Corpus, LaterDates | None]:
     if progress is not None:  # said before anything is looked at: finding a mirror's index may take a while
         progress(0, None, OPENING)
     if cache is None and options.use_cache:
@@ -117,8 +137,10 @@ def load_corpus(
     sources, problems = require_inputs(inputs)
     net = Net(timeout=options.timeout, progress=progress, store=IndexStore(cache.directory) if cache else None)
     with no_cyclic_gc():
-        return _Load(sources, [str(i) for i in inputs], cache, options.max_file_bytes, progress, options.workers,
-                     net, LoadReport(problems=problems)).run()
+        load = _Load(sources, [str(i) for i in inputs], cache, options.max_file_bytes, progress, options.workers,
+                     net, LoadReport(problems=problems), dates_later=dates_later)
+        corpus = load.run()
+    return corpus, load.later
 
 
 @dataclass
@@ -131,6 +153,9 @@ class _Load:
     workers: int | None
     net: Net
     report: LoadReport = field(default_factory=LoadReport)
+    dates_later: bool = False  # a mirror read now is dated after the load (`load_dating_later`)
+    undated: list[Undated] = field(default_factory=list)
+    later: LaterDates | None = None
 
     def run(self) -> Corpus:
         if self.cache is None:
@@ -164,6 +189,11 @@ class _Load:
         status = _status(cache, snapshot, site, groups)
         if self.progress is not None:
             self.progress(0, None, INDEXING)
+        if self.undated:  # dated after the load, then written with the dates (`LaterDates.store`)
+            corpus = _finished(builder.finish(self.report), status, groups)
+            write = _cache_write(cache, name, site, cacheable) if cache is not None and name is not None else None
+            self.later = LaterDates(tuple(self.undated), self.net.timeout, write)
+            return corpus
         if cache is None or name is None:
             return _finished(builder.finish(self.report), status, groups)
         with cache.writing(name) as file:  # written as the corpus is finished: a cold load's tail on two cores
@@ -219,8 +249,10 @@ class _Load:
                     snapshot.group_problems.get(key, [])
                 ok = True
             else:
-                loaded = load_group(located, self.net)
+                loaded = load_group(located, self.net, look_up_dates=not self.dates_later)
                 documents, problems, ok = loaded.documents, loaded.problems, loaded.ok
+                if loaded.undated:
+                    self.undated.append(Undated(key, tuple(loaded.undated), frozenset(d.path for d in documents)))
             for document in documents:
                 builder.add(document)
             self.report.extend(problems)
@@ -237,6 +269,20 @@ class _Load:
         indexes = sum(1 for located in groups for ref in located.refs if ref is not None)
         corpus.report = LoadReport(files_seen=site.listing.files, indexes_read=indexes, problems=problems)
         return _finished(corpus, "hit", groups)
+
+
+def _cache_write(cache: CorpusCache, name: str, site: SitePass,
+                 cacheable: dict[str, tuple[tuple, list[Problem]]]) -> CacheWrite:
+    """What writes the cache file once the corpus is dated: as a load writes it, under the same lock; a group whose
+    dates failed for a reason that may pass is left out of it (read again by the next load, as at a load)."""
+    def write(corpus: Corpus, dating: dict[str, list[Problem]], failed: set[str]) -> None:
+        kept = {key: value for key, value in cacheable.items() if key not in failed}
+        fingerprints = {key: fingerprint for key, (fingerprint, _) in kept.items()}
+        problems = {key: [*group_problems, *dating.get(key, [])] for key, (_, group_problems) in kept.items()}
+        with cache.locked(name), cache.writing(name) as file:
+            file.complete(site.to_snapshot(corpus, fingerprints, problems))
+
+    return write
 
 
 def _finished(corpus: Corpus, status: str, groups: list[Located]) -> Corpus:

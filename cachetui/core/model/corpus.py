@@ -38,6 +38,7 @@ T = TypeVar("T")
 RAW_VARIANTS = "variant_raw"  # variant strings as documents wrote them; not a facet
 BUILD_PROVENANCE = "build_provenance"  # package hash, namespace and flags (records.provenance_text); not a facet
 UNIQUE_HASHES = "unique-hashes"  # the memo of unique_hashes
+ANY_PUSHED_KNOWN = "any-pushed-known"  # the memo of `any_pushed_known`
 
 
 def arch_triple(platform: str, os: str, target: str) -> str:
@@ -235,6 +236,17 @@ class Corpus:
             return None
         when = int(self.pushed[i])
         return None if when == UNKNOWN_PUSHED else when
+
+    def any_pushed_known(self) -> bool:
+        """Whether a loaded source says when any of the binaries was pushed (worked out once per push-date column:
+        `with_pushed` gives a corpus its column after the load)."""
+        return self.memoised(ANY_PUSHED_KNOWN, lambda: bool(len(self.pushed)) and bool(
+            (self.pushed != UNKNOWN_PUSHED).any()))
+
+    def with_pushed(self, pushed: np.ndarray) -> None:
+        """The push-date column, put in after the load (dates looked up once the corpus was shown)."""
+        self.pushed = pushed
+        self.memo.pop(ANY_PUSHED_KNOWN, None)
 
     def raw_variants(self, i: int) -> tuple[str, ...]:
         """Spec i's variant strings as its document wrote them."""

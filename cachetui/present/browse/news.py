@@ -7,6 +7,7 @@ import time
 from cachetui.core.load import New
 
 RELOADING = "reloading the sources…"
+DATING = "reading when each binary was pushed…"  # a mirror read cold is dated after it is shown (`later_dates`)
 
 
 def moment(seconds: float) -> str:
@@ -27,3 +28,8 @@ def news_text(new: New | None, changed: tuple[int, int] | None = None) -> str | 
     elif new is not None and new.looked is not None:
         parts.append(f"nothing new since {moment(new.looked)}")
     return " · ".join(parts) or None
+
+
+def dating(news: str | None) -> str:
+    """What the status line says while a mirror's push dates are read after its load: the news, then that."""
+    return " · ".join(part for part in (news, DATING) if part)

@@ -134,12 +134,15 @@ class LoadedGroup:
     documents: list[ParsedDocument]
     problems: list[Problem]
     ok: bool  # every index found, read, verified and parsed: only then may the result be cached
+    undated: list[RecordStore] = field(default_factory=list)  # where its push dates are, when not looked up yet
 
 
-def load_group(located: Located, net: Net) -> LoadedGroup:
+def load_group(located: Located, net: Net, look_up_dates: bool = True) -> LoadedGroup:
     """The group's specs, one document per package, with each spec's stacks from the stack indexes, and when each
-    was pushed where its storage says (looked up beside the reading: see `push_dates`)."""
-    pending = PendingDates(record_stores(located), net.timeout)
+    was pushed where its storage says (looked up beside the reading: see `push_dates`). `look_up_dates` False: not
+    looked up; `undated` says where they are, for the caller to look them up after (`later_dates`)."""
+    stores = record_stores(located)
+    pending = PendingDates(stores if look_up_dates else [], net.timeout)
     reading = _Reading(located.group, net, list(located.problems))
     group = located.group
     roots = [(m, r) for m, r in zip(group.members, located.refs) if r is not None and m.label is None]
@@ -165,7 +168,8 @@ def load_group(located: Located, net: Net) -> LoadedGroup:
     # Dates that could not be read this time (a listing that failed, a walk that could not finish) are not kept:
     # the next load reads the group again rather than say the old failure as current.
     ok = located.complete and not reading.failed and not dates.passing
-    return LoadedGroup(sorted(documents.values(), key=lambda d: d.package), reading.problems, ok)
+    return LoadedGroup(sorted(documents.values(), key=lambda d: d.package), reading.problems, ok,
+                       [] if look_up_dates else stores)
 
 
 def record_stores(located: Located) -> list[RecordStore]:

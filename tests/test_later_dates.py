@@ -1,0 +1,99 @@
+"""Push dates looked up after the load (the browser's way): the same dates as at a load, and a cache file only with
+them in it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cachetui.core.load.cache import CorpusCache
+from cachetui.core.load.options import LoadOptions
+from cachetui.core.load.pipeline import load_corpus, load_dating_later
+from cachetui.core.load.sources import push_dates
+from cachetui.core.model.corpus import Corpus
+from tests.test_push_dates import HELD, NO_CACHE, _expected, _pushed, _v2, _v3, _v3_path
+
+
+def _pushed_facet(corpus: Corpus) -> list[str]:
+    return [corpus.value("pushed", int(i)) for i in corpus.single["pushed"]]
+
+
+@pytest.mark.parametrize("layout", ["v3", "v2"])
+def test_a_mirror_dated_after_its_load_gets_the_dates_a_load_gives_it(tmp_path: Path, layout: str) -> None:
+    root = str((_v3 if layout == "v3" else _v2)(tmp_path / "m"))
+    at_load = load_corpus([root], NO_CACHE)
+    corpus, later = load_dating_later([root], NO_CACHE)
+    assert later is not None
+    assert set(_pushed(corpus).values()) == {None} and set(_pushed_facet(corpus)) == {"unknown"}  # not yet
+    dated = later.read(corpus)
+    assert set(_pushed(corpus).values()) == {None}  # the column is a new array: the corpus is as it was
+    later.apply(corpus, dated)
+    assert _pushed(corpus) == _pushed(at_load) == _expected("gone")
+    assert _pushed_facet(corpus) == _pushed_facet(at_load) and corpus.any_pushed_known()
+
+
+def test_the_cache_file_is_written_with_the_dates_and_not_before(tmp_path: Path) -> None:
+    root = str(_v3(tmp_path / "m"))
+    cache = CorpusCache(tmp_path / "cache")
+    corpus, later = load_dating_later([root], cache=cache)
+    assert later is not None and corpus.cache_status == "miss"
+    assert not list(cache.directory.glob("corpus-*.map"))  # no file holds the mirror without its dates
+    dated = later.read(corpus)
+    later.apply(corpus, dated)
+    later.store(corpus, dated)
+    warm, again = load_dating_later([root], cache=CorpusCache(tmp_path / "cache"))
+    assert warm.cache_status == "hit" and again is None  # nothing left to date
+    assert _pushed(warm) == _expected("gone") and _pushed_facet(warm) == _pushed_facet(corpus)
+    assert np.array_equal(warm.pushed, corpus.pushed)
+
+
+def test_a_load_that_is_not_asked_to_date_later_dates_now_and_a_warm_one_never_dates(tmp_path: Path) -> None:
+    root = str(_v3(tmp_path / "m"))
+    cache = CorpusCache(tmp_path / "cache")
+    corpus = load_corpus([root], LoadOptions(), cache=cache)  # the CLI's way: the file is written at the load
+    assert _pushed(corpus) == _expected("gone") and list(cache.directory.glob("corpus-*.map"))
+    warm, later = load_dating_later([root], cache=CorpusCache(tmp_path / "cache"))
+    assert warm.cache_status == "hit" and later is None and _pushed(warm) == _expected("gone")
+
+
+def test_site_documents_leave_nothing_to_date(tmp_path: Path) -> None:
+    from cachetui.core.load import sample_path
+
+    corpus, later = load_dating_later([str(sample_path())], NO_CACHE)
+    assert later is None and corpus.n_specs > 0
+
+
+def test_a_dating_that_may_pass_leaves_its_mirror_out_of_the_cache_file(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """As at a load: dates that could not be read this time are not kept, so the next load reads the mirror again
+    rather than say an old failure as current."""
+    root = str(_v3(tmp_path / "m"))
+    cache = CorpusCache(tmp_path / "cache")
+    corpus, later = load_dating_later([root], cache=cache)
+    assert later is not None
+
+    def unreadable(store: push_dates.RecordStore, timeout: float) -> tuple[dict[str, int], list, bool]:
+        return {}, [], True  # nothing dated, for a reason that may pass
+
+    monkeypatch.setattr(push_dates, "_dates_of", unreadable)
+    dated = later.read(corpus)
+    later.apply(corpus, dated)
+    later.store(corpus, dated)
+    monkeypatch.undo()
+    again = load_corpus([root], LoadOptions(), cache=CorpusCache(tmp_path / "cache"))
+    assert again.cache_status != "hit" and _pushed(again) == _expected("gone")
+
+
+def test_a_record_touched_after_the_load_is_dated_as_it_is_when_read(tmp_path: Path) -> None:
+    """The dates are the storage's when they are read, after the load: a record rewritten in between says its
+    new time (as a load a moment later would)."""
+    root = _v3(tmp_path / "m")
+    corpus, later = load_dating_later([str(root)], NO_CACHE)
+    assert later is not None
+    name = next(name for name in HELD if name != "gone")
+    os.utime(_v3_path(root, name), (1_800_000_000, 1_800_000_000))
+    later.apply(corpus, later.read(corpus))
+    assert _pushed(corpus)[name] == 1_800_000_000
