@@ -123,7 +123,9 @@ def one_cold(way: str) -> dict[str, float]:
             seconds, (corpus, later) = timed(partial(load_dating_later, root, LoadOptions(use_cache=False)))
             assert later is not None
             start = time.perf_counter()
-            later.apply(corpus, later.read(corpus))
+            dated = later.read(corpus)
+            assert dated is not None
+            later.apply(corpus, dated)
             dates_in = time.perf_counter() - start
         else:
             seconds, corpus = timed(partial(load_corpus, root, LoadOptions(use_cache=False)))

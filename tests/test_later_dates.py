@@ -4,6 +4,7 @@ them in it."""
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,7 @@ def test_a_mirror_dated_after_its_load_gets_the_dates_a_load_gives_it(tmp_path: 
     assert later is not None
     assert set(_pushed(corpus).values()) == {None} and set(_pushed_facet(corpus)) == {"unknown"}  # not yet
     dated = later.read(corpus)
+    assert dated is not None
     assert set(_pushed(corpus).values()) == {None}  # the column is a new array: the corpus is as it was
     later.apply(corpus, dated)
     assert _pushed(corpus) == _pushed(at_load) == _expected("gone")
@@ -42,6 +44,7 @@ def test_the_cache_file_is_written_with_the_dates_and_not_before(tmp_path: Path)
     assert later is not None and corpus.cache_status == "miss"
     assert not list(cache.directory.glob("corpus-*.map"))  # no file holds the mirror without its dates
     dated = later.read(corpus)
+    assert dated is not None
     later.apply(corpus, dated)
     later.store(corpus, dated)
     warm, again = load_dating_later([root], cache=CorpusCache(tmp_path / "cache"))
@@ -80,6 +83,7 @@ def test_a_dating_that_may_pass_leaves_its_mirror_out_of_the_cache_file(tmp_path
 
     monkeypatch.setattr(push_dates, "_dates_of", unreadable)
     dated = later.read(corpus)
+    assert dated is not None
     later.apply(corpus, dated)
     later.store(corpus, dated)
     monkeypatch.undo()
@@ -95,5 +99,31 @@ def test_a_record_touched_after_the_load_is_dated_as_it_is_when_read(tmp_path: P
     assert later is not None
     name = next(name for name in HELD if name != "gone")
     os.utime(_v3_path(root, name), (1_800_000_000, 1_800_000_000))
-    later.apply(corpus, later.read(corpus))
+    dated = later.read(corpus)
+    assert dated is not None
+    later.apply(corpus, dated)
     assert _pushed(corpus)[name] == 1_800_000_000
+
+
+def test_a_dating_no_longer_wanted_ends_at_once_without_waiting_for_the_walk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A browser quitting (or loading again) while a large mirror is walked does not wait for the walk."""
+    corpus, later = load_dating_later([str(_v3(tmp_path / "m"))], NO_CACHE)
+    assert later is not None
+    release, started = threading.Event(), threading.Event()
+
+    def slow(store: push_dates.RecordStore, timeout: float) -> tuple[dict[str, int], list, bool]:
+        started.set()
+        release.wait(30)
+        return {}, [], False
+
+    monkeypatch.setattr(push_dates, "_dates_of", slow)
+    asked = []
+
+    def cancelled() -> bool:
+        asked.append(started.is_set())
+        return started.is_set()  # the walk under way, then given up
+
+    assert later.read(corpus, cancelled) is None
+    assert asked[-1] is True and not release.is_set()  # given up while the walk still ran
+    release.set()

@@ -150,9 +150,10 @@ class CacheTuiApp(App[None]):
         """The push dates the load left (in this worker: the walks run in processes of their own), put in on the
         screen's thread, then the warm cache file written with them. A newer load (a reload) cancels this one:
         its corpus has its own."""
-        dated = later.read(corpus)
-        if get_current_worker().is_cancelled or not self.call_from_thread(self._dates_arrived, corpus, later, dated,
-                                                                          news):
+        worker = get_current_worker()
+        dated = later.read(corpus, lambda: worker.is_cancelled)
+        if dated is None or worker.is_cancelled or not self.call_from_thread(self._dates_arrived, corpus, later,
+                                                                             dated, news):
             return
         later.store(corpus, dated)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -33,10 +34,10 @@ async def test_the_dates_come_after_the_first_frame_and_the_cache_file_with_them
     walking, go_on = threading.Event(), threading.Event()
     read = LaterDates.read
 
-    def held_read(self: LaterDates, corpus: Corpus) -> Dated:  # the walk, held until the test has looked
-        walking.set()
+    def held_read(self: LaterDates, corpus: Corpus, cancelled: Callable[[], bool]) -> Dated | None:
+        walking.set()  # the walk, held until the test has looked
         go_on.wait(30)
-        return read(self, corpus)
+        return read(self, corpus, cancelled)
 
     monkeypatch.setattr(LaterDates, "read", held_read)
     app = CacheTuiApp([str(root)], LoadOptions(use_cache=True), system_clipboard=False)

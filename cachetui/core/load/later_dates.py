@@ -56,10 +56,16 @@ class LaterDates:
     timeout: float
     write: CacheWrite | None = None  # None: no warm cache for this load
 
-    def read(self, corpus: Corpus) -> Dated:
+    def read(self, corpus: Corpus, cancelled: Callable[[], bool] = lambda: False) -> Dated | None:
         """Each undated mirror's dates (slow: a walk of its records), and the corpus's push-date column with them
-        in, a new array: the corpus itself is not changed."""
-        found = tuple(PendingDates(list(group.stores), self.timeout).result() for group in self.undated)
+        in, a new array: the corpus itself is not changed. None once `cancelled()` (a browser quitting, or loading
+        again) says they are no longer wanted."""
+        found: list[PushDates] = []
+        for group in self.undated:
+            dates = PendingDates(list(group.stores), self.timeout).result_unless(cancelled)
+            if dates is None:
+                return None
+            found.append(dates)
         pushed = np.array(corpus.pushed, dtype=np.int64) if len(corpus.pushed) else \
             np.full(corpus.n_specs, UNKNOWN_PUSHED, dtype=np.int64)
         for group, dates in zip(self.undated, found):
@@ -71,7 +77,7 @@ class LaterDates:
                     hashes = corpus.hashes[document.start:document.stop]
                     pushed[document.start:document.stop] = np.fromiter(
                         (dated(hash_, UNKNOWN_PUSHED) for hash_ in hashes), dtype=np.int64, count=len(hashes))
-        return Dated(pushed, found)
+        return Dated(pushed, tuple(found))
 
     def apply(self, corpus: Corpus, dated: Dated) -> None:
         """The column `read` made put in the corpus, the facets of the moment of its load worked out again, and

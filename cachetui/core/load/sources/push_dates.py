@@ -20,7 +20,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import repeat
 
@@ -81,6 +81,15 @@ class PendingDates:
             self._thread.join()
             self._thread = None
         return self._found
+
+    def result_unless(self, cancelled: Callable[[], bool]) -> PushDates | None:
+        """`result`, or None as soon as `cancelled()` says the caller no longer wants it (asked every tenth of a
+        second): the lookup's thread is a daemon, and its walk a process of its own, so neither keeps this one."""
+        while self._thread is not None and self._thread.is_alive():
+            if cancelled():
+                return None
+            self._thread.join(0.1)
+        return self.result()
 
     def _run(self) -> None:
         for store in self._stores:
