@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
+import types
 from pathlib import Path
 
 import numpy as np
@@ -78,7 +79,8 @@ def test_a_dating_that_may_pass_leaves_its_mirror_out_of_the_cache_file(tmp_path
     corpus, later = load_dating_later([root], cache=cache)
     assert later is not None
 
-    def unreadable(store: push_dates.RecordStore, timeout: float) -> tuple[dict[str, int], list, bool]:
+    def unreadable(store: push_dates.RecordStore, timeout: float, stop: object = None
+                   ) -> tuple[dict[str, int], list, bool]:
         return {}, [], True  # nothing dated, for a reason that may pass
 
     monkeypatch.setattr(push_dates, "_dates_of", unreadable)
@@ -112,7 +114,8 @@ def test_a_dating_no_longer_wanted_ends_at_once_without_waiting_for_the_walk(
     assert later is not None
     release, started = threading.Event(), threading.Event()
 
-    def slow(store: push_dates.RecordStore, timeout: float) -> tuple[dict[str, int], list, bool]:
+    def slow(store: push_dates.RecordStore, timeout: float, stop: object = None
+             ) -> tuple[dict[str, int], list, bool]:
         started.set()
         release.wait(30)
         return {}, [], False
@@ -127,3 +130,41 @@ def test_a_dating_no_longer_wanted_ends_at_once_without_waiting_for_the_walk(
     assert later.read(corpus, cancelled) is None
     assert asked[-1] is True and not release.is_set()  # given up while the walk still ran
     release.set()
+
+
+def test_a_walk_given_up_is_ended_not_left_running(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk's process is killed when its dates are no longer wanted: it would otherwise go on beside the next
+    load's decoding, or outlive the browser."""
+    pid_file = tmp_path / "pid"
+    script = tmp_path / "slow_walk.py"
+    script.write_text(f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n")
+    monkeypatch.setattr(push_dates, "record_walk", types.SimpleNamespace(__file__=str(script)))
+    stop = threading.Event()
+    done: list[object] = []
+    walking = threading.Thread(target=lambda: done.append(push_dates.walked_apart(str(tmp_path), "v3", 30, 10, stop)))
+    walking.start()
+    for _ in range(600):  # the process started (it writes its pid first thing); then the walk is given up
+        if pid_file.exists() and pid_file.read_text():
+            break
+        walking.join(0.05)
+    stop.set()
+    walking.join(10)
+    assert not walking.is_alive() and done[0].error == "the walk was given up"
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)  # killed and reaped
+
+
+def test_what_was_worked_out_over_the_undated_column_is_worked_out_again(tmp_path: Path) -> None:
+    """A value looked up in a package's Pushed facet before the dates were in is found after."""
+    from cachetui.core.query.filters import resolve_filters
+    from cachetui.core.query.resolve import UnknownValue
+
+    corpus, later = load_dating_later([str(_v3(tmp_path / "m"))], NO_CACHE)
+    assert later is not None
+    name = next(name for name in HELD if name != "gone")
+    with pytest.raises(UnknownValue, match="older"):
+        resolve_filters(corpus, {"pushed": ["older"]}, name)  # every binary unknown yet: no such value
+    dated = later.read(corpus)
+    assert dated is not None
+    later.apply(corpus, dated)
+    assert resolve_filters(corpus, {"pushed": ["older"]}, name) == {"pushed": frozenset({"older"})}

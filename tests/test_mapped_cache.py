@@ -142,6 +142,12 @@ def _rewritten(file: Path, change: str) -> None:
         del copies["deps.external"]
     elif change == "a graph's edge past the edges":
         copies["graph.by_target"][0] = len(copies["graph.by_target"])
+    elif change == "a graph's edges out of order":
+        copies["graph.by_target"][[0, -1]] = copies["graph.by_target"][[-1, 0]]
+    elif change == "a graph's offsets moved":
+        copies["graph.target_offsets"][1:-1] = 0
+    elif change == "a graph's buffer of another type":
+        copies["graph.node_of_spec"] = copies["graph.node_of_spec"].astype(bool)
     elif change == "a graph with fewer nodes than the dependencies":
         copies["graph.target_offsets"] = copies["graph.target_offsets"][:2].copy()
         copies["graph.target_offsets"][-1] = len(copies["graph.by_target"])
@@ -177,7 +183,8 @@ def _damage(file: Path, how: str, other: Path) -> None:
 DAMAGES = ["truncated", "empty", "not a cache file", "older format", "a flipped bit in its table",
            "another tree's file", "id past its vocabulary", "offsets past their column",
            "string offsets running backwards",
-           "a buffer missing", "a graph's edge past the edges", "a graph with fewer nodes than the dependencies"]
+           "a buffer missing", "a graph's edge past the edges", "a graph with fewer nodes than the dependencies",
+           "a graph's edges out of order", "a graph's offsets moved", "a graph's buffer of another type"]
 
 
 @pytest.mark.parametrize("how", DAMAGES)

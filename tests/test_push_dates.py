@@ -428,3 +428,15 @@ def test_a_listing_that_failed_is_tried_again_by_the_next_load_and_a_refused_one
     asked = len(bucket.asked)
     kept = load_corpus(["s3://spack-binaries/develop"], cache=CorpusCache(refused_cache))
     assert kept.cache_status == "hit" and len(bucket.asked) == asked  # not listed again
+
+
+def test_a_binary_filed_twice_keeps_a_date_its_storage_can_mean(tmp_path: Path) -> None:
+    """A hash under two packages' directories, one of them dated before the epoch: the other's date counts, in
+    whichever order the directories are listed."""
+    from cachetui.core.load.sources.record_walk import walk
+
+    hash_ = "a" * 32
+    spec = tmp_path / "v3" / "manifests" / "spec"
+    _dated(spec / "p1" / f"p1-1.0-{hash_}.spec.manifest.json", 1_700_000_000)
+    _dated(spec / "p2" / f"p2-1.0-{hash_}.spec.manifest.json", -5)
+    assert walk(str(tmp_path), "v3", 100).dates == {hash_: 1_700_000_000}

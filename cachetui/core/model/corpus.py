@@ -237,6 +237,12 @@ class Corpus:
         when = int(self.pushed[i])
         return None if when == UNKNOWN_PUSHED else when
 
+    def forget_facet(self, facet: str) -> None:
+        """The memos of a facet whose column was replaced: by convention, those whose key is a tuple naming the
+        facet second (`("rank", facet)`, `("scope-values", facet, package)`)."""
+        for key in [k for k in self.memo if isinstance(k, tuple) and len(k) > 1 and k[1] == facet]:
+            del self.memo[key]
+
     def any_pushed_known(self) -> bool:
         """Whether a loaded source says when any of the binaries was pushed (worked out once per push-date column:
         `with_pushed` gives a corpus its column after the load)."""

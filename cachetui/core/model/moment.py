@@ -36,4 +36,5 @@ def at_load(corpus: Corpus, now: int | None = None) -> Corpus:
         held = corpus.single.get(facet)
         if held is None or not np.array_equal(held, column):
             corpus.single[facet] = column
+            corpus.forget_facet(facet)  # what was worked out over the column it replaces
     return corpus

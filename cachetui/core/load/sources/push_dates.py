@@ -71,6 +71,7 @@ class PendingDates:
         self._stores = stores
         self._timeout = timeout
         self._found = PushDates()
+        self._stop = threading.Event()  # set: the dates are no longer wanted, and a walk under way is ended
         self._thread: threading.Thread | None = None
         if stores:
             self._thread = threading.Thread(target=self._run, name="push-dates", daemon=True)
@@ -84,9 +85,12 @@ class PendingDates:
 
     def result_unless(self, cancelled: Callable[[], bool]) -> PushDates | None:
         """`result`, or None as soon as `cancelled()` says the caller no longer wants it (asked every tenth of a
-        second): the lookup's thread is a daemon, and its walk a process of its own, so neither keeps this one."""
+        second). The walk is then ended too: its process killed (`walked_apart`), or, for a walk in a thread (a
+        small mirror's, a few thousand entries), left to end on its own."""
         while self._thread is not None and self._thread.is_alive():
             if cancelled():
+                self._stop.set()
+                self._thread.join(0.5)  # the walk's process is killed within a twentieth of a second
                 return None
             self._thread.join(0.1)
         return self.result()
@@ -94,7 +98,9 @@ class PendingDates:
     def _run(self) -> None:
         for store in self._stores:
             try:
-                self._found.merge(*_dates_of(store, self._timeout))
+                if self._stop.is_set():
+                    return
+                self._found.merge(*_dates_of(store, self._timeout, self._stop))
             except Exception as exc:  # noqa: BLE001 - a bug here must cost the dates, never the index
                 self._found.passing = True
                 self._found.problems.append(Problem(redact(store.location), f"push dates unknown: internal error "
@@ -102,7 +108,8 @@ class PendingDates:
                                                     Severity.WARNING))
 
 
-def _dates_of(store: RecordStore, timeout: float) -> tuple[dict[str, int], list[Problem], bool]:
+def _dates_of(store: RecordStore, timeout: float, stop: threading.Event | None = None
+              ) -> tuple[dict[str, int], list[Problem], bool]:
     if store.listed:
         from cachetui.core.load.sources.bucket_listing import listed_dates  # only for a named s3:// mirror
 
@@ -110,13 +117,16 @@ def _dates_of(store: RecordStore, timeout: float) -> tuple[dict[str, int], list[
     if store.index_bytes is not None and store.index_bytes < APART_BYTES:
         walked = walk(store.location, store.layout, MAX_ENTRIES)
     else:
-        walked = walked_apart(store.location, store.layout, timeout, MAX_ENTRIES)
+        walked = walked_apart(store.location, store.layout, timeout, MAX_ENTRIES, stop)
     return walked.dates, _said(store, walked, MAX_ENTRIES), walked.error is not None or walked.unread > 0
 
 
-def walked_apart(root: str, layout: str, timeout: float, max_entries: int) -> Walked:
-    """`record_walk.walk` of `root`, in a process of its own; in this one when none can be started or it fails."""
+def walked_apart(root: str, layout: str, timeout: float, max_entries: int,
+                 stop: threading.Event | None = None) -> Walked:
+    """`record_walk.walk` of `root`, in a process of its own; in this one when none can be started or it fails.
+    `stop` set while it runs: the process is killed, and the walk says it was given up."""
     import subprocess  # only when a large mirror is walked: a warm start never is
+    import time
 
     limit = max(timeout, 60.0)  # a walk of a million entries takes seconds: longer is a file system that hangs
     # -I: nothing of the user's environment, working directory or site-packages; -S: no site at all (faster)
@@ -124,14 +134,26 @@ def walked_apart(root: str, layout: str, timeout: float, max_entries: int) -> Wa
     try:
         if not sys.executable:
             raise OSError("no Python to run")
-        done = subprocess.run(command, capture_output=True, timeout=limit, check=True)  # no shell: argv alone
-        status = json.loads(done.stderr.decode("utf-8", "replace").strip().rpartition("\n")[2])
+        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:  # argv alone
+            deadline = time.monotonic() + limit
+            while True:
+                try:
+                    out, err = process.communicate(timeout=0.05)
+                    break
+                except subprocess.TimeoutExpired:
+                    given_up = stop is not None and stop.is_set()
+                    if given_up or time.monotonic() > deadline:
+                        process.kill()
+                        process.communicate()
+                        return Walked(error="the walk was given up" if given_up else
+                                      f"the walk took longer than {limit:g} s")
+        if process.returncode != 0:
+            raise subprocess.CalledProcessError(process.returncode, command)
+        status = json.loads(err.decode("utf-8", "replace").strip().rpartition("\n")[2])
         error = status["error"]
         if error is not None and not isinstance(error, str):
             raise ValueError("not a walk's status")
-        return Walked(decode(done.stdout), bool(status["cut"]), int(status["unread"]), error)
-    except subprocess.TimeoutExpired:
-        return Walked(error=f"the walk took longer than {limit:g} s")
+        return Walked(decode(out), bool(status["cut"]), int(status["unread"]), error)
     except (OSError, subprocess.SubprocessError, ValueError, KeyError, TypeError):
         return walk(root, layout, max_entries)  # a sandbox without processes, or no Python to run: slower, same
 

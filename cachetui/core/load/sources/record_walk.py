@@ -110,7 +110,7 @@ def walk(root: str, layout: str, max_entries: int) -> Walked:
         pass  # a mirror without its records (an index alone): nothing says when its binaries were pushed
     except OSError as exc:
         walked.error = f"cannot read it ({exc.strerror or exc})"
-    walked.dates = _hashes_only({hash_: int(when) for hash_, when in found.items() if 0 <= when < LATEST})
+    walked.dates = _hashes_only({hash_: int(when) for hash_, when in found.items()})
     return walked
 
 
@@ -155,8 +155,8 @@ def _package_directories(listed: str | int, budget: list[int]) -> list[str]:
 def _date_manifests(listed: str | int, found: dict[str, float], budget: list[int]) -> None:
     """One package directory's v3 manifests: each one's time, by the hash its name ends with.
 
-    The loop runs once per binary, so it does only what each entry needs: the hash's characters and the times'
-    range are checked once the walk is done (`walk`, `_hashes_only`)."""
+    The loop runs once per binary, so it does only what each entry needs: the hash's characters are checked once
+    the walk is done (`_hashes_only`)."""
     end, start = -_V3_HASH_END, -_V3_HASH_END - HASH_LENGTH
     left = budget[0]
     try:
@@ -168,10 +168,15 @@ def _date_manifests(listed: str | int, found: dict[str, float], budget: list[int
                 name = entry.name
                 # the slice is "-" only for a name with a hash's length after a "-": shorter ones give "" or a letter
                 if name.endswith(V3_SUFFIX) and name[start - 1:start] == "-" and entry.is_file(follow_symlinks=False):
+                    hash_ = name[start:end]
+                    if hash_ in found:
+                        continue  # filed twice (two packages' directories): the first time found counts
                     try:
-                        found[name[start:end]] = entry.stat(follow_symlinks=False).st_mtime
+                        when = entry.stat(follow_symlinks=False).st_mtime
                     except OSError:
                         continue  # removed since it was listed
+                    if 0 <= when < LATEST:
+                        found[hash_] = when
     finally:
         budget[0] = left
 
