@@ -15,6 +15,7 @@ from cachetui.core.load.cache import CorpusCache
 from cachetui.core.load.options import LoadOptions
 from cachetui.core.load.pipeline import load_corpus, load_dating_later
 from cachetui.core.load.sources import push_dates
+from cachetui.core.load.sources.site.walk import MAX_FILE_BYTES
 from cachetui.core.model.corpus import Corpus
 from tests.test_push_dates import HELD, NO_CACHE, _expected, _pushed, _v2, _v3, _v3_path
 
@@ -38,20 +39,38 @@ def test_a_mirror_dated_after_its_load_gets_the_dates_a_load_gives_it(tmp_path: 
     assert _pushed_facet(corpus) == _pushed_facet(at_load) and corpus.any_pushed_known()
 
 
-def test_the_cache_file_is_written_with_the_dates_and_not_before(tmp_path: Path) -> None:
+def test_the_cache_file_marks_what_is_left_to_date_and_a_command_reads_it_again(tmp_path: Path) -> None:
     root = str(_v3(tmp_path / "m"))
-    cache = CorpusCache(tmp_path / "cache")
-    corpus, later = load_dating_later([root], cache=cache)
+    corpus, later = load_dating_later([root], cache=CorpusCache(tmp_path / "cache"))
     assert later is not None and corpus.cache_status == "miss"
-    assert not list(cache.directory.glob("corpus-*.map"))  # no file holds the mirror without its dates
-    dated = later.read(corpus)
+    # Written at the load, the mirror marked undated (the browser quits before its dates are in, say):
+    snapshot = CorpusCache(tmp_path / "cache").read(CorpusCache(tmp_path / "cache").name_for([root], MAX_FILE_BYTES))
+    assert snapshot is not None and list(snapshot.undated) == [later.undated[0].key]
+    # a command reads the mirror again, dates and all, rather than answer without them;
+    by_command = load_corpus([root], LoadOptions(), cache=CorpusCache(tmp_path / "other"))
+    assert _pushed(by_command) == _expected("gone")
+    again = load_corpus([root], LoadOptions(), cache=CorpusCache(tmp_path / "cache"))
+    assert again.cache_status != "hit" and _pushed(again) == _expected("gone")
+    # having read it, the command wrote the file again with the dates: nothing is left to date.
+    warm, none_left = load_dating_later([root], cache=CorpusCache(tmp_path / "cache"))
+    assert warm.cache_status == "hit" and none_left is None
+    assert _pushed(warm) == _expected("gone") and np.array_equal(warm.pushed, again.pushed)
+
+
+def test_a_browser_that_quit_before_the_dates_starts_warm_and_dates_them_after(tmp_path: Path) -> None:
+    root = str(_v3(tmp_path / "m"))
+    first, later = load_dating_later([root], cache=CorpusCache(tmp_path / "cache"))
+    assert later is not None  # ... and quits: its dates are never read
+    second, later = load_dating_later([root], cache=CorpusCache(tmp_path / "cache"))
+    assert later is not None and second.cache_status != "miss"  # the index not read again
+    assert set(_pushed(second).values()) == {None}
+    dated = later.read(second)
     assert dated is not None
-    later.apply(corpus, dated)
-    later.store(corpus, dated)
-    warm, again = load_dating_later([root], cache=CorpusCache(tmp_path / "cache"))
-    assert warm.cache_status == "hit" and again is None  # nothing left to date
-    assert _pushed(warm) == _expected("gone") and _pushed_facet(warm) == _pushed_facet(corpus)
-    assert np.array_equal(warm.pushed, corpus.pushed)
+    later.apply(second, dated)
+    assert _pushed(second) == _expected("gone")
+    later.store(second, dated)
+    third, none_left = load_dating_later([root], cache=CorpusCache(tmp_path / "cache"))
+    assert third.cache_status == "hit" and none_left is None and _pushed(third) == _expected("gone")
 
 
 def test_a_load_that_is_not_asked_to_date_later_dates_now_and_a_warm_one_never_dates(tmp_path: Path) -> None:

@@ -147,9 +147,9 @@ class CacheTuiApp(App[None]):
         return corpus
 
     def _date_later(self, corpus: Corpus, later: LaterDates, news: str | None) -> None:
-        """The push dates the load left (in this worker: the walks run in processes of their own), put in on the
-        screen's thread, then the warm cache file written with them. A newer load (a reload) cancels this one:
-        its corpus has its own."""
+        """The push dates the load left (read in this worker: a large mirror's walk in a process of its own), put
+        in on the screen's thread, then the warm cache file written again with them. A newer load (a reload), or
+        quitting, cancels this one (and its walk): a reload's corpus has its own."""
         worker = get_current_worker()
         dated = later.read(corpus, lambda: worker.is_cancelled)
         if dated is None or worker.is_cancelled or not self.call_from_thread(self._dates_arrived, corpus, later,

@@ -149,6 +149,7 @@ def to_buffers(snapshot: Snapshot) -> tuple[Iterator[tuple[str, np.ndarray]], Ca
             "retry": sorted(snapshot.retry),
             "groups": snapshot.groups,
             "group_problems": {key: _problems(ps) for key, ps in snapshot.group_problems.items()},
+            "undated": snapshot.undated,
         }
 
     return buffers(), meta
@@ -267,6 +268,7 @@ def _fields(read: _Reader) -> dict[str, Any]:
         "retry": set(meta["retry"]),
         "groups": {key: tuple(map(_tuple, fingerprint)) for key, fingerprint in meta["groups"].items()},
         "group_problems": {key: _problems_of(ps) for key, ps in meta["group_problems"].items()},
+        "undated": _undated(meta["undated"]),
     }
 
 
@@ -293,6 +295,15 @@ def _graph_parts(corpus: Corpus) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if not (len(corpus.deps.hash) or len(corpus.deps.unheld_hash)):
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(1, np.int64)
     return stored_parts(node_graph(corpus))
+
+
+def _undated(kept: Any) -> dict[str, list[str]]:
+    """The groups kept without their push dates: each key with its documents' paths."""
+    if not isinstance(kept, dict) or not all(isinstance(key, str) and isinstance(paths, list)
+                                             and all(isinstance(path, str) for path in paths)
+                                             for key, paths in kept.items()):
+        raise Damaged("undated is not groups with their documents")
+    return kept
 
 
 def _stored_graph(read: _Reader, corpus: Corpus) -> None:

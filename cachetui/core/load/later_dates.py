@@ -4,11 +4,12 @@ Dating a local mirror is one `stat` per binary (`sources.push_dates`). Beside th
 the other core, and on a machine of few shared cores that slows the decoding by about what the walk costs. So the
 browser shows the corpus first (`pipeline.load_dating_later`) and dates it after, step by step:
 
-- `read`, in a worker thread: the walks (each in a process of its own, as at a load), and the corpus's push-date
-  column with those dates in;
+- `read`, in a worker thread: the walks (a large mirror's in a process of its own, as at a load; killed when the
+  dates are no longer wanted), and the corpus's push-date column with those dates in;
 - `apply`, on the screen's thread: the column put in, and the Pushed facet worked out again;
-- `store`, in the worker: the warm cache file written, with the dates. A load that dates later writes no file
-  itself, so no file ever holds a mirror without the dates its storage gives.
+- `store`, in the worker: the warm cache file written again, with the dates. The load wrote it with the mirror
+  marked as left to date (`Snapshot.undated`): a browser that quits before the dates are in starts warm next time
+  and dates the mirror then; a command reads such a mirror again, dates and all, rather than answer without them.
 
 Until `apply`, the mirror's binaries read as of unknown date, and the browser says the dates are being read.
 """

@@ -38,6 +38,7 @@ from cachetui.core.load.sources.indexes import (
     labelled,
     load_group,
     locate,
+    record_stores,
     root_location,
 )
 from cachetui.core.load.sources.locator import store_root
@@ -178,7 +179,7 @@ class _Load:
                 self.report.add(Problem(cache.damaged, CACHE_REBUILT, Severity.WARNING))
         site = SitePass([s.path for s in self.sources if isinstance(s, SiteDocuments)], snapshot, self.report)
         groups = [locate(g, self.net) for g in self._groups()]
-        if snapshot is not None and site.all_reused() and _groups_reused(groups, snapshot):
+        if snapshot is not None and site.all_reused() and _groups_reused(groups, snapshot) and not snapshot.undated:
             return self._hit(snapshot, site, groups)
         from cachetui.core.model.build import CorpusBuilder
 
@@ -189,18 +190,20 @@ class _Load:
         status = _status(cache, snapshot, site, groups)
         if self.progress is not None:
             self.progress(0, None, INDEXING)
-        if self.undated:  # dated after the load, then written with the dates (`LaterDates.store`)
+        if cache is None or name is None:
             corpus = _finished(builder.finish(self.report), status, groups)
+        else:
+            # Written as the corpus is finished (a cold load's tail on two cores), the groups left to date marked:
+            # should the browser quit before their dates are in, its next start is warm and dates them then.
+            undated = {u.key: sorted(u.paths) for u in self.undated if u.key in cacheable}
+            with cache.writing(name) as file:
+                corpus = _finished(builder.finish(self.report, file.put), status, groups)
+                fingerprints = {key: fingerprint for key, (fingerprint, _) in cacheable.items()}
+                problems = {key: group_problems for key, (_, group_problems) in cacheable.items()}
+                file.complete(site.to_snapshot(corpus, fingerprints, problems, undated))
+        if self.undated:  # dated after the load, then the file written again with the dates (`LaterDates.store`)
             write = _cache_write(cache, name, site, cacheable) if cache is not None and name is not None else None
             self.later = LaterDates(tuple(self.undated), self.net.timeout, write)
-            return corpus
-        if cache is None or name is None:
-            return _finished(builder.finish(self.report), status, groups)
-        with cache.writing(name) as file:  # written as the corpus is finished: a cold load's tail on two cores
-            corpus = _finished(builder.finish(self.report, file.put), status, groups)
-            fingerprints = {key: fingerprint for key, (fingerprint, _) in cacheable.items()}
-            problems = {key: group_problems for key, (_, group_problems) in cacheable.items()}
-            file.complete(site.to_snapshot(corpus, fingerprints, problems))
         return corpus
 
     def _groups(self) -> list[IndexGroup]:
@@ -244,10 +247,15 @@ class _Load:
         for located in groups:
             self.report.indexes_read += sum(1 for ref in located.refs if ref is not None)
             key = located.group.key
-            if snapshot is not None and located.complete and snapshot.groups.get(key) == located.fingerprint:
+            # A group kept undated is reused by a load that dates later (and dated after it), read again by one that
+            # dates now.
+            if snapshot is not None and located.complete and snapshot.groups.get(key) == located.fingerprint \
+                    and (self.dates_later or key not in snapshot.undated):
                 documents, problems = snapshot.documents_from(located.group.origin, located.group.tag), \
                     snapshot.group_problems.get(key, [])
                 ok = True
+                if key in snapshot.undated:
+                    self.undated.append(Undated(key, tuple(record_stores(located)), frozenset(snapshot.undated[key])))
             else:
                 loaded = load_group(located, self.net, look_up_dates=not self.dates_later)
                 documents, problems, ok = loaded.documents, loaded.problems, loaded.ok

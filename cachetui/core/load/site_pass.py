@@ -118,14 +118,15 @@ class SitePass:
         if self.snapshot is None:
             self.listing.candidates.extend(chunk)
 
-    def to_snapshot(self, corpus: Corpus, groups: dict, group_problems: dict[str, list[Problem]]) -> Snapshot:
+    def to_snapshot(self, corpus: Corpus, groups: dict, group_problems: dict[str, list[Problem]],
+                    undated: dict[str, list[str]] | None = None) -> Snapshot:
         results = self.results
         return Snapshot(
             self.listing,
             {path: r.inputs for path, r in results.items() if r.inputs}, corpus, self.walk_problems,
             {path: r.problems for path, r in results.items() if r.problems},
             {path for path, r in results.items() if r.io_error},
-            groups=groups, group_problems=group_problems,
+            groups=groups, group_problems=group_problems, undated=undated or {},
         )
 
 

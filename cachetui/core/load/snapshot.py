@@ -53,6 +53,9 @@ class Snapshot:
     retry: set[str] = field(default_factory=set)  # candidates whose result came from an I/O failure
     groups: dict[str, tuple] = field(default_factory=dict)  # index group key -> checksums it was read in full at
     group_problems: dict[str, list[Problem]] = field(default_factory=dict)  # each group's own problems
+    # Groups kept without their push dates (a browser that quit before reading them): key -> their documents' paths.
+    # The browser dates them after its next start; a command reads them again, dates and all.
+    undated: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def candidates(self) -> list[Candidate]:
