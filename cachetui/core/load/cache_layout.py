@@ -306,19 +306,18 @@ def _undated(kept: Any) -> dict[str, list[str]]:
 
 
 def _stored_graph(read: _Reader, corpus: Corpus) -> None:
-    """The graph's parts, every id within bounds, memoised on the corpus for `dependencies.node_graph` (which checks,
-    at the first `^`, that they are what they stand for: not at every start)."""
+    """The graph's parts, memoised on the corpus for `dependencies.node_graph`, which checks them at the first `^`
+    (every id within bounds, the order they stand for). Here only what costs no page of them: their types and
+    lengths. A start that asks no `^` never reads the 10 MB of a large mirror's sorted edges."""
     nodes, by_target, offsets = (read.array(name) for name in _GRAPH)
     if not len(nodes):
         return
     if not all(np.issubdtype(part.dtype, np.integer) for part in (nodes, by_target, offsets)):
         raise Damaged("the graph's buffers are not integers")
-    n_nodes = len(offsets) - 1
-    if n_nodes < len(corpus.deps.name_of):
-        raise Damaged("graph.target_offsets has fewer nodes than the dependencies")
     edges = len(corpus.deps.hash) + len(corpus.deps.unheld_hash)
-    corpus.memo[STORED_GRAPH] = (read.array(_GRAPH[0], corpus.n_specs, n_nodes),
-                                 read.array(_GRAPH[1], edges, edges), read.offsets(_GRAPH[2], n_nodes, edges))
+    if len(nodes) != corpus.n_specs or len(by_target) != edges or len(offsets) <= len(corpus.deps.name_of):
+        raise Damaged("the graph's buffers do not match the corpus")
+    corpus.memo[STORED_GRAPH] = (nodes, by_target, offsets)
 
 
 def _build_provenance(read: _Reader, n: int, vocab: dict[str, Vocabulary]) -> np.ndarray:

@@ -199,7 +199,7 @@ def _node_graph(corpus: Corpus) -> NodeGraph:
     unheld_sources = owners(np.diff(d.unheld_offsets), np.int64)
     target = np.concatenate((d.hash, d.unheld_hash)).astype(np.int32)
     stored = cast("tuple[np.ndarray, np.ndarray, np.ndarray] | None", corpus.memo.get(STORED_GRAPH))
-    if stored is not None and _sorted_edges(target, *stored[1:]):
+    if stored is not None and _sound(target, *stored):
         node_of_spec, by_target, target_offsets = stored
         n_nodes = len(target_offsets) - 1
     else:  # none kept, or kept damaged (the file's ids are within bounds, but not the order they stand for)
@@ -217,16 +217,22 @@ def _node_graph(corpus: Corpus) -> NodeGraph:
     return NodeGraph(node_of_spec, source, target, np.concatenate((d.types, d.unheld_types)),
                      np.concatenate((d.virtuals, d.unheld_virtuals)).astype(np.int32), by_target, target_offsets, held)
 
-def _sorted_edges(target: np.ndarray, by_target: np.ndarray, target_offsets: np.ndarray) -> bool:
-    """Whether `by_target` is the edges in the order of their targets, cut where `target_offsets` says: what a
-    graph kept in the warm cache must be before a `^` is answered with it (a few numpy passes)."""
-    edges = len(target)
-    if len(by_target) != edges or not len(target_offsets) or target_offsets[-1] != edges:
+def _sound(target: np.ndarray, node_of_spec: np.ndarray, by_target: np.ndarray, target_offsets: np.ndarray) -> bool:
+    """Whether a graph kept in the warm cache is what it stands for, before a `^` is answered with it: each spec's
+    node within bounds, and `by_target` the edges in the order of their targets, cut where `target_offsets` says
+    (a few numpy passes; the file's mapping checked only their types and lengths)."""
+    edges, n_nodes = len(target), len(target_offsets) - 1
+    if len(by_target) != edges or n_nodes < 0 or target_offsets[-1] != edges:
         return False
-    return not edges or (not bool((np.bincount(by_target, minlength=edges) != 1).any())
-                         and not bool((np.diff(target[by_target]) < 0).any())
-                         and np.array_equal(target_offsets,
-                                            offsets_of(np.bincount(target, minlength=len(target_offsets) - 1))))
+    if len(node_of_spec) and (int(node_of_spec.min()) < 0 or int(node_of_spec.max()) >= n_nodes):
+        return False
+    if not edges:
+        return True
+    if int(by_target.min()) < 0 or int(by_target.max()) >= edges or int(target.max()) >= n_nodes:
+        return False
+    return (not bool((np.bincount(by_target, minlength=edges) != 1).any())
+            and not bool((np.diff(target[by_target]) < 0).any())
+            and np.array_equal(target_offsets, offsets_of(np.bincount(target, minlength=n_nodes))))
 
 
 RUNTIME = deptype_bits(("link", "run"))  # what a binary needs where it is installed
