@@ -90,9 +90,10 @@ def variant_text(name: str, value: bool | str | tuple[str, ...], separator: str 
 
 
 ParameterValue = bool | str | tuple[str, ...]  # the shapes a parameter Spack writes can have (a list as a tuple)
+ParameterMemory = dict[tuple[str, Any], "tuple[bool, str] | None"]  # (name, value) -> what `parameters_texts` made
 
 
-def parameter_text(name: str, value: ParameterValue) -> tuple[bool, str] | None:
+def _parameter_text(name: str, value: ParameterValue) -> tuple[bool, str] | None:
     """One of a node's `parameters` as Spack prints it: (True, `cflags="-O2 -g"`) for a compiler flag,
     (False, `+mpi`, `build_type=Release`, `cuda_arch=80,90`) for a variant; None for what is neither: an empty
     list (Spack writes all six flags), a flag that is not a list, a name Spack could not have written."""
@@ -103,23 +104,32 @@ def parameter_text(name: str, value: ParameterValue) -> tuple[bool, str] | None:
     return False, variant_text(name, value)
 
 
-def parameter_value(value: Any) -> ParameterValue | None:
-    """A parameter's value in one of the shapes Spack writes, or None for any other (never guessed)."""
+def _parameter(name: str, value: Any) -> tuple[bool, str] | None:
+    """`_parameter_text` of a value in one of the shapes Spack writes (a list of strings, or a tuple of them, a
+    bool, a string); None for any other shape (never guessed)."""
     if isinstance(value, bool | str):
-        return value
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return tuple(value)
+        return _parameter_text(name, value)
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return _parameter_text(name, tuple(value))
     return None
 
 
-def parameters_texts(parameters: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A node's `parameters` as its variants and its compiler flags, each sorted by name (`parameter_text`);
-    values of other shapes (not a bool, a string or a list of strings) left out."""
+def parameters_texts(parameters: Mapping[str, Any], memory: ParameterMemory | None = None
+                     ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A node's `parameters` as its variants and its compiler flags, each sorted by name; values of other shapes
+    (not a bool, a string or a list of strings) left out. `memory`, for values that are all hashable (a typed
+    decode's): each (name, value) rendered once across the nodes it is given with."""
     variants: list[str] = []
     flags: list[str] = []
     for name in sorted(parameters):
-        value = parameter_value(parameters[name])
-        text = parameter_text(name, value) if value is not None else None
+        value = parameters[name]
+        if memory is None:
+            text = _parameter(name, value)
+        else:
+            try:
+                text = memory[name, value]
+            except KeyError:
+                text = memory[name, value] = _parameter(name, value)
         if text is not None:
             (flags if text[0] else variants).append(text[1])
     return tuple(variants), tuple(flags)

@@ -26,7 +26,7 @@ import msgspec
 from cachetui.core.model.records import build_provenance_text
 from cachetui.core.spack.compilers import compiler_rank, name_at_version
 from cachetui.core.spack.deptypes import deptype_bits
-from cachetui.core.spack.variants import ParameterValue, parameter_text, parameters_texts
+from cachetui.core.spack.variants import ParameterMemory, parameters_texts
 
 
 class Target(msgspec.Struct):
@@ -151,11 +151,11 @@ _SPACK_PARAMETERS = msgspec.json.Decoder(dict[str, bool | str | tuple[str, ...]]
 class ParameterTexts:
     """One reading's memory of rendered `parameters`: per distinct text, and per distinct (name, value) in
     them. A mirror's nodes mostly differ in a variant or two, so most texts are distinct but their parameters
-    are few: each is rendered once (`parameter_text`) and then only looked up."""
+    are few: each is rendered once and then only looked up (`parameters_texts`)."""
 
     def __init__(self) -> None:
         self.texts: dict[bytes, Rendered] = {}
-        self.items: dict[tuple[str, ParameterValue], tuple[bool, str] | None] = {}
+        self.items: ParameterMemory = {}
 
 
 def parameters_of(parameters: msgspec.Raw, memory: ParameterTexts) -> Rendered:
@@ -167,23 +167,12 @@ def parameters_of(parameters: msgspec.Raw, memory: ParameterTexts) -> Rendered:
     return found
 
 
-def _rendered(text: bytes, items: dict[tuple[str, ParameterValue], tuple[bool, str] | None]) -> Rendered:
+def _rendered(text: bytes, items: ParameterMemory) -> Rendered:
     try:
-        decoded = _SPACK_PARAMETERS.decode(text)
+        return parameters_texts(_SPACK_PARAMETERS.decode(text), items)  # every value hashable: remembered
     except (msgspec.ValidationError, msgspec.DecodeError):  # another shape somewhere in it, or not an object
         general = msgspec.json.decode(text)
         return parameters_texts(general) if isinstance(general, dict) else ((), ())
-    variants: list[str] = []
-    flags: list[str] = []
-    for name in sorted(decoded):
-        item = (name, decoded[name])
-        try:
-            rendered = items[item]
-        except KeyError:
-            rendered = items[item] = parameter_text(*item)
-        if rendered is not None:
-            (flags if rendered[0] else variants).append(rendered[1])
-    return tuple(variants), tuple(flags)
 
 
 def unwrapped(spec: Any) -> dict[str, Any] | None:
