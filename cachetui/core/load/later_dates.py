@@ -69,15 +69,14 @@ class LaterDates:
             found.append(dates)
         pushed = np.array(corpus.pushed, dtype=np.int64) if len(corpus.pushed) else \
             np.full(corpus.n_specs, UNKNOWN_PUSHED, dtype=np.int64)
-        for group, dates in zip(self.undated, found):
-            if not dates.dates:
-                continue
-            dated = dates.dates.get
-            for document in corpus.documents:
-                if document.path in group.paths and document.stop > document.start:
-                    hashes = corpus.hashes[document.start:document.stop]
-                    pushed[document.start:document.stop] = np.fromiter(
-                        (dated(hash_, UNKNOWN_PUSHED) for hash_ in hashes), dtype=np.int64, count=len(hashes))
+        dates_of = {path: dates.dates.get for group, dates in zip(self.undated, found) if dates.dates
+                    for path in group.paths}  # each undated document's path -> its mirror's dates
+        for document in corpus.documents if dates_of else ():
+            dated = dates_of.get(document.path)
+            if dated is not None and document.stop > document.start:
+                hashes = corpus.hashes[document.start:document.stop]
+                pushed[document.start:document.stop] = np.fromiter(
+                    (dated(hash_, UNKNOWN_PUSHED) for hash_ in hashes), dtype=np.int64, count=len(hashes))
         return Dated(pushed, tuple(found))
 
     def apply(self, corpus: Corpus, dated: Dated) -> None:

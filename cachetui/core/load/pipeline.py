@@ -125,7 +125,8 @@ def load_dating_later(
 ) -> tuple[Corpus, LaterDates | None]:
     """`load_corpus`, but the push dates of a mirror read now (not from the warm cache) are not looked up beside
     its reading: the corpus comes back without them, with what looks them up after (`later_dates`; None when
-    nothing is left to date). The warm cache file is then written by `LaterDates.store`, not by the load."""
+    nothing is left to date). The load writes the warm cache file with those mirrors marked as left to date
+    (`Snapshot.undated`); `LaterDates.store` writes it again with their dates."""
     return _load(inputs, options, progress, cache, dates_later=True)
 
 
@@ -195,12 +196,9 @@ class _Load:
         else:
             # Written as the corpus is finished (a cold load's tail on two cores), the groups left to date marked:
             # should the browser quit before their dates are in, its next start is warm and dates them then.
-            undated = {u.key: sorted(u.paths) for u in self.undated if u.key in cacheable}
             with cache.writing(name) as file:
                 corpus = _finished(builder.finish(self.report, file.put), status, groups)
-                fingerprints = {key: fingerprint for key, (fingerprint, _) in cacheable.items()}
-                problems = {key: group_problems for key, (_, group_problems) in cacheable.items()}
-                file.complete(site.to_snapshot(corpus, fingerprints, problems, undated))
+                file.complete(_snapshot(site, corpus, cacheable, {u.key: sorted(u.paths) for u in self.undated}))
         if self.undated:  # dated after the load, then the file written again with the dates (`LaterDates.store`)
             write = _cache_write(cache, name, site, cacheable) if cache is not None and name is not None else None
             self.later = LaterDates(tuple(self.undated), self.net.timeout, write)
@@ -279,16 +277,24 @@ class _Load:
         return _finished(corpus, "hit", groups)
 
 
+def _snapshot(site: SitePass, corpus: Corpus, cacheable: dict[str, tuple[tuple, list[Problem]]],
+              undated: dict[str, list[str]]) -> Snapshot:
+    """What the cache file keeps besides the corpus: each cacheable group's fingerprint and problems, and which of
+    them are left to date (only those it keeps)."""
+    return site.to_snapshot(corpus, {key: fingerprint for key, (fingerprint, _) in cacheable.items()},
+                            {key: problems for key, (_, problems) in cacheable.items()},
+                            {key: paths for key, paths in undated.items() if key in cacheable})
+
+
 def _cache_write(cache: CorpusCache, name: str, site: SitePass,
                  cacheable: dict[str, tuple[tuple, list[Problem]]]) -> CacheWrite:
     """What writes the cache file once the corpus is dated: as a load writes it, under the same lock; a group whose
     dates failed for a reason that may pass is left out of it (read again by the next load, as at a load)."""
     def write(corpus: Corpus, dating: dict[str, list[Problem]], failed: set[str]) -> None:
-        kept = {key: value for key, value in cacheable.items() if key not in failed}
-        fingerprints = {key: fingerprint for key, (fingerprint, _) in kept.items()}
-        problems = {key: [*group_problems, *dating.get(key, [])] for key, (_, group_problems) in kept.items()}
+        dated = {key: (fingerprint, [*problems, *dating.get(key, [])])
+                 for key, (fingerprint, problems) in cacheable.items() if key not in failed}
         with cache.locked(name), cache.writing(name) as file:
-            file.complete(site.to_snapshot(corpus, fingerprints, problems))
+            file.complete(_snapshot(site, corpus, dated, {}))
 
     return write
 

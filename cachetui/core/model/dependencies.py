@@ -217,6 +217,7 @@ def _node_graph(corpus: Corpus) -> NodeGraph:
     return NodeGraph(node_of_spec, source, target, np.concatenate((d.types, d.unheld_types)),
                      np.concatenate((d.virtuals, d.unheld_virtuals)).astype(np.int32), by_target, target_offsets, held)
 
+
 def _sound(target: np.ndarray, node_of_spec: np.ndarray, by_target: np.ndarray, target_offsets: np.ndarray) -> bool:
     """Whether a graph kept in the warm cache is what it stands for, before a `^` is answered with it: each spec's
     node within bounds, and `by_target` the edges in the order of their targets, cut where `target_offsets` says
