@@ -92,7 +92,8 @@ def private_subdirectory(parent: Path, name: str, *, create: bool) -> Iterator[i
 def open_private(dir_fd: int, name: str) -> Iterator[BinaryIO | None]:
     """The file `name` for reading, or None when it is missing. Raises NotPrivate for a foreign file."""
     try:
-        fd = os.open(name, os.O_RDONLY | _NOFOLLOW, dir_fd=dir_fd)
+        # O_NONBLOCK: a FIFO put where a cache file should be is refused below, not waited on for a writer.
+        fd = os.open(name, os.O_RDONLY | _NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
     except FileNotFoundError:
         yield None
         return
