@@ -13,14 +13,14 @@ START = time.perf_counter()
 import asyncio  # noqa: E402
 import sys  # noqa: E402
 
-import cachetui.app.app  # noqa: E402
+import cachetui.core.load  # noqa: E402
 from cachetui.app.app import CacheTuiApp  # noqa: E402
 from cachetui.app.widgets.spec_table import SpecTable  # noqa: E402
 from cachetui.core.load import LoadOptions  # noqa: E402
 
 IMPORTED = time.perf_counter()
 LOADS: list[tuple[float, float]] = []
-_load = cachetui.app.app.load_dating_later  # the browser's load (a mirror read cold is dated after it)
+_load = cachetui.core.load.load_dating_later  # the browser's load (a mirror read cold is dated after it)
 
 
 def _timed_load(*args: object, **kwargs: object) -> object:
@@ -30,14 +30,18 @@ def _timed_load(*args: object, **kwargs: object) -> object:
     return loaded
 
 
-cachetui.app.app.load_dating_later = _timed_load  # type: ignore[assignment]
+cachetui.core.load.load_dating_later = _timed_load  # type: ignore[assignment]
 
 
 async def main(path: str) -> None:
     app = CacheTuiApp([path], LoadOptions(use_cache=True), system_clipboard=False)  # as the CLI opens it
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        for _ in range(2000):  # a warm start shows the glance first: the browser takes its place once loaded
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            screen = app.screen
+            if screen.query(SpecTable) and screen.query_one(SpecTable).row_count > 0:
+                break
         table = app.screen.query_one(SpecTable)
         assert table.row_count > 0, "the table must be filled"
         status = app.browser.corpus.cache_status

@@ -4,11 +4,12 @@
     git worktree add --detach /tmp/before REF
     .venv/bin/python benchmarks/warm_frame_ab.py SOURCE /tmp/before [--rounds 7]
 
-Each round starts the three in a pseudo-terminal, alternating: the browser on SOURCE as the other commit has it
-(PYTHONPATH), as this tree has it, and the bare app (`bare_app.py`). A browser's time is from its start to the
-status line's count of the answer (`362 of 362 specs`), written once the corpus is shown; each reads SOURCE through
-a warm cache of its own (written once first: the code's digest keys it). Both trees are compiled to bytecode first,
-as an installed package is. Medians, and their ratio to the bare app's.
+Each round starts them in a pseudo-terminal, alternating: the browser on SOURCE as the other commit has it
+(PYTHONPATH), as this tree has it, and the bare app (`bare_app.py`, fed SOURCE's package names). A browser is timed
+from its start to its first useful frame (the filled package list: the glance's `N specs as last read`, or the
+status line's count of the answer, `362 of 362 specs`, once the corpus is shown) and, in a start of its own, to the
+corpus shown; each reads SOURCE through a warm cache of its own (written once first: the code's digest keys it).
+Both trees are compiled to bytecode first, as an installed package is. Medians, and their ratio to the bare app's.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from benchmarks.first_line import SHOWN, first_output  # noqa: E402
+from benchmarks.first_line import SHOWN, USEFUL, first_output, names_file  # noqa: E402
 from benchmarks.pty_keys import PYTHON  # noqa: E402
 
 
@@ -42,11 +43,14 @@ def main() -> int:
         env = dict(os.environ, XDG_CACHE_HOME=tempfile.mkdtemp(prefix=f"warm-frame-{name}-"), PYTHONPATH=str(tree))
         subprocess.run([*cachetui, "check", args.source], env=env, capture_output=True, check=False)
         runs[name] = env
-    times: dict[str, list[float]] = {"before": [], "now": [], "bare": []}
+    names = names_file(args.source, runs["now"])
+    times: dict[str, list[float]] = {f"{name}, {what}": [] for name in runs for what in ("useful", "corpus")}
+    times["bare"] = []
     for _ in range(args.rounds):
         for name, env in runs.items():
-            times[name].append(first_output([*cachetui, args.source], True, SHOWN, env))
-        times["bare"].append(first_output([PYTHON, str(HERE / "bare_app.py")], True))
+            times[f"{name}, useful"].append(first_output([*cachetui, args.source], True, USEFUL, env))
+            times[f"{name}, corpus"].append(first_output([*cachetui, args.source], True, SHOWN, env))
+        times["bare"].append(first_output([PYTHON, str(HERE / "bare_app.py"), names], True))
     bare = statistics.median(times["bare"])
     print(f"warm first useful frame on {Path(args.source).name}: medians of {args.rounds} rounds, alternating")
     print("| | median | / bare app | rounds |", "|---|---|---|---|", sep="\n")
