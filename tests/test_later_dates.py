@@ -12,10 +12,9 @@ import numpy as np
 import pytest
 
 from cachetui.core.load.cache import CorpusCache
-from cachetui.core.load.options import LoadOptions
+from cachetui.core.load.options import MAX_FILE_BYTES, LoadOptions
 from cachetui.core.load.pipeline import load_corpus, load_dating_later
 from cachetui.core.load.sources import push_dates
-from cachetui.core.load.sources.site.walk import MAX_FILE_BYTES
 from cachetui.core.model.corpus import Corpus
 from tests.test_push_dates import HELD, NO_CACHE, _expected, _pushed, _v2, _v3, _v3_path
 

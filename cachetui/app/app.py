@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 import time
@@ -12,38 +13,62 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
+from textual.message import Message
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from cachetui.app.actions import bindings_of, normalized
 from cachetui.app.clipboard import copy_to_local_clipboard
-from cachetui.app.commands import ActionCommands, FacetCommands, PackageCommands
 from cachetui.app.requests import CopyMenuRequested, CopyRequested, ExportRequested, ReloadRequested
-from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.styles import stylesheet
 from cachetui.app.worker_failure import report_failure
-from cachetui.core.load import LoadOptions, Provenance, load_corpus, load_dating_later, local_input
-from cachetui.core.model.corpus import Corpus, Document, SpecView
-from cachetui.core.model.problems import LoadReport, Problem
-from cachetui.core.model.records import MirrorOrigin
-from cachetui.core.query.spack_commands import mirror_of
-from cachetui.present.config.settings import UserSettings
-from cachetui.present.config.settings_declared import HIDDEN_COLUMNS, KEYMAP, THEME
-from cachetui.present.config.settings_file import ThemeNotSaved, save_theme
+from cachetui.core.load.cache_names import default_cache_dir
+from cachetui.core.load.glance import Glance, glance_name, read_glance
+from cachetui.core.load.options import LoadOptions
 from cachetui.present.inert import inert
-from cachetui.present.spec_table.table_cells import SpecRows
 
-if TYPE_CHECKING:  # what the first frame does not use is imported when first needed (start-up as felt)
-    from cachetui.core.load import Looks
+# What the first frame does not draw is imported when first needed: on a warm start the glance is drawn first
+# (`screens/glance.py`), and the browser, the loader and numpy are imported by the load's worker after it.
+if TYPE_CHECKING:
+    from textual.command import Provider
+
+    from cachetui.app.screens.browser import BrowserScreen
+    from cachetui.core.load import Looks, Provenance
     from cachetui.core.load.later_dates import Dated, LaterDates
+    from cachetui.core.model.corpus import Corpus, Document, SpecView
+    from cachetui.core.model.records import MirrorOrigin
     from cachetui.core.model.wanted import WantedDag
     from cachetui.present.browse.plan_browsing import PlanAsked
+    from cachetui.present.config.settings import UserSettings
+    from cachetui.present.spec_table.table_cells import SpecRows
+
+
+class BrowserImported(Message):
+    """The load's worker has imported the browser: it takes the glance's place while the sources are checked."""
+
+
+def _package_commands() -> type[Provider]:
+    from cachetui.app.commands import PackageCommands
+
+    return PackageCommands
+
+
+def _facet_commands() -> type[Provider]:
+    from cachetui.app.commands import FacetCommands
+
+    return FacetCommands
+
+
+def _action_commands() -> type[Provider]:
+    from cachetui.app.commands import ActionCommands
+
+    return ActionCommands
 
 
 class CacheTuiApp(App[None]):
     TITLE = "cachetui"
     CSS_PATH = [stylesheet("app.tcss")]
     BINDINGS = bindings_of("app")
-    COMMANDS = App.COMMANDS | {PackageCommands, FacetCommands, ActionCommands}
+    COMMANDS = App.COMMANDS | {_package_commands, _facet_commands, _action_commands}  # imported when opened
 
     def __init__(
         self,
@@ -59,22 +84,50 @@ class CacheTuiApp(App[None]):
         self.paths = list(paths)
         self.load_options = load
         self.system_clipboard = system_clipboard
-        self.browser = BrowserScreen()
         self.wanted = wanted  # what `--want` named: the browser opens on its coverage
-        if wanted is not None:
-            self.browser.want(wanted)
-        if planned is not None:  # what `--plan` named: the browser opens on its plan
-            self.browser.plan_for(planned)
+        self.planned = planned  # what `--plan` named: the browser opens on its plan
+        self._browser: BrowserScreen | None = None  # made at start, or once the corpus is there after a glance
+        # A warm start of the plain browser draws the last reading first, while the sources are checked.
+        self._glance = self._glance_kept() if wanted is None and planned is None else None
         self.trusted_keys: frozenset[str] | None = None  # the keys the user's Spack trusts; None: cannot tell
         self._keys_asked = False
-        self._browser_mounted = threading.Event()  # set once the browser screen is mounted: corpora go to it
+        self._first_screen_mounted = threading.Event()  # the browser's, or the glance's: corpora go to it now
+        self._browser_placed = asyncio.Event()  # the browser is mounted (at start, or in the glance's place)
         self._looks: Looks | None = None  # this session's looks at the sources (what is new since the last one)
         self._reloading = False
         self.settings = settings  # the user's config.toml; None: Textual's and cachetui's defaults, nothing saved
         self.keymap: Mapping[str, str] = {}  # what it set: Textual keeps its own copy private (`actions.keymap`)
         if settings is not None:
+            from cachetui.present.config.settings_declared import KEYMAP  # read by the CLI already: a lookup
+
             keymap = settings.settings[KEYMAP]
             self.set_keymap(dict(keymap))
+
+    @property
+    def browser(self) -> BrowserScreen:
+        """The browser screen: there from the start, or once the corpus is read after a glance."""
+        if self._browser is None:
+            raise LookupError("the browser is not there yet: the glance is shown while the sources are checked")
+        return self._browser
+
+    def _glance_kept(self) -> Glance | None:
+        """What the last load of these sources kept for the first frame (`glance`), when a warm start may use it:
+        only this user's own session (a served visitor's sources are labelled, and shared) with the warm cache."""
+        if not self.load_options.use_cache or self.served:
+            return None
+        return read_glance(default_cache_dir(), glance_name([str(p) for p in self.paths],
+                                                            self.load_options.max_file_bytes))
+
+    def _new_browser(self) -> BrowserScreen:
+        from cachetui.app.screens.browser import BrowserScreen
+
+        browser = BrowserScreen()
+        if self.wanted is not None:
+            browser.want(self.wanted)
+        if self.planned is not None:
+            browser.plan_for(self.planned)
+        self._browser = browser
+        return browser
 
     def set_keymap(self, keymap: Mapping[str, str]) -> None:
         super().set_keymap(keymap)
@@ -86,20 +139,59 @@ class CacheTuiApp(App[None]):
 
     async def on_mount(self) -> None:
         settings = self.settings
-        theme = settings.settings[THEME] if settings is not None else None
-        if theme is not None:
-            self.theme = theme
+        if settings is not None:
+            from cachetui.present.config.settings_declared import THEME
+
+            theme = settings.settings[THEME]
+            if theme is not None:
+                self.theme = theme
         self.watch(self, "theme", self._save_theme, init=False)  # only what is chosen from now on is saved
-        mounted = self.push_screen(self.browser)
-        self.load_documents()  # reading starts now; what it reads is shown once the screen is there
-        await mounted
-        self._browser_mounted.set()
-        if settings is not None:  # the table the columns go to is there
-            self.browser.hidden_columns = settings.settings[HIDDEN_COLUMNS]
-            if settings.bad:
-                lines = "\n".join(inert(p.described()) for p in settings.problems()[:3])
-                self.notify(f"{lines}\n\nThe defaults are used instead; the problems screen lists them.",
-                            title="Bad entries in your settings", severity="warning", markup=False, timeout=15)
+        if self._glance is not None:
+            from cachetui.app.screens.glance import GlanceScreen
+
+            await self.push_screen(GlanceScreen(self._glance))
+            self._first_screen_mounted.set()
+            # After the glance's frame (they would hold the GIL it is drawn with): the load, and beside it the browser's
+            # import (the load's stats wait on the disk, not the GIL); the browser is composed as the load goes on.
+            self.call_after_refresh(self.load_documents)
+            self.call_after_refresh(self._import_browser)
+        else:
+            mounted = self.push_screen(self._new_browser())
+            self.load_documents()  # reading starts now; what it reads is shown once the screen is there
+            await mounted
+            self._browser_mounted()
+            self._browser_placed.set()
+        if settings is not None and settings.bad:
+            lines = "\n".join(inert(p.described()) for p in settings.problems()[:3])
+            self.notify(f"{lines}\n\nThe defaults are used instead; the problems screen lists them.",
+                        title="Bad entries in your settings", severity="warning", markup=False, timeout=15)
+
+    def _browser_mounted(self) -> None:
+        if self.settings is not None:  # the table the columns go to is there
+            from cachetui.present.config.settings_declared import HIDDEN_COLUMNS
+
+            self.browser.hidden_columns = self.settings.settings[HIDDEN_COLUMNS]
+        self._first_screen_mounted.set()
+
+    @on(BrowserImported)
+    async def _browser_imported(self) -> None:
+        await self._browser_in_place()
+
+    async def _browser_in_place(self) -> BrowserScreen:
+        """The browser, mounted; after a glance, put in its place as soon as it is imported (it is composed while
+        the sources are checked), with the last reading's list and what the user did on the glance."""
+        if self._browser is None:
+            from cachetui.app.screens.glance import GlanceScreen
+
+            glance = self.screen if isinstance(self.screen, GlanceScreen) else None
+            browser = self._new_browser()
+            if glance is not None:  # taken over as the browser mounts: no frame of it shows without the glance's list
+                browser.taking_over = (glance.glance, glance.handover())
+            await (self.switch_screen(browser) if glance is not None else self.push_screen(browser))
+            self._browser_mounted()
+            self._browser_placed.set()
+        await self._browser_placed.wait()
+        return self.browser
 
     def get_key_display(self, binding: Binding) -> str:
         """A key as the footer, the help and the palette show it, inert: a key's name can come from the user's
@@ -110,6 +202,8 @@ class CacheTuiApp(App[None]):
         """A theme chosen in the palette is kept in config.toml: only its `theme` line changes."""
         if self.settings is None:
             return
+        from cachetui.present.config.settings_file import ThemeNotSaved, save_theme
+
         try:
             save_theme(self.settings.path, theme)
         except ThemeNotSaved as exc:
@@ -123,8 +217,9 @@ class CacheTuiApp(App[None]):
         """Read the sources (`again`: a reload, shown in place with the cursor on `keep`'s binary if still there)."""
         def progress(done: int, total: int | None, what: str) -> None:
             if not again:  # a reload keeps the sources shown: the status line says it reads them
-                self.call_from_thread(self.browser.show_progress, done, total, what)
+                self.call_from_thread(self._show_progress, done, total, what)
 
+        from cachetui.core.load import load_corpus, load_dating_later
         from cachetui.present.browse.news import dating
 
         before = self.browser.corpus if again else None
@@ -135,9 +230,11 @@ class CacheTuiApp(App[None]):
         corpus = self.presented(self._with_settings_problems(corpus))
         news, fresh = self._news(corpus, before) if again else (None, False)
         # A source read before the first frame (an empty or tiny one) waits for the screen it is shown on.
-        while not self._browser_mounted.wait(0.05):
+        while not self._first_screen_mounted.wait(0.05):
             if get_current_worker().is_cancelled:
                 return corpus
+        # Awaited on the screen's thread (Textual awaits a coroutine's result; mypy cannot pick its type variable).
+        self.call_from_thread(self._browser_in_place)  # type: ignore[arg-type]
         self.call_from_thread(self._show_corpus, corpus, dating(news) if later else news, keep, again)
         if not again:  # what is new is looked up after the first frame is on its way: it does not wait for it
             news, fresh = self._news(corpus, None)
@@ -145,6 +242,20 @@ class CacheTuiApp(App[None]):
         if later is not None:
             self._date_later(corpus, later, news)
         return corpus
+
+    @work(thread=True, exclusive=True, group="browser import", name="import the browser", exit_on_error=False)
+    def _import_browser(self) -> None:
+        import cachetui.app.screens.browser  # noqa: F401
+
+        self.post_message(BrowserImported())
+
+    def _show_progress(self, done: int, total: int | None, what: str) -> None:
+        from cachetui.app.screens.glance import GlanceScreen
+
+        if self._browser is not None:
+            self._browser.show_progress(done, total, what)
+        elif isinstance(self.screen, GlanceScreen):
+            self.screen.show_progress(done, total, what)
 
     def _date_later(self, corpus: Corpus, later: LaterDates, news: str | None) -> None:
         """The push dates the load left (read in this worker: a large mirror's walk in a process of its own), put
@@ -168,7 +279,7 @@ class CacheTuiApp(App[None]):
         """What is new since the last look (a look is taken now: the corpus's `new` facet says it), what a reload
         changed, and whether anything is new. Nothing is called new without the warm cache (where looks are kept)
         or in a served session (its visitors share one cache)."""
-        from cachetui.core.load import Looks, binaries_changed, default_cache_dir
+        from cachetui.core.load import Looks, binaries_changed
         from cachetui.present.browse.news import news_text
 
         new = None
@@ -192,13 +303,14 @@ class CacheTuiApp(App[None]):
             self._reloading = False  # after: a failure showing it is the reload's, said as such (`_worker_failed`)
         else:
             self.browser.corpus = corpus
+            self.browser.handed_over()  # what the glance's user chose, now that the corpus is there
         if not self.served and not self._keys_asked:  # a visitor's Spack is not the server's: not told
             self._keys_asked = True  # after the first frame: gpg's run competes with nothing on screen
             self._read_trusted_keys()
 
     @on(ReloadRequested)
     def _reload_requested(self, event: ReloadRequested) -> None:
-        if self.browser.corpus is None:
+        if self._browser is None or self._browser.corpus is None:
             return
         if self._reloading:
             self.notify("Already reading the sources again.", markup=False)
@@ -218,18 +330,20 @@ class CacheTuiApp(App[None]):
         self.call_from_thread(setattr, self, "trusted_keys", trusted)
 
     @on(Worker.StateChanged)
-    def _worker_failed(self, event: Worker.StateChanged) -> None:
+    async def _worker_failed(self, event: Worker.StateChanged) -> None:
         if event.state is not WorkerState.ERROR:
             return
         message = report_failure(self, event.worker)
         if event.worker.group == "load" and self._reloading:  # the sources shown stay; the failure is said
             self._reloading = False
             self.browser.say_news("reload failed")
-        if event.worker.group == "load" and self.browser.corpus is None:
-            # Never leave "Loading…" up forever: an empty corpus whose report says what went wrong.
+        if event.worker.group == "load" and (self._browser is None or self._browser.corpus is None):
+            # Never leave "Loading…" (or the glance) up forever: an empty corpus whose report says what went wrong.
             from cachetui.core.model.build import build_corpus
+            from cachetui.core.model.problems import LoadReport, Problem
 
             report = LoadReport(problems=[Problem("(loading)", message)])
+            await self._browser_in_place()
             self._show_corpus(self.presented(self._with_settings_problems(build_corpus([], report))))
 
     def _with_settings_problems(self, corpus: Corpus) -> Corpus:
@@ -239,6 +353,8 @@ class CacheTuiApp(App[None]):
         ours += self.wanted.problems if self.wanted is not None else []
         if not ours:
             return corpus
+        from cachetui.core.model.problems import LoadReport
+
         report = corpus.report
         problems = ours + report.problems
         return replace(corpus, report=LoadReport(report.files_seen, report.indexes_read, problems))
@@ -280,10 +396,14 @@ class CacheTuiApp(App[None]):
 
     def provenance_of(self, corpus: Corpus) -> Provenance:
         """Where the details read who signed each binary of `corpus`."""
+        from cachetui.core.load import Provenance
+
         return Provenance(corpus)
 
     def mirror_origin(self, document: Document, corpus: Corpus) -> MirrorOrigin | None:
         """The mirror the copy menu names for a binary of `document`."""
+        from cachetui.core.query.spack_commands import mirror_of
+
         return mirror_of(document, corpus.origins)
 
     def export_rows(self, suggested: str, rows: SpecRows) -> None:
@@ -293,6 +413,7 @@ class CacheTuiApp(App[None]):
     @work(group="export-dialog", exclusive=True, exit_on_error=False)
     async def _export(self, suggested: str, rows: SpecRows) -> None:
         from cachetui.app.export_flow import export_flow
+        from cachetui.core.load import local_input
 
         roots = [root for root in (local_input(os.fspath(path)) for path in self.paths) if root is not None]
         await export_flow(self, suggested, rows, roots)

@@ -7,12 +7,14 @@ reach into the app's attributes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from cachetui.core.load import Signature
-from cachetui.core.model.corpus import Corpus, SpecView
-from cachetui.present.spec_table.table_cells import SpecRows
+if TYPE_CHECKING:  # the app imports these messages before its first frame, which draws no corpus
+    from cachetui.core.load import Signature
+    from cachetui.core.model.corpus import Corpus, SpecView
+    from cachetui.present.spec_table.table_cells import SpecRows
 
 
 @dataclass

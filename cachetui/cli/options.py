@@ -10,26 +10,22 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
-from cachetui.cli.progress_line import ProgressLine
 from cachetui.core.load import (
-    CACHE_REBUILT,
     LoadOptions,
     binary_mirror_names,
-    load_corpus,
     public_sources,
     redact,
     require_inputs,
     sample_path,
     spack_mirror_inputs,
 )
-from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.problems import PathNotFound, UnusableInput
 from cachetui.core.spack.tags import PUBLIC_HOST
 from cachetui.core.spack.words import counted, echo_at
-from cachetui.present.format import problem_line
 from cachetui.present.inert import inert
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the loader (numpy, the readers) is imported by the commands that load, not by the browser's start
+    from cachetui.core.model.corpus import Corpus
     from cachetui.core.spack.specquery import SpecQuery
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -153,6 +149,9 @@ def load_or_exit(args: argparse.Namespace) -> Corpus:
     """The corpus to answer from. A missing path, or no source loaded at all, ends the command (exit 2),
     never an answer about nothing; an offline copy in it, and a warm cache file found damaged and rebuilt, are
     said on stderr, whatever the output format."""
+    from cachetui.core.load import CACHE_REBUILT
+    from cachetui.present.format import problem_line
+
     corpus = load_inputs(args)
     if corpus.nothing_loaded:
         report_load_errors(corpus)
@@ -168,6 +167,9 @@ NOTHING_LOADED = "no source loaded: nothing to answer from (the errors above say
 
 def load_inputs(args: argparse.Namespace) -> Corpus:
     """Load the corpus, with a progress line on a terminal; a missing path is a usage error (exit 2)."""
+    from cachetui.cli.progress_line import ProgressLine
+    from cachetui.core.load import load_corpus
+
     with _inputs_checked(), ProgressLine(sys.stderr) as line:
         return load_corpus(inputs_of(args), load_options(args), progress=line.update)
 

@@ -251,7 +251,7 @@ async def test_an_internal_load_failure_is_a_notification_not_a_crash(monkeypatc
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr("cachetui.app.app.load_dating_later", broken)
+    monkeypatch.setattr("cachetui.core.load.load_dating_later", broken)
     app = sample_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await app.workers.wait_for_complete()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from cachetui.core.load import sample_path
+from cachetui.core.load import LoadOptions, load_corpus, sample_path
 
 # Each used only when its key is pressed (or `--want` or `--plan` names something), or only on a cache miss.
 DEFERRED = (
@@ -81,11 +81,17 @@ sys.exit(main([sys.argv[2]]))
 
 
 def _through_main(found: Path, cwd: Path) -> tuple[str, set[str]]:
+    found_status, modules = _in_a_terminal(_THROUGH_MAIN, found, cwd)
+    return found_status, set(modules)
+
+
+def _in_a_terminal(script: str, found: Path, cwd: Path) -> list:
+    """`script` run as `cachetui` runs, on a pseudo-terminal (120x40), until the app leaves; what it wrote to `found`."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: a user's terminal, 120x40
         os.environ.update(TERM="xterm-256color", COLUMNS="120", LINES="40")
         os.chdir(cwd)
-        os.execv(sys.executable, [sys.executable, "-c", _THROUGH_MAIN, str(found), str(sample_path())])
+        os.execv(sys.executable, [sys.executable, "-c", script, str(found), str(sample_path())])
     output = b""
     while True:  # the terminal read until the app leaves (its queries unanswered: Textual does not wait on them)
         ready, _, _ = select.select([fd], [], [], 60)
@@ -100,8 +106,7 @@ def _through_main(found: Path, cwd: Path) -> tuple[str, set[str]]:
     os.waitpid(pid, 0)
     os.close(fd)
     assert found.is_file(), output[-2000:]
-    found_status, modules = json.loads(found.read_text())
-    return found_status, set(modules)
+    return json.loads(found.read_text())
 
 
 @pytest.mark.parametrize("started", [_first_frame, _through_main], ids=["run_test", "through-main"])
@@ -112,3 +117,40 @@ def test_the_first_frame_of_a_warm_start_imports_no_dialog_coverage_or_parser(
     status, warm = started(tmp_path / "warm.json", tmp_path)
     assert status == "hit"
     assert sorted(name for name in warm if name.startswith(DEFERRED)) == []
+
+
+# The glance of a warm start (the last reading's package list) is its first frame: drawn before the browser, the loader
+# or numpy is imported, and before the settings' keymap views or the package search's ranking are worked out.
+NOT_AT_THE_GLANCE = (
+    "numpy", "rapidfuzz", "msgspec", "yaml", "cachetui.app.screens.browser", "cachetui.app.widgets.spec_table",
+    "cachetui.app.commands", "cachetui.core.load.pipeline", "cachetui.core.load.cache", "cachetui.core.model.corpus",
+    "cachetui.core.query.query", "cachetui.present.format", "cachetui.present.browse.answer",
+)
+_GLANCE_THROUGH_MAIN = """
+import json, sys
+from cachetui.app.screens.glance import GlanceScreen
+from cachetui.cli.main import main
+
+mounted = GlanceScreen.on_mount
+
+def counted(self):
+    mounted(self)
+
+    def drawn():
+        json.dump([list(self.glance.packages), sorted(sys.modules)], open(sys.argv[1], "w"))
+        self.app.exit()
+
+    self.call_after_refresh(drawn)
+
+GlanceScreen.on_mount = counted
+sys.exit(main([sys.argv[2]]))
+"""
+
+
+def test_the_glance_of_a_warm_start_is_drawn_before_the_browser_or_numpy_is_imported(
+        tmp_path: Path, private_cache_home: Path) -> None:
+    corpus = load_corpus([str(sample_path())], LoadOptions(use_cache=True))  # the last reading, kept
+    packages, modules = _in_a_terminal(_GLANCE_THROUGH_MAIN, tmp_path / "glance.json", tmp_path)
+    assert packages == list(corpus.packages)  # the glance of these sources, as they were read
+    assert sorted(name for name in modules if name in NOT_AT_THE_GLANCE or name.startswith(
+        tuple(f"{package}." for package in NOT_AT_THE_GLANCE))) == []

@@ -22,7 +22,7 @@ from cachetui.app.dialogs.tag_picker import TagPicker
 from cachetui.cli.main import browse_parser, plan_of, wanted_of
 from cachetui.core.load import LoadOptions
 from cachetui.present.browse.browser_actions import ACTIONS
-from cachetui.present.config.key_views import VIEWS, rows_acting
+from cachetui.present.config.key_views import rows_acting, views
 from cachetui.present.config.known import known
 from tests.wanted_files import write_changed_environment
 
@@ -95,9 +95,9 @@ async def test_every_pane_of_every_screen_binds_the_ids_of_one_view(tmp_path: Pa
         await pilot.pause()
         seen |= await _every_pane(planning, pilot)  # the plan view, as `--plan` opens
     ids = set(known().bindings)  # every binding id the key rows declare
-    declared = {view.name: frozenset(i for i in ids if view.holds(i)) for view in VIEWS}
+    declared = {view.name: frozenset(i for i in ids if view.holds(i)) for view in views()}
     assert seen == set(declared.values()), {view: sorted(held) for view, held in declared.items() if held not in seen}
-    assert len(set(declared.values())) == len(VIEWS)  # no two views alike: each names one moment
+    assert len(set(declared.values())) == len(views())  # no two views alike: each names one moment
 
 
 def _merged_as_textual_keeps(app: App[None]) -> None:

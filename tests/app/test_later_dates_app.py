@@ -13,8 +13,8 @@ from cachetui.app.widgets.status_line import StatusLine
 from cachetui.core.load import LoadOptions
 from cachetui.core.load.cache import CorpusCache
 from cachetui.core.load.later_dates import Dated, LaterDates
+from cachetui.core.load.options import MAX_FILE_BYTES
 from cachetui.core.load.snapshot import Snapshot
-from cachetui.core.load.sources.site.walk import MAX_FILE_BYTES
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.query.query import Query, all_facet_counts
 from cachetui.present.browse.news import DATING

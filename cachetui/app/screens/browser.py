@@ -50,11 +50,14 @@ from cachetui.present.browse import browsing as go
 from cachetui.present.browse.answer import Answer, View, compare_text, file_safe, rows_to_show
 from cachetui.present.browse.browser_actions import ACTIONS, BODY, COVERAGE, PLAN, KeyContext
 from cachetui.present.browse.browsing import Browsing, Effects
+from cachetui.present.browse.glance import checking_status, glance_status
 from cachetui.present.spec_table.table_layout import HIDDEN_AT_FIRST
 
 if TYPE_CHECKING:  # the view, and coverage itself, load only when `--want` names something
+    from cachetui.app.screens.glance import Handover
     from cachetui.app.widgets.coverage_view import CoverageView
     from cachetui.app.widgets.plan_view import PlanView
+    from cachetui.core.load.glance import Glance
     from cachetui.core.model.wanted import WantedDag
     from cachetui.core.query.plan import RootPlan
     from cachetui.present.browse.plan_browsing import PlanAsked
@@ -86,6 +89,8 @@ class BrowserScreen(Screen[None]):
         self._reloaded = False  # the corpus on its way is a reload's: the question is kept
         self._keep: tuple[str, str] | None = None  # the binary (hash, tag) the cursor stays on after a reload
         self._first_answer = False  # the corpus's first answer is on its way: its package list is drawn first
+        self._handover: Handover | None = None  # what the user did on the glance this screen took the place of
+        self.taking_over: tuple[Glance, Handover] | None = None  # set by the app before it mounts in a glance's place
 
     def want(self, wanted: WantedDag) -> None:
         """Before the screen is shown: what `--want` named, which it opens on (what the user asked about)."""
@@ -145,6 +150,34 @@ class BrowserScreen(Screen[None]):
             self.set_focus(self._coverage().tree_list)  # the wanted tree: what the user asked about
         if self.planned is not None:
             self.set_focus(self._plan().roots_list)  # the roots: what the user asked about
+        if self.taking_over is not None:
+            self.take_over(*self.taking_over)
+
+    def take_over(self, glance: Glance, handover: Handover) -> None:
+        """In the glance's place, before the corpus: the last reading's package list and count, said to be that,
+        what was typed on the glance (the corpus's first answer answers it), the focus and the list's cursor where
+        they were; a package chosen there opens once the corpus is here (`handed_over`)."""
+        self._handover = handover
+        self.query_one(BrowserBody).show_glance(glance)
+        status = self.query_one(StatusLine)
+        status.status = replace(status.status, glance=glance_status(glance))
+        self.query_one(Loading).display = False  # the status line says what the check is at: the rows stay put
+        line = self.query_one(QueryBar).input
+        line.value = handover.typed
+        if handover.searching:
+            self.set_focus(line)
+            # Typing goes on where it was: the focus selects the line's text, and a key would replace it.
+            line.call_after_refresh(line.action_end)
+        elif handover.at is not None:
+            self.query_one(PackageList).point_at(handover.at)
+
+    def handed_over(self) -> None:
+        """The corpus is here: the package chosen on the glance opens, or the list's cursor is where it was."""
+        handover, self._handover = self._handover, None
+        if handover is None:
+            return
+        if handover.chosen is not False:
+            self.open_package(handover.chosen if isinstance(handover.chosen, str) else None)
 
     def _coverage(self) -> CoverageView:
         from cachetui.app.widgets.coverage_view import CoverageView  # imported by compose: a lookup
@@ -352,6 +385,10 @@ class BrowserScreen(Screen[None]):
         self.refresh_bindings()  # every key: the view that shows changed, not only what one can do
 
     def show_progress(self, done: int, total: int | None, what: str) -> None:
+        if self.taking_over is not None and self.corpus is None:  # the status line says it, over the glance's list
+            status = self.query_one(StatusLine)
+            status.status = replace(status.status, glance=checking_status(self.taking_over[0], done, total, what))
+            return
         self.query_one(Loading).show(done, total, what)
 
     def action_reload(self) -> None:

@@ -13,6 +13,11 @@ PACKAGES_WIDTH, PACKAGES_NARROW = 28, 24
 PACKAGES_LEAST, PACKAGES_LEAST_BROWSING = 16, 20  # a package or query open (the list shows its name), or not
 FACETS_WIDTH, FACETS_LEAST = 30, 22
 WIDE_FROM = 110  # the browser's -wide breakpoint
+# Each titled pane's border title (the glance's first frame draws the first two before the browser is imported).
+PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details", "#facets": "Facets"}
+# The query line's placeholder, `<id>` standing for the keys bound to that binding id now (`actions.keys_named`).
+QUERY_PLACEHOLDER = ("<browser.search> search packages, or a spec: "
+                     "hdf5@1.14: +mpi target=x86_64_v3: %gcc@13 ^zlib /abc1234")
 
 
 def pane_widths(width: int, *, facets_toggled: bool, table_wants: int, opened: bool) -> tuple[int, int]:

@@ -19,13 +19,14 @@ from textual.widget import Widget
 
 from cachetui.app.actions import keys_shown
 from cachetui.app.requests import CopyMenuRequested, CopyRequested
-from cachetui.app.screens.panes import displayed, pane_widths
+from cachetui.app.screens.panes import PANE_TITLES, displayed, pane_widths
 from cachetui.app.widgets.detail_pane import DetailPane
 from cachetui.app.widgets.facet_panel import FacetPanel, FacetsPane, FacetState
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.provenance_follower import ProvenanceFollower
 from cachetui.app.widgets.spec_detail import spec_detail
 from cachetui.app.widgets.spec_table import SpecTable
+from cachetui.core.load.glance import Glance
 from cachetui.core.model.corpus import Corpus, SpecView
 from cachetui.core.query.results import Results
 from cachetui.core.spack.specquery import looks_like_spec
@@ -33,10 +34,8 @@ from cachetui.present.browse.browser_actions import KeyContext
 from cachetui.present.browse.browsing import Browsing
 from cachetui.present.spec_table.table_cells import SpecRows
 
+
 # Pane -> the title on its top border; the focused pane's title and border light up.
-PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details", "#facets": "Facets"}
-
-
 class BrowserBody(Horizontal):
     # A package or a spec query is open: the list shows one name, so it can be narrower.
     opened: reactive[bool] = reactive(False, layout=False)
@@ -134,11 +133,17 @@ class BrowserBody(Horizontal):
         packages.state = replace(packages.state, counts=package_counts, current=results.query.package,
                                  changes=comparison.changes if comparison else None, filtered=rows.clearable)
 
+    def show_glance(self, glance: Glance) -> None:
+        """Before the corpus, after a glance: the package list as the sources were last read (the corpus's own
+        list, which follows, names the same packages in the same order unless they changed)."""
+        packages = self.query_one(PackageList)
+        packages.state = replace(packages.state, names=glance.packages, counts=glance.counts())
+
     def show_sizes(self, corpus: Corpus) -> None:
         """Before the first answer to "every spec": the package list's counts are the packages' sizes."""
         packages = self.query_one(PackageList)
-        sizes = {name: stop - start for name, (start, stop) in zip(corpus.packages, corpus.package_ranges)}
-        packages.state = replace(packages.state, counts=sizes, current=None, changes=None, filtered=False)
+        packages.state = replace(packages.state, counts=corpus.package_sizes(), current=None, changes=None,
+                                 filtered=False)
 
     def list_follows(self, line: str) -> None:
         """The package list as the query line makes it: a package search, or the packages a spec matches."""

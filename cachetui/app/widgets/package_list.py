@@ -128,7 +128,7 @@ class PackageList(Vertical):
         elif old.changes != new.changes:
             self._refill(new, keep_cursor=True)
         if old.current != new.current:  # a package opened elsewhere (a jump, the palette): the cursor follows
-            self._point_at(new.current)
+            self.point_at(new.current)
 
     def lists(self, package: str | None) -> bool:
         """Whether the list shows `package` (None: the "All packages" row, always there)."""
@@ -140,7 +140,8 @@ class PackageList(Vertical):
             return None
         return next((row for row in range(len(rows)) if rows.package(row) == package), None)
 
-    def _point_at(self, package: str | None) -> None:
+    def point_at(self, package: str | None) -> None:
+        """The cursor on `package`, when the list shows it."""
         row = self._row_of(package)
         if row is not None:
             self.options.cursor = row

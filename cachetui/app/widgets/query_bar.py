@@ -23,6 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from cachetui.app.actions import bindings_of, keys_named
+from cachetui.app.screens.panes import QUERY_PLACEHOLDER
 from cachetui.app.widgets.text_line import TextLine
 from cachetui.core.spack.specquery import looks_like_spec
 from cachetui.present.browse.browsing import Effects
@@ -30,7 +31,6 @@ from cachetui.present.fit import wrapped
 from cachetui.present.inert import inert
 
 # <browser.search>: the keys bound to it now (config.toml's [keymap] may have moved it)
-PLACEHOLDER = "<browser.search> search packages, or a spec: hdf5@1.14: +mpi target=x86_64_v3: %gcc@13 ^zlib /abc1234"
 
 
 class ProblemNote(Widget):
@@ -128,11 +128,11 @@ class QueryBar(Horizontal):
         self._pending: Timer | None = None
         self.showing = False  # the line is being set by `show`, not typed
         # Made here and held, rather than looked up: every keystroke reads the line.
-        self.input = QueryLine(placeholder=PLACEHOLDER, id="query-line")
+        self.input = QueryLine(placeholder=QUERY_PLACEHOLDER, id="query-line")
         self._note = ProblemNote(id="query-problem")
 
     def compose(self) -> ComposeResult:
-        self.input.placeholder = keys_named(self.app, PLACEHOLDER)
+        self.input.placeholder = keys_named(self.app, QUERY_PLACEHOLDER)
         yield self.input
         yield self._note
 

@@ -39,6 +39,7 @@ class Status:
     problems_key: str = "p"  # the key that lists the problems, as the user bound it
     among: str | None = None  # the rows are only some specs: what they are ("candidates for hdf5 (plan)")
     news: str | None = None  # what is new since the last look, what a reload changed (`present.browse.news`)
+    glance: str | None = None  # while loading after a glance: what it shows (`present.browse.glance`)
 
 
 def status_of(corpus: Corpus, query: Query, shown: int, compare: str | None, problems_key: str,
@@ -56,7 +57,7 @@ def status_of(corpus: Corpus, query: Query, shown: int, compare: str | None, pro
 
 def render_status(status: Status) -> Text:
     if status.loading:
-        return Text("Loading…", style="bold")
+        return Text(status.glance or "Loading…", style="bold", no_wrap=True, overflow="ellipsis")
     text = Text(no_wrap=True, overflow="ellipsis")
     if status.documents == 0 and status.mirrors == 0 and status.errors:
         key = inert(status.problems_key)

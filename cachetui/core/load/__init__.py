@@ -13,10 +13,10 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cachetui.core.load.cache import default_cache_dir
+    from cachetui.core.load.cache_names import default_cache_dir
     from cachetui.core.load.looks import Looks, New, binaries_changed
     from cachetui.core.load.options import LoadOptions
-    from cachetui.core.load.pipeline import CACHE_REBUILT, PathNotFound, load_corpus, recognisable, require_inputs
+    from cachetui.core.load.pipeline import CACHE_REBUILT, PathNotFound, load_corpus
     from cachetui.core.load.progress import DOCUMENTS, Progress
     from cachetui.core.load.provenance import (
         BinaryProvenance,
@@ -40,13 +40,14 @@ if TYPE_CHECKING:
     from cachetui.core.load.sources.regular_file import NotRegular, open_regular
     from cachetui.core.load.sources.transport import is_url
     from cachetui.core.load.sources.wanted import STDIN, UnreadableWanted, read_wanted
+    from cachetui.core.load.typed_inputs import recognisable, require_inputs
 
 _HOMES = {  # each export -> the module it is defined in
     "LoadOptions": "options",
-    "default_cache_dir": "cache",
+    "default_cache_dir": "cache_names",
     **dict.fromkeys(["Looks", "New", "binaries_changed"], "looks"),
-    **dict.fromkeys(["CACHE_REBUILT", "PathNotFound", "load_corpus", "load_dating_later", "recognisable",
-                    "require_inputs"], "pipeline"),
+    **dict.fromkeys(["CACHE_REBUILT", "PathNotFound", "load_corpus", "load_dating_later"], "pipeline"),
+    **dict.fromkeys(["recognisable", "require_inputs"], "typed_inputs"),
     **dict.fromkeys(["DOCUMENTS", "Progress"], "progress"),
     **dict.fromkeys(["BinaryProvenance", "ClosureDownload", "Provenance", "Signature", "trusted_fingerprints"],
                     "provenance"),

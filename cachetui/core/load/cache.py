@@ -35,6 +35,7 @@ import numpy as np
 
 from cachetui.core.load.cache_file import CACHE_FORMAT, BufferFile, Damaged, map_buffers
 from cachetui.core.load.cache_layout import from_buffers, to_buffers
+from cachetui.core.load.cache_names import cache_stem, default_cache_dir
 from cachetui.core.load.code_digest import code_digest, loading_modules, source_digest
 from cachetui.core.load.private_dir import (
     NotPrivate,
@@ -56,11 +57,6 @@ LOCK_PATIENCE_S = 120.0  # longer than another process's load of the same source
 LOCK_POLL_S = 0.05
 
 
-def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "cachetui"
-
-
 class CorpusCache:
     """Reads and writes snapshots; `refused` says why the cache was not used, `damaged` why a file was rebuilt."""
 
@@ -70,7 +66,7 @@ class CorpusCache:
         self.damaged: str | None = None  # "<file>: <what was wrong>", when a cache file could not be trusted
 
     def name_for(self, roots: list[str], max_bytes: int) -> str:
-        return f"{_stem(roots, max_bytes)}.map"
+        return f"{cache_stem(roots, max_bytes)}.map"
 
     def read(self, name: str) -> Snapshot | None:
         """The stored snapshot, mapped; None when missing, not private, damaged or from other code."""
@@ -149,6 +145,7 @@ class CacheWriter:
         self._file: PrivateFile | None = None
         self._buffers: BufferFile | None = None
         self._given_up = cache.refused is not None
+        self.written = False  # the file is there, whole, under its name
 
     def put(self, name: str, array: np.ndarray) -> None:
         """One of the corpus's buffers (`single.version`, `multi.variant.flat`, ...), as soon as it is made."""
@@ -171,6 +168,7 @@ class CacheWriter:
                     buffers.put(name, array)
             buffers.close(CACHE_FORMAT, cache_key(self._name, self._cache.directory), meta())
             file.commit()
+            self.written = True
             _forget_pickle(self._dir_fd, self._name)
         except OSError:
             self._give_up()
@@ -208,11 +206,6 @@ def _lock(fd: int) -> bool:
     except OSError:  # ENOLCK and the like: the load goes on alone
         return True
     return True
-
-
-def _stem(roots: list[str], max_bytes: int) -> str:
-    key = "\0".join([str(max_bytes), *sorted(os.path.abspath(r) for r in roots)])
-    return f"corpus-{hashlib.sha256(key.encode()).hexdigest()[:24]}"
 
 
 def cache_key(name: str, directory: Path) -> bytes:

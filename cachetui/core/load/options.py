@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cachetui.core.load.sources.site.walk import MAX_FILE_BYTES
-from cachetui.core.load.sources.transport import DEFAULT_TIMEOUT_S
+# Declared here, not beside the readers that apply them: the browser's first frame makes its LoadOptions before
+# any reader is imported (`glance`).
+MAX_FILE_BYTES = 64 * 1024 * 1024  # one site document, or the reader skips it; the largest real one is well under 1 MB
+DEFAULT_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)

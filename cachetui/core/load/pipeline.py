@@ -14,21 +14,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache
+from cachetui.core.load.glance import glance_name, glance_of, write_glance
 from cachetui.core.load.later_dates import CacheWrite, LaterDates, Undated
 from cachetui.core.load.options import LoadOptions
 from cachetui.core.load.progress import INDEXING, OPENING, WAITING, Progress
 from cachetui.core.load.site_pass import SitePass
 from cachetui.core.load.snapshot import Snapshot
-from cachetui.core.load.sources import (
-    IndexOfIndexes,
-    MaybeIndexOfIndexes,
-    SiteDocuments,
-    Source,
-    distinct_tags,
-    identity,
-    ignored_name,
-    recognise,
-)
+from cachetui.core.load.sources import IndexOfIndexes, MaybeIndexOfIndexes, SiteDocuments, Source
 from cachetui.core.load.sources.index_store import IndexStore
 from cachetui.core.load.sources.indexes import (
     IndexGroup,
@@ -45,58 +37,16 @@ from cachetui.core.load.sources.locator import store_root
 from cachetui.core.load.sources.mirror import Net
 from cachetui.core.load.sources.no_cyclic_gc import no_cyclic_gc
 from cachetui.core.load.sources.spack_config import SpackMirrors, configured_groups
+from cachetui.core.load.typed_inputs import require_inputs
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.moment import at_load
-from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity, UnusableInput
+from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity
 from cachetui.core.model.records import BinaryStore, MirrorOrigin
 
 if TYPE_CHECKING:  # imported where a miss uses them: a warm start imports no parser and no builder
     from cachetui.core.model.build import CorpusBuilder
 
-__all__ = ["CACHE_REBUILT", "LoadOptions", "PathNotFound", "load_corpus", "load_dating_later", "recognisable",
-           "require_inputs"]
-
-
-def require_inputs(inputs: Sequence[str | os.PathLike[str]]) -> tuple[list[Source], list[Problem]]:
-    """Recognise every input: a missing or unusable one is a problem and the others still load.
-
-    Raises PathNotFound (or UnusableInput) for the first input only when none can be used: there
-    is then nothing to show, and saying so is a usage error. The same source named twice is one;
-    two mirrors whose locations end alike get distinct tags.
-    """
-    sources: list[Source] = []
-    problems: list[Problem] = []
-    first: Exception | None = None
-    seen: set[str] = set()
-    for text in map(str, inputs):
-        try:
-            source = recognise(text)
-        except PathNotFound as exc:
-            problems.append(Problem.missing(str(exc)))
-            first = first or exc
-        except UnusableInput as exc:
-            problems.append(Problem(text, str(exc)))
-            first = first or exc
-        else:
-            if identity(source) in seen:
-                problems.append(Problem(text, "named twice: loaded once, under its first name", Severity.WARNING))
-            else:
-                seen.add(identity(source))
-                sources.append(source)
-                problems.extend(filter(None, [ignored_name(text, source)]))
-    if not sources and first is not None:
-        raise first
-    sources, retagged = distinct_tags(sources)
-    return sources, problems + retagged
-
-
-def recognisable(typed: str) -> bool:
-    """Whether `typed` names a source (an existing path, a URL, NAME=SOURCE) rather than, say, a tag."""
-    try:
-        recognise(typed)
-    except (PathNotFound, UnusableInput):
-        return False
-    return True
+__all__ = ["CACHE_REBUILT", "LoadOptions", "PathNotFound", "load_corpus", "load_dating_later"]
 
 
 def load_corpus(
@@ -158,6 +108,7 @@ class _Load:
     dates_later: bool = False  # a mirror read now is dated after the load (`load_dating_later`)
     undated: list[Undated] = field(default_factory=list)
     later: LaterDates | None = None
+    cache_written: bool = False
 
     def run(self) -> Corpus:
         if self.cache is None:
@@ -165,7 +116,11 @@ class _Load:
         # One process at a time reads these sources and writes their file: another at once waits, then reuses it.
         name = self.cache.name_for(self.inputs, self.max_bytes)
         with self.cache.locked(name, self._waiting):
-            return self._run(name)
+            corpus = self._run(name)
+        if corpus.cache_status == "hit" or self.cache_written:  # beside a cache file, never in place of one
+            # What the next start of the browser draws first, while it checks the sources again (`glance`).
+            write_glance(self.cache.directory, glance_name(self.inputs, self.max_bytes), glance_of(corpus))
+        return corpus
 
     def _waiting(self) -> None:
         if self.progress is not None:
@@ -199,6 +154,7 @@ class _Load:
             with cache.writing(name) as file:
                 corpus = _finished(builder.finish(self.report, file.put), status, groups)
                 file.complete(_snapshot(site, corpus, cacheable, {u.key: sorted(u.paths) for u in self.undated}))
+            self.cache_written = file.written
         if self.undated:  # dated after the load, then the file written again with the dates (`LaterDates.store`)
             write = _cache_write(cache, name, site, cacheable) if cache is not None and name is not None else None
             self.later = LaterDates(tuple(self.undated), self.net.timeout, write)

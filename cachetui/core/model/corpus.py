@@ -173,6 +173,10 @@ class Corpus:
     def package_index(self) -> dict[str, int]:
         return {name: i for i, name in enumerate(self.packages)}
 
+    def package_sizes(self) -> dict[str, int]:
+        """Each package -> its number of specs (the package list's counts for every spec, known without an answer)."""
+        return {name: stop - start for name, (start, stop) in zip(self.packages, self.package_ranges)}
+
     def package_slice(self, package: str | None) -> slice:
         if package is None:
             return slice(0, self.n_specs)

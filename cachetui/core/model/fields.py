@@ -17,8 +17,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
-import numpy as np
-
 from cachetui.core.model.freshness import PUSHED_VALUES, SEEN, SINCE_VALUES, pushed_column, since_column
 from cachetui.core.model.freshness import UNKNOWN as UNKNOWN_PUSHED
 from cachetui.core.model.installable import UNKNOWN as UNKNOWN_INSTALLABLE
@@ -26,7 +24,9 @@ from cachetui.core.model.installable import VALUES as INSTALLABLE_VALUES
 from cachetui.core.model.installable import YES, installable_column
 from cachetui.core.model.records import SpecColumns
 
-if TYPE_CHECKING:  # only named: the registry loads no corpus
+if TYPE_CHECKING:  # only named: the registry loads no corpus (nor numpy: the settings read it before a first frame)
+    import numpy as np
+
     from cachetui.core.model.corpus import Corpus
 
 T = TypeVar("T")

@@ -11,11 +11,13 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from cachetui.core.model.records import UNKNOWN_PUSHED
 
-if TYPE_CHECKING:  # only named: the registry (fields.py) that names these columns loads no corpus
+# numpy is imported by the columns' computation: the registry (fields.py) names these columns and their values for
+# the settings, which the browser reads before its first frame, numpy unloaded.
+if TYPE_CHECKING:
+    import numpy as np
+
     from cachetui.core.model.corpus import Corpus
 
 DAY = 24 * 60 * 60
@@ -33,6 +35,8 @@ def pushed_column(corpus: Corpus) -> np.ndarray:
 
     A push after the load (a clock ahead of ours) counts as the last day: it is as new as anything can be.
     """
+    import numpy as np
+
     column = np.full(corpus.n_specs, PUSHED_VALUES.index(UNKNOWN), dtype=np.int32)
     if not len(corpus.pushed):
         return column
@@ -46,6 +50,8 @@ def pushed_column(corpus: Corpus) -> np.ndarray:
 
 def since_column(corpus: Corpus) -> np.ndarray:
     """Per spec, the id in SINCE_VALUES of whether it is new since the user last looked (`corpus.new`)."""
+    import numpy as np
+
     column = np.full(corpus.n_specs, SINCE_VALUES.index(SEEN), dtype=np.int32)
     if len(corpus.new):
         column[np.asarray(corpus.new, dtype=bool)] = SINCE_VALUES.index(NEW)

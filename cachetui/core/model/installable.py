@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
+# numpy and the graph are imported by the column's first computation: the registry (fields.py) names the column
+# and its values for the settings, which the browser reads before its first frame, numpy unloaded.
+if TYPE_CHECKING:
+    import numpy as np
 
-from cachetui.core.model.dependencies import RUNTIME, node_graph
-
-if TYPE_CHECKING:  # only named: the registry (fields.py) that names this column loads no corpus
     from cachetui.core.model.corpus import Corpus
 
 YES, NO, UNKNOWN = "yes", "no", "unknown"
@@ -27,6 +27,10 @@ VALUES = (YES, NO, UNKNOWN)  # vocabulary order: the column's ids
 
 def installable_column(corpus: Corpus) -> np.ndarray:
     """Per spec, the id of YES, NO or UNKNOWN in VALUES."""
+    import numpy as np
+
+    from cachetui.core.model.dependencies import RUNTIME, node_graph
+
     column = np.full(corpus.n_specs, VALUES.index(UNKNOWN), dtype=np.int32)
     known = corpus.dependencies_recorded
     if not known.any():

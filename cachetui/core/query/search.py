@@ -6,9 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-import numpy as np
-from rapidfuzz import fuzz, process
-from rapidfuzz.distance import Indel
+# numpy and rapidfuzz are imported by the first query that ranks: the package list's first frame (every name
+# A-Z) is drawn before either is loaded (start-up as felt).
 
 MIN_SCORE = 70.0
 _SEPARATORS = str.maketrans("", "", "-_.")
@@ -50,6 +49,9 @@ def search_packages(query: str, names: Sequence[str], limit: int | None = None) 
     query = query.strip().lower()
     if not query:
         return [PackageMatch(n, 100.0) for n in sorted(names, key=str.lower)][:limit]
+    import numpy as np
+    from rapidfuzz import fuzz, process
+
     choices = choices_for(names)
     # Separators are noise when typing ("mldtypes" means py-ml-dtypes): score both spellings, keep the best.
     scores = np.maximum.reduce([
@@ -81,6 +83,8 @@ def match_positions(query: str, name: str) -> tuple[int, ...]:
     start = name.lower().find(query.lower())
     if start >= 0:
         return tuple(range(start, start + len(query)))
+    from rapidfuzz.distance import Indel
+
     positions: list[int] = []
     for opcode in Indel.opcodes(query.lower(), name.lower()):
         if opcode.tag == "equal":

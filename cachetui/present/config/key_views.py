@@ -74,5 +74,3 @@ def views(actions: tuple[BrowserAction, ...] = ACTIONS) -> tuple[KeyView, ...]:
         _view("the coverage view's find box", "find", rows=coverage),
     )
 
-
-VIEWS = views()

@@ -9,6 +9,8 @@ keymap may name, or is no longer.
 
 from __future__ import annotations
 
+from functools import partial
+
 from cachetui.present.browse import browser_actions, keys
 from cachetui.present.config import textual_names
 from cachetui.present.config.key_views import views
@@ -22,4 +24,4 @@ def known() -> Known:
     rows.sort()  # by binding id: the order the file's problems and `cachetui config` name them in
     return Known({id_: keys_ for id_, keys_, _, _ in rows}, textual_names.THEMES, textual_names.DEFAULT_THEME,
                  {id_: words or action.replace("_", " ") for id_, _, words, action in rows},
-                 textual_names.KEY_NAMES, textual_names.CHARACTER_KEYS, views(browser_actions.ACTIONS))
+                 textual_names.KEY_NAMES, textual_names.CHARACTER_KEYS, partial(views, browser_actions.ACTIONS))

@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from difflib import get_close_matches
-from functools import partial
+from functools import cached_property, partial
 from types import MappingProxyType
 from typing import Any, Generic, Literal, TypeVar, cast
 
@@ -46,7 +46,13 @@ class Known:
     descriptions: Mapping[str, str] = field(default_factory=dict)  # binding id -> what it does
     key_names: frozenset[str] = frozenset()  # the keys Textual names, beyond a letter or digit (`key_names`)
     character_keys: Mapping[str, str] = field(default_factory=dict)  # "?" -> "question_mark", as Textual names them
-    views: tuple[KeyView, ...] = ()  # binding ids whose keys act at the same time (`key_views`)
+    # The binding ids whose keys act at the same time (`key_views`): worked out when a keymap is checked for
+    # clashes, not at every start (the browser reads the settings before its first frame).
+    views_of: Callable[[], tuple[KeyView, ...]] = tuple
+
+    @cached_property
+    def views(self) -> tuple[KeyView, ...]:
+        return self.views_of()
 
 
 @dataclass(frozen=True)

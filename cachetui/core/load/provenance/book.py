@@ -14,11 +14,11 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cachetui.core.load.options import DEFAULT_TIMEOUT_S
 from cachetui.core.load.provenance.keys import published_keys
 from cachetui.core.load.provenance.records import Binary, Reading, read_record
 from cachetui.core.load.provenance.signature import Keyring, Signature, iso
 from cachetui.core.load.sources.record_walk import dated
-from cachetui.core.load.sources.transport import DEFAULT_TIMEOUT_S
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.model.dependencies import RUNTIME, dependency_tree
 from cachetui.core.model.recent import Recent

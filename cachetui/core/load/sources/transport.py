@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import IO, TYPE_CHECKING, Any
 
+from cachetui.core.load.options import DEFAULT_TIMEOUT_S
 from cachetui.core.load.sources.redact import origin, redact, request_auth
 from cachetui.core.load.sources.regular_file import NotRegular, open_regular
 from cachetui.core.spack.tags import PUBLIC_MIRROR
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 PUBLIC_BUCKET = "spack-binaries"
 CHUNK = 1 << 20
 MIN_RATE = 1024  # bytes a second: slower than this for a whole timeout is a stalled download
-DEFAULT_TIMEOUT_S = 30.0
 MAX_DOWNLOAD_BYTES = 2 << 30  # one download; a whole-site index is 100-200 MB; refuse an endless stream
 USER_AGENT = "cachetui (Spack build-cache browser)"
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from cachetui.core.load.options import MAX_FILE_BYTES
 from cachetui.core.load.progress import DOCUMENTS, Progress
 from cachetui.core.load.sources.regular_file import NotRegular, open_regular_fd, read_regular
 from cachetui.core.load.sources.site.document import UnsupportedDocument, interpret
@@ -17,7 +18,6 @@ from cachetui.core.load.sources.site.fast import fast_document
 from cachetui.core.load.sources.site.frontmatter import FrontMatterError, has_front_matter, split_front_matter
 from cachetui.core.load.sources.site.parse import parse_front_matter
 from cachetui.core.load.sources.site.walk import (
-    MAX_FILE_BYTES,
     Candidate,
     Stamp,
     find_candidates,

@@ -14,7 +14,6 @@ from operator import attrgetter
 from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Severity
 
 LISTING_NAMES = frozenset({"specs.md", "index.md"})
-MAX_FILE_BYTES = 64 * 1024 * 1024  # one site document, or the reader skips it; the largest real one is well under 1 MB
 
 Stamp = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode: any write changes one
 _FILE_STAMP = attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")  # a Stamp, from a stat

@@ -1,0 +1,101 @@
+"""The browser's first frame on a warm start: the package list as the sources were last read, while they are checked.
+
+It holds the browser's top rows and its package list, in the same places and styles, drawn from the glance the
+last load kept (`cachetui.core.load.glance`): no numpy, no loader and no browser are imported before it is on the
+screen. The status line says it shows the last reading and what the check is at. The list can be searched and
+moved in; once the corpus is there, the app puts the browser in its place and hands it what was typed, where the
+focus and the cursor were, and the package chosen (`Handover`), so no key is lost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Input, Static
+
+from cachetui.app.actions import keys_named
+from cachetui.app.screens.panes import PANE_TITLES, QUERY_PLACEHOLDER, pane_widths
+from cachetui.app.widgets.key_footer import KeyFooter
+from cachetui.app.widgets.package_list import PackageList, PackageListState
+from cachetui.app.widgets.text_line import TextLine
+from cachetui.core.load.glance import Glance
+from cachetui.present.browse.browser_actions import ACTIONS
+from cachetui.present.browse.glance import CHECKING, checking_status, glance_status
+from cachetui.present.inert import inert
+
+# The browser's rows that act here (the same ids: a key the user remapped is remapped here too).
+SEARCH = "browser.search"
+
+
+@dataclass(frozen=True)
+class Handover:
+    """What the user did on the glance, for the browser that takes its place."""
+
+    typed: str  # the query line
+    searching: bool  # the focus was on the query line (else on the package list)
+    at: str | None  # the package under the list's cursor (None: "All packages")
+    chosen: str | None | bool = False  # the package opened with Enter (None: "All packages"; False: none)
+
+
+class GlanceScreen(Screen[None]):
+    BINDINGS = [Binding(row.keys, "focus_search", row.footer, show=row.show, priority=row.priority, id=row.id)
+                for row in ACTIONS if row.id == SEARCH]
+
+    def __init__(self, glance: Glance) -> None:
+        super().__init__()
+        self.glance = glance
+        self._chosen: str | None | bool = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(glance_status(self.glance), id="status", markup=False)
+        with Horizontal(id="query"):
+            yield TextLine(placeholder=keys_named(self.app, QUERY_PLACEHOLDER), id="query-line")
+        with Horizontal(id="body"):
+            yield PackageList(id="packages")
+            with Vertical(id="center"):
+                yield Static(CHECKING, id="specs", markup=False)
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        for selector in ("#packages", "#specs"):
+            self.query_one(selector).border_title = PANE_TITLES[selector]
+        packages = self.query_one(PackageList)
+        packages.state = PackageListState(names=self.glance.packages, counts=self.glance.counts())
+        self.set_focus(packages.options)  # as the browser starts: a first `q` quits
+
+    def on_resize(self) -> None:
+        """The list as wide as the browser makes it before it has an answer (`pane_widths`)."""
+        width = pane_widths(self.size.width, facets_toggled=False, table_wants=0, opened=False)[0]
+        self.query_one(PackageList).styles.width = width
+    def action_focus_search(self) -> None:
+        self.set_focus(self.query_one(TextLine))
+
+    @on(Input.Changed, "#query-line")
+    def _typed(self, event: Input.Changed) -> None:
+        packages = self.query_one(PackageList)
+        packages.state = replace(packages.state, search=event.value)
+
+    @on(Input.Submitted, "#query-line")
+    def _submitted(self) -> None:
+        self.query_one(PackageList).choose_highlighted()
+
+    @on(PackageList.Chosen)
+    def _chosen_now(self, event: PackageList.Chosen) -> None:
+        self._chosen = event.package
+        opening = "all packages" if event.package is None else inert(event.package)
+        self.query_one("#specs", Static).update(f"{CHECKING}\nopening {opening} once they are read")
+
+    def show_progress(self, done: int, total: int | None, what: str) -> None:
+        """What the check is at (a load that finds changes reads them again: it can take a while)."""
+        self.query_one("#status", Static).update(checking_status(self.glance, done, total, what))
+
+    def handover(self) -> Handover:
+        packages = self.query_one(PackageList)
+        rows = packages.rows
+        at = rows.package(packages.options.cursor) if rows is not None and len(rows) else None
+        return Handover(self.query_one(TextLine).value, self.focused is self.query_one(TextLine), at, self._chosen)
