@@ -93,6 +93,7 @@ class CacheTuiApp(App[None]):
         self._keys_asked = False
         self._first_screen_mounted = threading.Event()  # the browser's, or the glance's: corpora go to it now
         self._browser_placed = asyncio.Event()  # the browser is mounted (at start, or in the glance's place)
+        self._progress: tuple[int, int | None, str] | None = None  # what the load said last: said again once placed
         self._looks: Looks | None = None  # this session's looks at the sources (what is new since the last one)
         self._reloading = False
         self.settings = settings  # the user's config.toml; None: Textual's and cachetui's defaults, nothing saved
@@ -160,11 +161,17 @@ class CacheTuiApp(App[None]):
             self.load_documents()  # reading starts now; what it reads is shown once the screen is there
             await mounted
             self._browser_mounted()
-            self._browser_placed.set()
+            self._placed()
         if settings is not None and settings.bad:
             lines = "\n".join(inert(p.described()) for p in settings.problems()[:3])
             self.notify(f"{lines}\n\nThe defaults are used instead; the problems screen lists them.",
                         title="Bad entries in your settings", severity="warning", markup=False, timeout=15)
+
+    def _placed(self) -> None:
+        """The browser is mounted: progress goes to it from now on, and what the load said last is said again."""
+        self._browser_placed.set()
+        if self._progress is not None and self.browser.corpus is None:
+            self.browser.show_progress(*self._progress)
 
     def _browser_mounted(self) -> None:
         if self.settings is not None:  # the table the columns go to is there
@@ -183,13 +190,15 @@ class CacheTuiApp(App[None]):
         if self._browser is None:
             from cachetui.app.screens.glance import GlanceScreen
 
-            glance = self.screen if isinstance(self.screen, GlanceScreen) else None
+            glance = next((s for s in self.screen_stack if isinstance(s, GlanceScreen)), None)
+            while glance is not None and self.screen is not glance:  # the palette opened on it, say: closed
+                await self.pop_screen()
             browser = self._new_browser()
             if glance is not None:  # taken over as the browser mounts: no frame of it shows without the glance's list
                 browser.taking_over = (glance.glance, glance.handover())
             await (self.switch_screen(browser) if glance is not None else self.push_screen(browser))
             self._browser_mounted()
-            self._browser_placed.set()
+            self._placed()
         await self._browser_placed.wait()
         return self.browser
 
@@ -250,10 +259,12 @@ class CacheTuiApp(App[None]):
         self.post_message(BrowserImported())
 
     def _show_progress(self, done: int, total: int | None, what: str) -> None:
+        """To the browser once it is mounted (it may be composing in the glance's place), else to the glance."""
         from cachetui.app.screens.glance import GlanceScreen
 
-        if self._browser is not None:
-            self._browser.show_progress(done, total, what)
+        self._progress = (done, total, what)
+        if self._browser_placed.is_set():
+            self.browser.show_progress(done, total, what)
         elif isinstance(self.screen, GlanceScreen):
             self.screen.show_progress(done, total, what)
 

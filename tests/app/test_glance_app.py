@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from textual import work
+from textual.command import CommandPalette
 
 import cachetui.core.load as load_module
 from cachetui.app.app import BrowserImported, CacheTuiApp
@@ -18,7 +19,7 @@ from cachetui.app.screens.glance import GlanceScreen
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.query_bar import QueryBar
 from cachetui.app.widgets.status_line import StatusLine, render_status
-from cachetui.core.load import LoadOptions, load_corpus, sample_path
+from cachetui.core.load import DOCUMENTS, LoadOptions, Progress, load_corpus, sample_path
 from tests.app.helpers import wait_for, wait_loaded
 
 CACHED = LoadOptions(use_cache=True)
@@ -27,16 +28,19 @@ CACHED = LoadOptions(use_cache=True)
 class Gates:
     """Holds the load and the browser's import until the test lets each go."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, *, chatty: bool = False) -> None:
         self.load, self.browser = threading.Event(), threading.Event()
         self.loading = threading.Event()
         real = load_module.load_dating_later
         gates = self
 
-        def held_load(*args: object, **kwargs: object) -> object:
+        def held_load(*args: object, progress: Progress | None = None, **kwargs: object) -> object:
             gates.loading.set()
+            # `chatty`: the load says how far it is all the while it is held, as a long check does.
+            while chatty and progress is not None and not gates.load.wait(0.001):
+                progress(1, 10, DOCUMENTS)
             assert gates.load.wait(timeout=30)
-            return real(*args, **kwargs)  # type: ignore[arg-type]
+            return real(*args, progress=progress, **kwargs)  # type: ignore[arg-type]
 
         @work(thread=True, group="browser import", exit_on_error=False)
         def held_import(app: CacheTuiApp) -> None:
@@ -98,7 +102,7 @@ async def test_a_package_chosen_on_the_glance_opens_once_the_corpus_is_there(mon
         await wait_for(pilot, lambda: isinstance(app.screen, GlanceScreen))
         await pilot.press("down", "down", "enter")  # "All packages", then the second package A-Z
         await pilot.pause()
-        assert "opening py-mpi4py" in str(app.screen.query_one("#specs").render())
+        assert "opening py-mpi4py once read" in str(app.screen.query_one("#status").render())
         gates.browser.set()
         gates.load.set()
         await wait_loaded(pilot)
@@ -153,3 +157,110 @@ async def test_without_a_glance_the_browser_comes_first(options: LoadOptions, tm
         assert isinstance(app.screen, BrowserScreen)
         await wait_loaded(pilot)
         assert app.browser.corpus is not None
+
+
+async def test_the_check_reporting_all_through_the_handover_costs_nothing(monkeypatch: pytest.MonkeyPatch,
+                                                                          tmp_path: Path) -> None:
+    source = _source(tmp_path)
+    corpus = load_corpus([str(source)], CACHED)
+    gates = Gates(monkeypatch, chatty=True)
+    app = CacheTuiApp([str(source)], CACHED, system_clipboard=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, gates.loading.is_set)
+        gates.browser.set()  # the browser is composed while the check says how far it is, again and again
+        await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen) and app.screen.is_mounted)
+        await pilot.pause()
+        said = render_status(app.browser.query_one(StatusLine).status).plain
+        assert "as last read" in said and "checking the sources: Reading" in said
+        gates.load.set()
+        await wait_loaded(pilot)
+        assert app.browser.corpus is not None and app.browser.corpus.n_specs == corpus.n_specs
+
+
+async def test_a_package_chosen_that_is_gone_once_read_is_said_not_opened(monkeypatch: pytest.MonkeyPatch,
+                                                                         tmp_path: Path) -> None:
+    source = _source(tmp_path)
+    before = load_corpus([str(source)], CACHED)
+    gates = Gates(monkeypatch)
+    app = CacheTuiApp([str(source)], CACHED, system_clipboard=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, GlanceScreen))
+        await pilot.press("slash", *"safet", "enter")
+        await pilot.pause()
+        assert "opening py-safetensors once read" in str(app.screen.query_one("#status").render())
+        for document in source.glob("*.txt"):  # py-safetensors is removed before the check reads the sources
+            if "py-safetensors" in document.read_text():
+                document.unlink()
+        gates.browser.set()
+        gates.load.set()
+        await wait_loaded(pilot)
+        corpus = app.browser.corpus
+        assert corpus is not None and "py-safetensors" not in corpus.packages and corpus.n_specs < before.n_specs
+        assert app.browser.spec_query.package is None  # all packages, as before the choice
+        assert any("py-safetensors is not in the sources now" in str(n.message) for n in app._notifications)
+
+
+async def test_the_palette_open_on_the_glance_is_closed_for_the_browser(monkeypatch: pytest.MonkeyPatch,
+                                                                       tmp_path: Path) -> None:
+    source = _source(tmp_path)
+    load_corpus([str(source)], CACHED)
+    gates = Gates(monkeypatch)
+    app = CacheTuiApp([str(source)], CACHED, system_clipboard=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, GlanceScreen))
+        await pilot.press("slash", *"mpi", "ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        gates.browser.set()
+        gates.load.set()
+        await wait_loaded(pilot)
+        assert [type(screen) for screen in app.screen_stack][1:] == [BrowserScreen]
+        assert app.browser.query_one(QueryBar).input.value == "mpi"
+
+
+async def test_keys_typed_through_the_handover_are_all_kept(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    source = _source(tmp_path)
+    load_corpus([str(source)], CACHED)
+    gates = Gates(monkeypatch)
+    app = CacheTuiApp([str(source)], CACHED, system_clipboard=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, GlanceScreen))
+        await pilot.press("slash", *"py")
+        gates.browser.set()
+        await pilot.press(*"-mpi4")  # without a pause: some reach the glance, some the browser as it mounts
+        await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen) and app.screen.is_mounted)
+        await pilot.press("p", "y")
+        gates.load.set()
+        await wait_loaded(pilot)
+        assert app.browser.query_one(QueryBar).input.value == "py-mpi4py"
+
+
+async def test_the_last_package_chosen_while_reading_opens(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    source = _source(tmp_path)
+    load_corpus([str(source)], CACHED)
+    gates = Gates(monkeypatch)
+    app = CacheTuiApp([str(source)], CACHED, system_clipboard=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, GlanceScreen))
+        await pilot.press("slash", *"mpi", "enter")  # chosen on the glance...
+        gates.browser.set()
+        await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen) and app.screen.is_mounted)
+        await pilot.pause()
+        await pilot.press("ctrl+u", *"safet", "enter")  # ...then another on the browser, before the corpus
+        await pilot.pause()
+        said = render_status(app.browser.query_one(StatusLine).status).plain
+        assert "opening py-safetensors once read" in said
+        gates.load.set()
+        await wait_loaded(pilot)
+        assert app.browser.spec_query.package == "py-safetensors"
+
+
+async def test_a_slash_is_typed_in_the_glance_query_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    source = _source(tmp_path)
+    load_corpus([str(source)], CACHED)
+    Gates(monkeypatch)
+    app = CacheTuiApp([str(source)], CACHED, system_clipboard=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, GlanceScreen))
+        await pilot.press("slash", *"py /abc")
+        await pilot.pause()
+        assert app.screen.query_one("#query-line").value == "py /abc"

@@ -50,7 +50,8 @@ from cachetui.present.browse import browsing as go
 from cachetui.present.browse.answer import Answer, View, compare_text, file_safe, rows_to_show
 from cachetui.present.browse.browser_actions import ACTIONS, BODY, COVERAGE, PLAN, KeyContext
 from cachetui.present.browse.browsing import Browsing, Effects
-from cachetui.present.browse.glance import checking_status, glance_status
+from cachetui.present.browse.glance import checking, glance_status
+from cachetui.present.inert import inert
 from cachetui.present.spec_table.table_layout import HIDDEN_AT_FIRST
 
 if TYPE_CHECKING:  # the view, and coverage itself, load only when `--want` names something
@@ -89,8 +90,12 @@ class BrowserScreen(Screen[None]):
         self._reloaded = False  # the corpus on its way is a reload's: the question is kept
         self._keep: tuple[str, str] | None = None  # the binary (hash, tag) the cursor stays on after a reload
         self._first_answer = False  # the corpus's first answer is on its way: its package list is drawn first
-        self._handover: Handover | None = None  # what the user did on the glance this screen took the place of
         self.taking_over: tuple[Glance, Handover] | None = None  # set by the app before it mounts in a glance's place
+        # Until the corpus is there after a glance: the glance's list shows, the status line says so and what the
+        # check is at, and the package chosen last (on the glance or here) opens with the corpus (False: none).
+        self._glanced: Glance | None = None
+        self._checking: str | None = None
+        self._opening: str | None | bool = False
 
     def want(self, wanted: WantedDag) -> None:
         """Before the screen is shown: what `--want` named, which it opens on (what the user asked about)."""
@@ -157,27 +162,37 @@ class BrowserScreen(Screen[None]):
         """In the glance's place, before the corpus: the last reading's package list and count, said to be that,
         what was typed on the glance (the corpus's first answer answers it), the focus and the list's cursor where
         they were; a package chosen there opens once the corpus is here (`handed_over`)."""
-        self._handover = handover
+        self._glanced, self._checking, self._opening = glance, handover.checking, handover.chosen
         self.query_one(BrowserBody).show_glance(glance)
-        status = self.query_one(StatusLine)
-        status.status = replace(status.status, glance=glance_status(glance))
+        self._say_glance()
         self.query_one(Loading).display = False  # the status line says what the check is at: the rows stay put
         line = self.query_one(QueryBar).input
         line.value = handover.typed
+        line.cursor_position = len(handover.typed)
         if handover.searching:
+            # Typing goes on where it was: focused as Textual focuses a line, its text would be selected, and the
+            # next key would replace it.
+            line.select_on_focus = False
             self.set_focus(line)
-            # Typing goes on where it was: the focus selects the line's text, and a key would replace it.
-            line.call_after_refresh(line.action_end)
+            line.call_after_refresh(setattr, line, "select_on_focus", True)
         elif handover.at is not None:
             self.query_one(PackageList).point_at(handover.at)
 
+    def _say_glance(self) -> None:
+        if self._glanced is not None:
+            status = self.query_one(StatusLine)
+            status.status = replace(status.status, glance=glance_status(self._glanced, self._checking, self._opening))
+
     def handed_over(self) -> None:
-        """The corpus is here: the package chosen on the glance opens, or the list's cursor is where it was."""
-        handover, self._handover = self._handover, None
-        if handover is None:
+        """The corpus is here: the package chosen last while it was read opens, if the corpus has it."""
+        opening, self._opening, self._glanced = self._opening, False, None
+        corpus = self.corpus
+        if opening is False or corpus is None or not corpus.n_specs:  # nothing loaded: the failure is said
             return
-        if handover.chosen is not False:
-            self.open_package(handover.chosen if isinstance(handover.chosen, str) else None)
+        if opening is None or opening in corpus.package_index:
+            self.open_package(opening if isinstance(opening, str) else None)
+        else:
+            self.notify(f"{inert(str(opening))} is not in the sources now.", severity="warning", markup=False)
 
     def _coverage(self) -> CoverageView:
         from cachetui.app.widgets.coverage_view import CoverageView  # imported by compose: a lookup
@@ -267,6 +282,10 @@ class BrowserScreen(Screen[None]):
 
     @on(PackageList.Chosen)
     def _package_chosen(self, event: PackageList.Chosen) -> None:
+        if self.corpus is None and self._glanced is not None:  # the glance's list: opened once the corpus is here
+            self._opening = event.package
+            self._say_glance()
+            return
         self.open_package(event.package)
 
     def open_package(self, package: str | None) -> None:
@@ -385,9 +404,9 @@ class BrowserScreen(Screen[None]):
         self.refresh_bindings()  # every key: the view that shows changed, not only what one can do
 
     def show_progress(self, done: int, total: int | None, what: str) -> None:
-        if self.taking_over is not None and self.corpus is None:  # the status line says it, over the glance's list
-            status = self.query_one(StatusLine)
-            status.status = replace(status.status, glance=checking_status(self.taking_over[0], done, total, what))
+        if self._glanced is not None and self.corpus is None:  # the status line says it, over the glance's list
+            self._checking = checking(done, total, what)
+            self._say_glance()
             return
         self.query_one(Loading).show(done, total, what)
 

@@ -25,8 +25,7 @@ from cachetui.app.widgets.package_list import PackageList, PackageListState
 from cachetui.app.widgets.text_line import TextLine
 from cachetui.core.load.glance import Glance
 from cachetui.present.browse.browser_actions import ACTIONS
-from cachetui.present.browse.glance import CHECKING, checking_status, glance_status
-from cachetui.present.inert import inert
+from cachetui.present.browse.glance import CHECKING, checking, glance_status
 
 # The browser's rows that act here (the same ids: a key the user remapped is remapped here too).
 SEARCH = "browser.search"
@@ -40,6 +39,7 @@ class Handover:
     searching: bool  # the focus was on the query line (else on the package list)
     at: str | None  # the package under the list's cursor (None: "All packages")
     chosen: str | None | bool = False  # the package opened with Enter (None: "All packages"; False: none)
+    checking: str | None = None  # what the check of the sources is at, as it last said
 
 
 class GlanceScreen(Screen[None]):
@@ -50,6 +50,7 @@ class GlanceScreen(Screen[None]):
         super().__init__()
         self.glance = glance
         self._chosen: str | None | bool = False
+        self._checking: str | None = None  # what the check is at, as it last said
 
     def compose(self) -> ComposeResult:
         yield Static(glance_status(self.glance), id="status", markup=False)
@@ -75,6 +76,10 @@ class GlanceScreen(Screen[None]):
     def action_focus_search(self) -> None:
         self.set_focus(self.query_one(TextLine))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`/` is typed in the query line (a spec query's `/hash`), as the browser's own line takes it."""
+        return not (action == "focus_search" and isinstance(self.focused, Input))
+
     @on(Input.Changed, "#query-line")
     def _typed(self, event: Input.Changed) -> None:
         packages = self.query_one(PackageList)
@@ -87,15 +92,19 @@ class GlanceScreen(Screen[None]):
     @on(PackageList.Chosen)
     def _chosen_now(self, event: PackageList.Chosen) -> None:
         self._chosen = event.package
-        opening = "all packages" if event.package is None else inert(event.package)
-        self.query_one("#specs", Static).update(f"{CHECKING}\nopening {opening} once they are read")
+        self._say()
 
     def show_progress(self, done: int, total: int | None, what: str) -> None:
         """What the check is at (a load that finds changes reads them again: it can take a while)."""
-        self.query_one("#status", Static).update(checking_status(self.glance, done, total, what))
+        self._checking = checking(done, total, what)
+        self._say()
+
+    def _say(self) -> None:
+        self.query_one("#status", Static).update(glance_status(self.glance, self._checking, self._chosen))
 
     def handover(self) -> Handover:
         packages = self.query_one(PackageList)
         rows = packages.rows
         at = rows.package(packages.options.cursor) if rows is not None and len(rows) else None
-        return Handover(self.query_one(TextLine).value, self.focused is self.query_one(TextLine), at, self._chosen)
+        return Handover(self.query_one(TextLine).value, self.focused is self.query_one(TextLine), at, self._chosen,
+                        self._checking)

@@ -26,6 +26,7 @@ GLANCE_FORMAT = 1
 SUFFIX = ".glance.json"
 MAX_BYTES = 16 << 20  # tens of bytes a package: a file past this lies about what it is
 MAX_NAME = 1024  # longer than any package name a document may carry
+MAX_SPECS = 10**9  # of one package: a site holds ~500,000 specs in all
 
 
 @dataclass(frozen=True)
@@ -78,11 +79,22 @@ def _parsed(found: Any) -> Glance | None:
     if not all(isinstance(name, str) and 0 < len(name) <= MAX_NAME for name in packages) \
             or len(set(packages)) != len(packages):
         return None
-    if not all(type(size) is int and size > 0 for size in sizes):
+    if not all(type(size) is int and 0 < size <= MAX_SPECS for size in sizes):
         return None
-    if type(documents) is not int or documents < 0:
+    if type(documents) is not int or not 0 <= documents <= MAX_SPECS:
         return None
     return Glance(tuple(packages), tuple(sizes), documents)
+
+
+def forget_glance(directory: Path, name: str) -> None:
+    """No glance for these sources: they were read, but no cache file was written beside it, so the one kept is no
+    longer the last reading."""
+    try:
+        with private_directory(directory, create=False) as dir_fd:
+            if dir_fd is not None:
+                os.unlink(name, dir_fd=dir_fd)
+    except (NotPrivate, OSError):
+        pass
 
 
 def write_glance(directory: Path, name: str, glance: Glance) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache
-from cachetui.core.load.glance import glance_name, glance_of, write_glance
+from cachetui.core.load.glance import forget_glance, glance_name, glance_of, write_glance
 from cachetui.core.load.later_dates import CacheWrite, LaterDates, Undated
 from cachetui.core.load.options import LoadOptions
 from cachetui.core.load.progress import INDEXING, OPENING, WAITING, Progress
@@ -117,9 +117,13 @@ class _Load:
         name = self.cache.name_for(self.inputs, self.max_bytes)
         with self.cache.locked(name, self._waiting):
             corpus = self._run(name)
-        if corpus.cache_status == "hit" or self.cache_written:  # beside a cache file, never in place of one
-            # What the next start of the browser draws first, while it checks the sources again (`glance`).
-            write_glance(self.cache.directory, glance_name(self.inputs, self.max_bytes), glance_of(corpus))
+        # What the next start of the browser draws first, while it checks the sources again (`glance`): kept beside
+        # a cache file, never in place of one; a reading that could not be cached leaves none (it is not the last).
+        glance = glance_name(self.inputs, self.max_bytes)
+        if corpus.cache_status == "hit" or self.cache_written:
+            write_glance(self.cache.directory, glance, glance_of(corpus))
+        else:
+            forget_glance(self.cache.directory, glance)
         return corpus
 
     def _waiting(self) -> None:

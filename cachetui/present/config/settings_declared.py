@@ -48,7 +48,7 @@ class Known:
     character_keys: Mapping[str, str] = field(default_factory=dict)  # "?" -> "question_mark", as Textual names them
     # The binding ids whose keys act at the same time (`key_views`): worked out when a keymap is checked for
     # clashes, not at every start (the browser reads the settings before its first frame).
-    views_of: Callable[[], tuple[KeyView, ...]] = tuple
+    views_of: Callable[[], tuple[KeyView, ...]] = field(default=tuple, compare=False)
 
     @cached_property
     def views(self) -> tuple[KeyView, ...]:
