@@ -156,7 +156,7 @@ Measured = dict[str, list[Answer]]
 def measure_bare(columns: int, rows: int, presses: int, names: str) -> Measured:
     session = Session.start([PYTHON, str(HERE / "bare_app.py"), names], columns, rows)
     try:
-        session.wait_for(b"ready", 60.0)
+        session.wait_for(re.compile(rb"ready"), 60.0)
         typing = [session.press(b"abcdefghij"[i % 10:i % 10 + 1]) for i in range(presses)]
         down = [session.press(KEYS["down"]) for _ in range(presses)]
         return {"typing": typing, "down": down}
