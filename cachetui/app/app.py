@@ -94,6 +94,7 @@ class CacheTuiApp(App[None]):
         self._first_screen_mounted = threading.Event()  # the browser's, or the glance's: corpora go to it now
         self._browser_placed = asyncio.Event()  # the browser is mounted (at start, or in the glance's place)
         self._progress: tuple[int, int | None, str] | None = None  # what the load said last: said again once placed
+        self._placing = False  # the browser is being put in the glance's place
         self._looks: Looks | None = None  # this session's looks at the sources (what is new since the last one)
         self._reloading = False
         self.settings = settings  # the user's config.toml; None: Textual's and cachetui's defaults, nothing saved
@@ -187,11 +188,13 @@ class CacheTuiApp(App[None]):
     async def _browser_in_place(self) -> BrowserScreen:
         """The browser, mounted; after a glance, put in its place as soon as it is imported (it is composed while
         the sources are checked), with the last reading's list and what the user did on the glance."""
-        if self._browser is None:
+        # Asked twice at once (the import's message, the load's worker): the first places it, the other waits.
+        if self._browser is None and not self._placing:
+            self._placing = True
             from cachetui.app.screens.glance import GlanceScreen
 
             glance = next((s for s in self.screen_stack if isinstance(s, GlanceScreen)), None)
-            while glance is not None and self.screen is not glance:  # the palette opened on it, say: closed
+            while glance is not None and self.screen_stack[-1] is not glance:  # the palette opened on it: closed
                 await self.pop_screen()
             browser = self._new_browser()
             if glance is not None:  # taken over as the browser mounts: no frame of it shows without the glance's list

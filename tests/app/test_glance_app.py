@@ -53,6 +53,13 @@ class Gates:
         monkeypatch.setattr(CacheTuiApp, "_import_browser", held_import)
 
 
+def _warm_start(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> tuple[Gates, CacheTuiApp]:
+    """The browser on sources read before (their glance kept), its load and its browser's import held."""
+    source = _source(tmp_path)
+    load_corpus([str(source)], CACHED)
+    return Gates(monkeypatch), CacheTuiApp([str(source)], CACHED, system_clipboard=False)
+
+
 def _source(tmp_path: Path) -> Path:
     source = tmp_path / "docs"
     shutil.copytree(sample_path(), source, ignore=shutil.ignore_patterns("__*"))
@@ -94,10 +101,7 @@ async def test_the_glance_comes_first_and_the_browser_takes_what_was_typed(monke
 
 async def test_a_package_chosen_on_the_glance_opens_once_the_corpus_is_there(monkeypatch: pytest.MonkeyPatch,
                                                                             tmp_path: Path) -> None:
-    source = _source(tmp_path)
-    load_corpus([str(source)], CACHED)
-    gates = Gates(monkeypatch)
-    app = CacheTuiApp([str(source)], CACHED, system_clipboard=False)
+    gates, app = _warm_start(monkeypatch, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, GlanceScreen))
         await pilot.press("down", "down", "enter")  # "All packages", then the second package A-Z
@@ -202,10 +206,7 @@ async def test_a_package_chosen_that_is_gone_once_read_is_said_not_opened(monkey
 
 async def test_the_palette_open_on_the_glance_is_closed_for_the_browser(monkeypatch: pytest.MonkeyPatch,
                                                                        tmp_path: Path) -> None:
-    source = _source(tmp_path)
-    load_corpus([str(source)], CACHED)
-    gates = Gates(monkeypatch)
-    app = CacheTuiApp([str(source)], CACHED, system_clipboard=False)
+    gates, app = _warm_start(monkeypatch, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, GlanceScreen))
         await pilot.press("slash", *"mpi", "ctrl+p")
@@ -218,10 +219,7 @@ async def test_the_palette_open_on_the_glance_is_closed_for_the_browser(monkeypa
 
 
 async def test_keys_typed_through_the_handover_are_all_kept(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    source = _source(tmp_path)
-    load_corpus([str(source)], CACHED)
-    gates = Gates(monkeypatch)
-    app = CacheTuiApp([str(source)], CACHED, system_clipboard=False)
+    gates, app = _warm_start(monkeypatch, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, GlanceScreen))
         await pilot.press("slash", *"py")
@@ -235,10 +233,7 @@ async def test_keys_typed_through_the_handover_are_all_kept(monkeypatch: pytest.
 
 
 async def test_the_last_package_chosen_while_reading_opens(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    source = _source(tmp_path)
-    load_corpus([str(source)], CACHED)
-    gates = Gates(monkeypatch)
-    app = CacheTuiApp([str(source)], CACHED, system_clipboard=False)
+    gates, app = _warm_start(monkeypatch, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, GlanceScreen))
         await pilot.press("slash", *"mpi", "enter")  # chosen on the glance...
