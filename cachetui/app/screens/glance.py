@@ -73,6 +73,7 @@ class GlanceScreen(Screen[None]):
         """The list as wide as the browser makes it before it has an answer (`pane_widths`)."""
         width = pane_widths(self.size.width, facets_toggled=False, table_wants=0, opened=False)[0]
         self.query_one(PackageList).styles.width = width
+
     def action_focus_search(self) -> None:
         self.set_focus(self.query_one(TextLine))
 
