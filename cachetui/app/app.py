@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -91,7 +90,6 @@ class CacheTuiApp(App[None]):
         self._glance = self._glance_kept() if wanted is None and planned is None else None
         self.trusted_keys: frozenset[str] | None = None  # the keys the user's Spack trusts; None: cannot tell
         self._keys_asked = False
-        self._first_screen_mounted = threading.Event()  # the browser's, or the glance's: corpora go to it now
         self._browser_placed = asyncio.Event()  # the browser is mounted (at start, or in the glance's place)
         self._progress: tuple[int, int | None, str] | None = None  # what the load said last: said again once placed
         self._placing = False  # the browser is being put in the glance's place
@@ -152,7 +150,6 @@ class CacheTuiApp(App[None]):
             from cachetui.app.screens.glance import GlanceScreen
 
             await self.push_screen(GlanceScreen(self._glance))
-            self._first_screen_mounted.set()
             # After the glance's frame (they would hold the GIL it is drawn with): the load, and beside it the browser's
             # import (the load's stats wait on the disk, not the GIL); the browser is composed as the load goes on.
             self.call_after_refresh(self.load_documents)
@@ -161,7 +158,6 @@ class CacheTuiApp(App[None]):
             mounted = self.push_screen(self._new_browser())
             self.load_documents()  # reading starts now; what it reads is shown once the screen is there
             await mounted
-            self._browser_mounted()
             self._placed()
         if settings is not None and settings.bad:
             lines = "\n".join(inert(p.described()) for p in settings.problems()[:3])
@@ -169,17 +165,15 @@ class CacheTuiApp(App[None]):
                         title="Bad entries in your settings", severity="warning", markup=False, timeout=15)
 
     def _placed(self) -> None:
-        """The browser is mounted: progress goes to it from now on, and what the load said last is said again."""
-        self._browser_placed.set()
-        if self._progress is not None and self.browser.corpus is None:
-            self.browser.show_progress(*self._progress)
-
-    def _browser_mounted(self) -> None:
-        if self.settings is not None:  # the table the columns go to is there
+        """The browser is mounted: the settings' columns go to its table, corpora and progress to it from now on
+        (what the load said last is said again)."""
+        if self.settings is not None:
             from cachetui.present.config.settings_declared import HIDDEN_COLUMNS
 
             self.browser.hidden_columns = self.settings.settings[HIDDEN_COLUMNS]
-        self._first_screen_mounted.set()
+        self._browser_placed.set()
+        if self._progress is not None and self.browser.corpus is None:
+            self.browser.show_progress(*self._progress)
 
     @on(BrowserImported)
     async def _browser_imported(self) -> None:
@@ -200,7 +194,6 @@ class CacheTuiApp(App[None]):
             if glance is not None:  # taken over as the browser mounts: no frame of it shows without the glance's list
                 browser.taking_over = (glance.glance, glance.handover())
             await (self.switch_screen(browser) if glance is not None else self.push_screen(browser))
-            self._browser_mounted()
             self._placed()
         await self._browser_placed.wait()
         return self.browser
@@ -241,11 +234,9 @@ class CacheTuiApp(App[None]):
             corpus, later = load_dating_later(self.paths, self.load_options, progress=progress)
         corpus = self.presented(self._with_settings_problems(corpus))
         news, fresh = self._news(corpus, before) if again else (None, False)
-        # A source read before the first frame (an empty or tiny one) waits for the screen it is shown on.
-        while not self._first_screen_mounted.wait(0.05):
-            if get_current_worker().is_cancelled:
-                return corpus
-        # Awaited on the screen's thread (Textual awaits a coroutine's result; mypy cannot pick its type variable).
+        # The browser, once mounted (a source read before it is, an empty or tiny one, waits for it); after a glance,
+        # put in its place now if its import has not done so. Awaited on the screen's thread (Textual awaits a
+        # coroutine's result; mypy cannot pick its type variable).
         self.call_from_thread(self._browser_in_place)  # type: ignore[arg-type]
         self.call_from_thread(self._show_corpus, corpus, dating(news) if later else news, keep, again)
         if not again:  # what is new is looked up after the first frame is on its way: it does not wait for it
