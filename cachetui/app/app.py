@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 
 class BrowserImported(Message):
-    """The load's worker has imported the browser: it takes the glance's place while the sources are checked."""
+    """The browser is imported (or the load is done first): it takes the glance's place, from the app's queue."""
 
 
 def _package_commands() -> type[Provider]:
@@ -92,7 +92,6 @@ class CacheTuiApp(App[None]):
         self._keys_asked = False
         self._browser_placed = asyncio.Event()  # the browser is mounted (at start, or in the glance's place)
         self._progress: tuple[int, int | None, str] | None = None  # what the load said last: said again once placed
-        self._placing = False  # the browser is being put in the glance's place
         self._looks: Looks | None = None  # this session's looks at the sources (what is new since the last one)
         self._reloading = False
         self.settings = settings  # the user's config.toml; None: Textual's and cachetui's defaults, nothing saved
@@ -177,26 +176,35 @@ class CacheTuiApp(App[None]):
 
     @on(BrowserImported)
     async def _browser_imported(self) -> None:
-        await self._browser_in_place()
+        if self._browser is None:
+            await self._place_browser()
 
-    async def _browser_in_place(self) -> BrowserScreen:
-        """The browser, mounted; after a glance, put in its place as soon as it is imported (it is composed while
-        the sources are checked), with the last reading's list and what the user did on the glance."""
-        # Asked twice at once (the import's message, the load's worker): the first places it, the other waits.
-        if self._browser is None and not self._placing:
-            self._placing = True
-            from cachetui.app.screens.glance import GlanceScreen
+    async def _place_browser(self) -> None:
+        """After a glance, the browser in its place, with the last reading's list and what the user did on it.
 
-            glance = next((s for s in self.screen_stack if isinstance(s, GlanceScreen)), None)
-            while glance is not None and self.screen_stack[-1] is not glance:  # the palette opened on it: closed
+        Run by the app's own queue only (`BrowserImported`): keys typed meanwhile wait there, and reach the browser
+        once it is mounted; none is handed to a glance that is going away.
+        """
+        from cachetui.app.screens.glance import GlanceScreen
+
+        glance = next((s for s in self.screen_stack if isinstance(s, GlanceScreen)), None)
+        browser = self._new_browser()
+        if glance is None:  # not on the stack: nothing to take over
+            await self.push_screen(browser)
+        else:
+            while self.screen_stack[-1] is not glance:  # the palette opened on it: closed
                 await self.pop_screen()
-            browser = self._new_browser()
-            if glance is not None:  # taken over as the browser mounts: no frame of it shows without the glance's list
-                browser.taking_over = (glance.glance, glance.handover())
-            await (self.switch_screen(browser) if glance is not None else self.push_screen(browser))
-            self._placed()
+            await glance.settle()
+            # Taken over as the browser mounts: no frame of it shows without the glance's list.
+            browser.taking_over = (glance.glance, glance.handover())
+            await self.switch_screen(browser)
+        self._placed()
+
+    async def _browser_wanted(self) -> None:
+        """For the load's worker: the browser mounted, placed by the app's queue if the import has not placed it."""
+        if not self._browser_placed.is_set():
+            self.post_message(BrowserImported())
         await self._browser_placed.wait()
-        return self.browser
 
     def get_key_display(self, binding: Binding) -> str:
         """A key as the footer, the help and the palette show it, inert: a key's name can come from the user's
@@ -237,7 +245,7 @@ class CacheTuiApp(App[None]):
         # The browser, once mounted (a source read before it is, an empty or tiny one, waits for it); after a glance,
         # put in its place now if its import has not done so. Awaited on the screen's thread (Textual awaits a
         # coroutine's result; mypy cannot pick its type variable).
-        self.call_from_thread(self._browser_in_place)  # type: ignore[arg-type]
+        self.call_from_thread(self._browser_wanted)  # type: ignore[arg-type]
         self.call_from_thread(self._show_corpus, corpus, dating(news) if later else news, keep, again)
         if not again:  # what is new is looked up after the first frame is on its way: it does not wait for it
             news, fresh = self._news(corpus, None)
@@ -348,7 +356,8 @@ class CacheTuiApp(App[None]):
             from cachetui.core.model.problems import LoadReport, Problem
 
             report = LoadReport(problems=[Problem("(loading)", message)])
-            await self._browser_in_place()
+            if self._browser is None:
+                await self._place_browser()
             self._show_corpus(self.presented(self._with_settings_problems(build_corpus([], report))))
 
     def _with_settings_problems(self, corpus: Corpus) -> Corpus:

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from textual import work
+from textual import events, work
 from textual.command import CommandPalette
 
 import cachetui.core.load as load_module
@@ -230,6 +230,41 @@ async def test_keys_typed_through_the_handover_are_all_kept(monkeypatch: pytest.
         gates.load.set()
         await wait_loaded(pilot)
         assert app.browser.query_one(QueryBar).input.value == "py-mpi4py"
+
+
+async def test_keys_the_glance_has_not_handled_yet_are_handed_over(monkeypatch: pytest.MonkeyPatch,
+                                                                    tmp_path: Path) -> None:
+    """Keys forwarded to the glance just before the browser is put in its place wait in the glance's line; the
+    handover waits for them, and for what Enter set off there (the choice, seven queues on)."""
+    gates, app = _warm_start(monkeypatch, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, GlanceScreen))
+        await pilot.press("slash")
+        for key in [*"mpi4", "enter"]:  # in the app's queue, ahead of the browser: all go to the glance
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        app.post_message(BrowserImported())
+        await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen) and app.screen.is_mounted)
+        await pilot.pause()
+        assert app.browser.query_one(QueryBar).input.value == "mpi4"
+        assert "opening py-mpi4py once read" in render_status(app.browser.query_one(StatusLine).status).plain
+        gates.browser.set()
+        gates.load.set()
+        await wait_loaded(pilot)
+        assert app.browser.spec_query.package == "py-mpi4py"
+
+
+async def test_a_browser_being_pushed_hides_its_keys_until_composed(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    """Textual asks the app's top screen about a `screen.` key (Ctrl+C's copy) for each key the glance handles,
+    and the browser is that screen before it is composed: nothing of it acts, and nothing fails."""
+    gates, app = _warm_start(monkeypatch, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, GlanceScreen))
+        assert BrowserScreen().check_action("copy_text", ()) is False
+        gates.browser.set()
+        gates.load.set()
+        await wait_loaded(pilot)
+        assert app.browser.check_action("copy_text", ()) is True
 
 
 async def test_the_last_package_chosen_while_reading_opens(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

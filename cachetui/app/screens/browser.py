@@ -219,6 +219,10 @@ class BrowserScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide keys that cannot act now, so the footer only offers what works."""
+        if not self.is_mounted:
+            # Asked before it is composed: Textual checks a `screen.` key (Ctrl+C's copy) against the top screen,
+            # which this is from the moment it is pushed, for keys still on their way to the screen it replaces.
+            return False
         return self._keys.check(action, parameters, self.key_context(), typing=isinstance(self.focused, Input))
 
     def key_context(self) -> KeyContext:

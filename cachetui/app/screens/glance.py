@@ -9,6 +9,7 @@ focus and the cursor were, and the package chosen (`Handover`), so no key is los
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, replace
 
 from textual import on
@@ -29,6 +30,9 @@ from cachetui.present.browse.glance import CHECKING, checking, glance_status
 
 # The browser's rows that act here (the same ids: a key the user remapped is remapped here too).
 SEARCH = "browser.search"
+# The most queues a key's effect passes through here, Enter's in the query line: the key, then Submitted in the
+# line, its row and the screen, which has the list choose; then Chosen in the list, its row and the screen again.
+LONGEST_CHAIN = 7
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,18 @@ class GlanceScreen(Screen[None]):
 
     def _say(self) -> None:
         self.query_one("#status", Static).update(glance_status(self.glance, self._checking, self._chosen))
+
+    async def settle(self) -> None:
+        """Every key already sent to the glance handled, with what it set off (the search, Enter's choice), so the
+        handover holds all of it. A round passes a callback through every widget's queue, behind what is in it:
+        each round carries every message at least one queue on."""
+        for _ in range(LONGEST_CHAIN):
+            passed: list[asyncio.Event] = []
+            for node in self.walk_children(with_self=True):
+                done = asyncio.Event()
+                if node.call_later(done.set):  # False: the widget is closing, and takes no more keys
+                    passed.append(done)
+            await asyncio.gather(*(done.wait() for done in passed))
 
     def handover(self) -> Handover:
         packages = self.query_one(PackageList)
