@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from cachetui.core.load import (
     LoadOptions,
-    binary_mirror_names,
     public_sources,
     redact,
     require_inputs,
@@ -84,6 +83,8 @@ SHOWN_MIRRORS = 10  # the names said on the line that says what was opened unnam
 def _spack_configured() -> list[str]:
     """What `--spack-mirrors` opens, said on stderr (the answer is about those mirrors, not one the user named);
     with no binary mirror configured, a usage error that says to name a source."""
+    from cachetui.core.load import binary_mirror_names  # reads Spack's configuration: only when asked
+
     names = binary_mirror_names()
     if not names:
         fail_usage(f"no SOURCE named, and your Spack configuration has no binary mirror to read instead: name a "

@@ -120,11 +120,14 @@ def test_the_first_frame_of_a_warm_start_imports_no_dialog_coverage_or_parser(
 
 
 # The glance of a warm start (the last reading's package list) is its first frame: drawn before the browser, the loader
-# or numpy is imported, and before the settings' keymap views or the package search's ranking are worked out.
+# or numpy is imported, and before the settings' keymap views or the package search's ranking are worked out; the
+# command line recognises site documents without the readers of mirrors, registries or Spack's configuration.
 NOT_AT_THE_GLANCE = (
     "numpy", "rapidfuzz", "msgspec", "yaml", "cachetui.app.screens.browser", "cachetui.app.widgets.spec_table",
     "cachetui.app.commands", "cachetui.core.load.pipeline", "cachetui.core.load.cache", "cachetui.core.model.corpus",
     "cachetui.core.query.query", "cachetui.present.format", "cachetui.present.browse.answer",
+    "cachetui.core.load.sources.indexes", "cachetui.core.load.sources.mirror", "cachetui.core.load.sources.oci",
+    "cachetui.core.load.sources.spack_config",
 )
 _GLANCE_THROUGH_MAIN = """
 import json, sys

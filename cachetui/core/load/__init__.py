@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from cachetui.core.load.sample import sample_path
     from cachetui.core.load.sources import (
         SPACK_MIRRORS,
-        binary_mirror_names,
         local_input,
         local_location,
         public_sources,
@@ -38,6 +37,7 @@ if TYPE_CHECKING:
     from cachetui.core.load.sources.environment import UnreadableEnvironment, read_environment
     from cachetui.core.load.sources.redact import redact
     from cachetui.core.load.sources.regular_file import NotRegular, open_regular
+    from cachetui.core.load.sources.spack_config import binary_mirror_names
     from cachetui.core.load.sources.transport import is_url
     from cachetui.core.load.sources.wanted import STDIN, UnreadableWanted, read_wanted
     from cachetui.core.load.typed_inputs import recognisable, require_inputs
@@ -52,8 +52,9 @@ _HOMES = {  # each export -> the module it is defined in
     **dict.fromkeys(["BinaryProvenance", "ClosureDownload", "Provenance", "Signature", "trusted_fingerprints"],
                     "provenance"),
     "sample_path": "sample",
-    **dict.fromkeys(["SPACK_MIRRORS", "binary_mirror_names", "local_input", "local_location", "public_sources",
-                     "source_label", "spack_mirror_inputs"], "sources"),
+    **dict.fromkeys(["SPACK_MIRRORS", "local_input", "local_location", "public_sources", "source_label",
+                     "spack_mirror_inputs"], "sources"),
+    "binary_mirror_names": "sources.spack_config",
     "redact": "sources.redact",
     **dict.fromkeys(["UnreadableEnvironment", "read_environment"], "sources.environment"),
     **dict.fromkeys(["NotRegular", "open_regular"], "sources.regular_file"),

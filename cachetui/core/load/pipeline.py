@@ -20,7 +20,7 @@ from cachetui.core.load.options import LoadOptions
 from cachetui.core.load.progress import INDEXING, OPENING, WAITING, Progress
 from cachetui.core.load.site_pass import SitePass
 from cachetui.core.load.snapshot import Snapshot
-from cachetui.core.load.sources import IndexOfIndexes, MaybeIndexOfIndexes, SiteDocuments, Source
+from cachetui.core.load.sources import IndexOfIndexes, MaybeIndexOfIndexes, SiteDocuments
 from cachetui.core.load.sources.index_store import IndexStore
 from cachetui.core.load.sources.indexes import (
     IndexGroup,
@@ -44,6 +44,7 @@ from cachetui.core.model.problems import LoadReport, PathNotFound, Problem, Seve
 from cachetui.core.model.records import BinaryStore, MirrorOrigin
 
 if TYPE_CHECKING:  # imported where a miss uses them: a warm start imports no parser and no builder
+    from cachetui.core.load.sources import Source
     from cachetui.core.model.build import CorpusBuilder
 
 __all__ = ["CACHE_REBUILT", "LoadOptions", "PathNotFound", "load_corpus", "load_dating_later"]

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from cachetui.core.load.sources import Source, distinct_tags, identity, ignored_name, recognise
+from cachetui.core.load.sources import distinct_tags, identity, ignored_name, recognise
 from cachetui.core.model.problems import PathNotFound, Problem, Severity, UnusableInput
+
+if TYPE_CHECKING:
+    from cachetui.core.load.sources import Source
 
 
 def require_inputs(inputs: Sequence[str | os.PathLike[str]]) -> tuple[list[Source], list[Problem]]:

@@ -24,43 +24,34 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, TypeAlias
 
-from cachetui.core.load.sources.indexes import (
-    INDEX_OF_INDEXES_MAX,
-    IndexGroup,
-    Member,
-    group_tag,
-    is_index_of_indexes,
-    root_location,
-)
 from cachetui.core.load.sources.locator import (
     INDEX_OF_INDEXES,
+    SPACK_MIRRORS,
     V2_INDEX,
     V3_MANIFEST,
     Named,
     content_decides,
+    is_oci,
     mirror_root,
     named,
 )
-from cachetui.core.load.sources.mirror import finder
-from cachetui.core.load.sources.oci import is_oci, oci_group
 from cachetui.core.load.sources.redact import redact, remember
 from cachetui.core.load.sources.regular_file import open_regular
-from cachetui.core.load.sources.spack_config import (
-    SPACK_MIRRORS,
-    SpackMirrors,
-    binary_mirror_names,
-    configured_mirrors,
-)
 from cachetui.core.load.sources.transport import FetchError, is_url, local_path, public_url
 from cachetui.core.model.problems import PathNotFound, Problem, Severity, UnusableInput
-from cachetui.core.model.records import MirrorOrigin
 from cachetui.core.spack.tags import PUBLIC_MIRROR
 
+# The readers (indexes, mirrors, registries, Spack's configuration) are imported where a source needs them: the
+# browser's command line recognises site documents before its first frame without them.
+if TYPE_CHECKING:
+    from cachetui.core.load.sources.indexes import IndexGroup
+    from cachetui.core.load.sources.spack_config import SpackMirrors
+
 PUBLIC_INDEX_OF_INDEXES = f"{PUBLIC_MIRROR}/{INDEX_OF_INDEXES}"
-__all__ = ["PathNotFound", "SPACK_MIRRORS", "Source", "binary_mirror_names", "distinct_tags", "identity",
-           "ignored_name", "local_input", "local_location", "recognise", "public_sources", "source_label",
-           "spack_mirror_inputs"]
+__all__ = ["PathNotFound", "SPACK_MIRRORS", "distinct_tags", "identity", "ignored_name", "local_input",
+           "local_location", "recognise", "public_sources", "source_label", "spack_mirror_inputs"]
 _NAMED = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.+-]*)=(?P<source>.+)")
 
 
@@ -85,15 +76,20 @@ class MaybeIndexOfIndexes:
     otherwise: IndexGroup
 
 
-Source = SiteDocuments | IndexGroup | IndexOfIndexes | MaybeIndexOfIndexes | SpackMirrors
+if TYPE_CHECKING:
+    Source: TypeAlias = SiteDocuments | IndexGroup | IndexOfIndexes | MaybeIndexOfIndexes | SpackMirrors
 
 
 def recognise(typed: str) -> Source:
     """The source `typed` names. Raises PathNotFound for a local path that does not exist."""
     if typed.startswith(SPACK_MIRRORS):
+        from cachetui.core.load.sources.spack_config import configured_mirrors
+
         return configured_mirrors(typed.removeprefix(SPACK_MIRRORS))
     name, text = _split_name(typed)
     if is_oci(text):
+        from cachetui.core.load.sources.oci import oci_group
+
         try:
             return replace(oci_group(text, name), named=name is not None)
         except ValueError as exc:
@@ -111,15 +107,19 @@ def recognise(typed: str) -> Source:
     only = frozenset({name}) if name else frozenset()
     if kind is Named.INDEX_OF_INDEXES or (path is not None and _local_index_of_indexes(path, kind)):
         return IndexOfIndexes(location, only)
+    if kind is Named.ROOT and path is not None and not _is_mirror_directory(path):
+        return SiteDocuments(location)
+    from cachetui.core.load.sources.indexes import IndexGroup, Member, group_tag
+    from cachetui.core.load.sources.mirror import finder
+    from cachetui.core.model.records import MirrorOrigin
+
     if kind is not Named.ROOT:
         group = _index_named(location, name)
-    elif path is None or _is_mirror_directory(path):
+    else:
         root = location.rstrip("/")
         tag = name or group_tag(root)
         group = IndexGroup(root, tag, [Member(None, root, finder(root))], MirrorOrigin(tag, root, False),
                            named=name is not None)
-    else:
-        return SiteDocuments(location)
     if text[:5].lower() == "s3://":  # read over https, but its bucket's listing is asked for push dates
         group = replace(group, listing=text)
     if path is None and content_decides(location):
@@ -131,13 +131,15 @@ def identity(source: Source) -> str:
     """What a source is, whatever it was called: one location, however it was spelled or labelled."""
     if isinstance(source, SiteDocuments):
         return "site:" + os.path.realpath(source.path)
-    if isinstance(source, IndexOfIndexes):
-        return "indexes:" + root_location(source.location) + "#" + ",".join(sorted(source.only))
-    if isinstance(source, SpackMirrors):
-        return "spack-mirrors:" + ",".join(sorted(source.only))
     if isinstance(source, MaybeIndexOfIndexes):
         return identity(source.otherwise)
-    return "group:" + ",".join(sorted(root_location(member.key) for member in source.members))
+    from cachetui.core.load.sources.indexes import IndexGroup, root_location
+
+    if isinstance(source, IndexOfIndexes):
+        return "indexes:" + root_location(source.location) + "#" + ",".join(sorted(source.only))
+    if isinstance(source, IndexGroup):
+        return "group:" + ",".join(sorted(root_location(member.key) for member in source.members))
+    return "spack-mirrors:" + ",".join(sorted(source.only))  # the user's Spack's mirrors
 
 
 def ignored_name(typed: str, source: Source) -> Problem | None:
@@ -179,6 +181,10 @@ def distinct_tags(sources: list[Source]) -> tuple[list[Source], list[Problem]]:
 
 
 def _group_of(source: Source) -> IndexGroup | None:
+    if isinstance(source, SiteDocuments | IndexOfIndexes):
+        return None
+    from cachetui.core.load.sources.indexes import IndexGroup
+
     if isinstance(source, IndexGroup):
         return source
     return source.otherwise if isinstance(source, MaybeIndexOfIndexes) else None
@@ -211,6 +217,8 @@ def source_label(typed: str) -> str:
         return name
     if is_oci(text):
         return text.rstrip("/").rpartition("/")[2] or "oci"
+    from cachetui.core.load.sources.indexes import group_tag
+
     return group_tag(text)
 
 
@@ -234,6 +242,10 @@ def _split_name(typed: str) -> tuple[str | None, str]:
 
 def _index_named(location: str, name: str | None) -> IndexGroup:
     """An index named directly: a v2 `index.json`, a v3 `index.manifest.json`, or an index blob."""
+    from cachetui.core.load.sources.indexes import IndexGroup, Member, group_tag
+    from cachetui.core.load.sources.mirror import finder
+    from cachetui.core.model.records import MirrorOrigin
+
     bare = location.rstrip("/")
     tag = name or group_tag(bare)
     root = mirror_root(bare)  # what `spack mirror add` takes: the mirror, not its index
@@ -254,7 +266,11 @@ def _local_index_of_indexes(path: str, kind: Named) -> bool:
         handle, info = open_regular(path)  # never a FIFO: opening one would wait for a writer
         with handle:
             head = handle.read(256)  # a document (`---`) is told at once, without reading it
-            if info.st_size > INDEX_OF_INDEXES_MAX or head.lstrip()[:1] != b"{":
+            if head.lstrip()[:1] != b"{":
+                return False
+            from cachetui.core.load.sources.indexes import INDEX_OF_INDEXES_MAX, is_index_of_indexes
+
+            if info.st_size > INDEX_OF_INDEXES_MAX:
                 return False
             data = head + handle.read(INDEX_OF_INDEXES_MAX)
     except OSError:

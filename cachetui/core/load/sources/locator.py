@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from enum import Enum
 
+SPACK_MIRRORS = "spack-mirrors:"  # the input `--spack-mirrors` adds; `spack-mirrors:NAME` for one
+OCI_PREFIXES = {"oci://": "https", "oci+http://": "http"}  # a registry's build cache, and the scheme it is read over
 V3_MANIFEST = "v3/manifests/index/index.manifest.json"
 V2_INDEX = "build_cache/index.json"
 INDEX_OF_INDEXES = "cache_spack_io_index.json"
@@ -39,6 +41,11 @@ class Named(Enum):
     BLOB = "index blob"
     ROOT = "mirror root"  # or a directory of site documents: only a look inside tells
 
+
+
+def is_oci(text: str) -> bool:
+    """An OCI registry's build cache (`oci://HOST/NAME`, `oci+http://HOST/NAME`), read by `oci`."""
+    return text.startswith(tuple(OCI_PREFIXES))
 
 def named(location: str) -> Named:
     bare = location.rstrip("/")

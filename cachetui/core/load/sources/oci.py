@@ -27,11 +27,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cachetui.core.load.sources.indexes import IndexGroup, Member
+from cachetui.core.load.sources.locator import OCI_PREFIXES
 from cachetui.core.load.sources.mirror import MAX_INDEX_BYTES, IndexRef, MirrorError, Net, OfflineCopy
 from cachetui.core.load.sources.transport import FetchError, fetch
 from cachetui.core.model.records import MirrorOrigin
 
-PREFIXES = {"oci://": "https", "oci+http://": "http"}
 INDEX_TAG = "index.spack"
 MANIFEST_TYPES = "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json"
 LAYER_TYPE = "application/vnd.oci.image.layer.v1.tar+gzip"
@@ -50,10 +50,6 @@ _REFERENCE = re.compile(rf"(?:(?P<domain>{_DOMAIN})/)?(?P<name>{_NAME})(?::[\w][
 _DIGEST = re.compile(r"sha256:(?P<hex>[0-9a-f]{64})")
 _TOKEN_TEXT = re.compile(r"[\x21-\x7e]{1,16384}")  # goes into a header: no space, CR or LF
 _HTTP_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-
-
-def is_oci(text: str) -> bool:
-    return text.startswith(tuple(PREFIXES))
 
 
 @dataclass(frozen=True)
@@ -85,7 +81,7 @@ def parse_reference(url: str) -> Repository:
 
     A tag or digest in the URL is ignored: the index is always the `index.spack` tag.
     """
-    prefix = next((p for p in PREFIXES if url.startswith(p)), None)
+    prefix = next((p for p in OCI_PREFIXES if url.startswith(p)), None)
     if prefix is None:
         raise ValueError("not an oci:// or oci+http:// URL")
     reference = url[len(prefix):]
@@ -100,7 +96,7 @@ def parse_reference(url: str) -> Repository:
         domain, name = "index.docker.io", f"library/{name}"
     elif "." not in domain and ":" not in domain and domain != "localhost" and domain == domain.lower():
         domain, name = "index.docker.io", f"{domain}/{name}"  # `user/image` is Docker Hub, as Docker reads it
-    return Repository(PREFIXES[prefix], domain, name.lower())
+    return Repository(OCI_PREFIXES[prefix], domain, name.lower())
 
 
 @dataclass(frozen=True)

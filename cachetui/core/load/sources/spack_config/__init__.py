@@ -8,9 +8,9 @@ groups (`groups`), with Spack's own copies of their indexes for when a mirror ca
 Nothing is written, nothing is run, and a secret is never put in any message.
 """
 
+from cachetui.core.load.sources.locator import SPACK_MIRRORS
 from cachetui.core.load.sources.spack_config.entries import ConfiguredMirror, SpackConfiguration, read_configuration
 from cachetui.core.load.sources.spack_config.groups import (
-    SPACK_MIRRORS,
     SpackMirrors,
     binary_mirror_names,
     configured_groups,

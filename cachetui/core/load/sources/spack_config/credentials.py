@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cachetui.core.load.sources.oci import Credentials, is_oci, parse_reference
+from cachetui.core.load.sources.locator import is_oci
+from cachetui.core.load.sources.oci import Credentials, parse_reference
 from cachetui.core.load.sources.spack_config.scopes import ScopeReader
 from cachetui.core.model.problems import Severity
 

@@ -12,7 +12,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from cachetui.core.load.sources.oci import Credentials, is_oci
+from cachetui.core.load.sources.locator import is_oci
+from cachetui.core.load.sources.oci import Credentials
 from cachetui.core.load.sources.spack_config.credentials import access_pair
 from cachetui.core.load.sources.spack_config.scopes import CONFIG, ScopeReader, home, spack_platform, spack_root
 from cachetui.core.model.problems import Problem, Severity

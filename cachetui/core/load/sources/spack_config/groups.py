@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from functools import partial
 
 from cachetui.core.load.sources.indexes import IndexGroup, Member
-from cachetui.core.load.sources.locator import view_manifest
+from cachetui.core.load.sources.locator import is_oci, view_manifest
 from cachetui.core.load.sources.mirror import Net, probe_manifest, probe_root
-from cachetui.core.load.sources.oci import is_oci, oci_group
+from cachetui.core.load.sources.oci import oci_group
 from cachetui.core.load.sources.spack_config.credentials import registry_credentials
 from cachetui.core.load.sources.spack_config.entries import READABLE, ConfiguredMirror, read_configuration
 from cachetui.core.load.sources.spack_config.indices import SpackIndexCache
@@ -18,8 +18,6 @@ from cachetui.core.load.sources.transport import PUBLIC_BUCKET, join, public_url
 from cachetui.core.model.problems import Problem, UnusableInput
 from cachetui.core.model.records import MirrorOrigin
 from cachetui.core.spack.words import counted
-
-SPACK_MIRRORS = "spack-mirrors:"  # the input `--spack-mirrors` adds; `spack-mirrors:NAME` for one
 
 
 @dataclass(frozen=True)

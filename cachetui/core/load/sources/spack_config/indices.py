@@ -8,9 +8,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from cachetui.core.load.sources.locator import is_sha256
+from cachetui.core.load.sources.locator import is_oci, is_sha256
 from cachetui.core.load.sources.mirror import MAX_INDEX_BYTES, Net, OfflineCopy
-from cachetui.core.load.sources.oci import is_oci
 from cachetui.core.load.sources.spack_config.scopes import read_capped
 from cachetui.core.model.problems import Problem, Severity
 
