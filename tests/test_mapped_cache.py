@@ -381,3 +381,16 @@ def test_a_kept_graph_that_is_not_the_sorted_edges_is_worked_out_again(inputs: l
     graph = node_graph(warm)
     assert not np.array_equal(graph.by_target, warm.memo[STORED_GRAPH][1]) or \
         not np.array_equal(graph.target_offsets, warm.memo[STORED_GRAPH][2])  # not the kept parts: worked out
+
+
+@pytest.mark.parametrize("strings", [
+    ["a" * 32, "b" * 32, "", "c", "d" * 32],  # ASCII, one width or not, an empty one
+    ["zlib", "", "ü-ñ", "\ud800", "日本"],  # UTF-8 of several widths, a lone surrogate a document escaped
+], ids=["ascii", "utf-8"])
+def test_strings_gathered_from_a_table_are_those_read_one_by_one(strings: list[str]) -> None:
+    table = StringTable(*encoded(strings)[:2], ascii=encoded(strings)[2])
+    rng = random.Random(3)
+    indices = np.array([rng.randrange(len(strings)) for _ in range(40)], dtype=np.int64)  # any order, repeated
+    assert tables.strings_at(table, indices) == [table[i] for i in indices.tolist()]
+    assert tables.strings_at(strings, indices) == [strings[i] for i in indices.tolist()]  # a built corpus's list
+    assert tables.strings_at(table, np.array([], dtype=np.int64)) == []
