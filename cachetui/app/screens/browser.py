@@ -473,7 +473,8 @@ class BrowserScreen(Screen[None]):
         self.query_one(SpecTable).hidden = hidden
 
     def _refresh_results(self) -> None:
-        if self.corpus is not None and not self._answers.ask(self.corpus, self.browsing):
+        if self.corpus is not None and not self._answers.ask(self.corpus, self.browsing,
+                                                             self.query_one(SpecTable).hidden):
             self.query_one(StatusLine).status = replace(self.query_one(StatusLine).status, busy=True)
 
     def _deliver(self, query: Query, sort: tuple[str | None, bool], view: View, found: Answer) -> None:

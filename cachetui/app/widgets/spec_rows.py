@@ -13,9 +13,9 @@ from rich.text import Text
 from cachetui.present.apart import cut_middle
 from cachetui.present.fit import fit
 from cachetui.present.inert import inert
-from cachetui.present.spec_table.table_cells import CHANGE_TEXT, SpecRows, cell_getters, cut_cells
+from cachetui.present.spec_table.table_cells import CHANGE_TEXT, SpecRows, cut_cells
 from cachetui.present.spec_table.table_layout import GAP
-from cachetui.present.spec_table.table_plan import Plan, differs_getter, measure, plan
+from cachetui.present.spec_table.table_plan import Plan, differs_getter, measured_for, plan
 
 CHANGE_STYLE = {"added": "green", "removed": "red", "kept": "dim", "": ""}
 
@@ -102,8 +102,8 @@ class ColumnRows(RowSource):
 
     def __init__(self, rows: SpecRows, hidden: frozenset[str]) -> None:
         super().__init__(rows)
-        self._getters = cell_getters(rows)
-        self._measured = measure(rows, hidden, self._getters)
+        self._measured = measured_for(rows, hidden)
+        self._getters = self._measured.getters  # differs' getter is put in at each layout
         self.telling_width = self._measured.telling_width
         self.plan = Plan()
         self._room: int | None = None

@@ -125,6 +125,15 @@ def measure(rows: SpecRows, hidden: frozenset[str], getters: dict[str, Getter] |
     return replace(measured, telling_width=_telling_width(fills.values(), need), need=need)
 
 
+def measured_for(rows: SpecRows, hidden: frozenset[str]) -> Measured:
+    """`measure(rows, hidden)`, once per rows and hidden columns: a big answer's worker works it out beside the
+    answer, and the table that shows the rows only lays them out in its frame."""
+    found = rows.measured.get(hidden)
+    if found is None:
+        found = rows.measured.setdefault(hidden, measure(rows, hidden))
+    return found
+
+
 def plan(measured: Measured, room: int) -> Plan:
     """The columns for `room` cells.
 
