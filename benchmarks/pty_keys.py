@@ -244,7 +244,8 @@ BLOCKERS = {
         "The first time for a question: grouping and ordering 500k rows as `spack find` does (the same "
         "question again, in either view, comes from the answers kept in present/browse/answer.py)."
     ),
-    "d (compare)": "The first time for a pair of tags: the comparison itself and its rows' counts.",
+    "d (compare)": "The first time for a pair of tags: in the worker the comparison, the answer over both tags and "
+                   "its rows' measure; then the frames of the dialog closing and of the answer.",
     "typing": "A package search ranks ~3,000 names in C (rapidfuzz) at each key; the rest is the list's repaint.",
     "first search key": "The first ranking of a session imports rapidfuzz and makes the names' lower-cased and "
                         "separator-free spellings (~3,000 names), which later keys reuse.",

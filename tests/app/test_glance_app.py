@@ -4,6 +4,7 @@ are checked, what shows is what they hold now."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import threading
 from pathlib import Path
@@ -11,9 +12,11 @@ from pathlib import Path
 import pytest
 from textual import events, work
 from textual.command import CommandPalette
+from textual.pilot import Pilot
 
 import cachetui.core.load as load_module
 from cachetui.app.app import BrowserImported, CacheTuiApp
+from cachetui.app.screens import glance as glance_module
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.screens.glance import GlanceScreen
 from cachetui.app.widgets.package_list import PackageList
@@ -58,6 +61,15 @@ def _warm_start(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> tuple[Gates,
     source = _source(tmp_path)
     load_corpus([str(source)], CACHED)
     return Gates(monkeypatch), CacheTuiApp([str(source)], CACHED, system_clipboard=False)
+
+
+async def _read_then_open(pilot: Pilot, gates: Gates, package: str | None) -> None:
+    """The browser's import and the load let go: once the corpus is read, `package` is the one open."""
+    gates.browser.set()
+    gates.load.set()
+    await wait_loaded(pilot)
+    app = pilot.app
+    assert isinstance(app, CacheTuiApp) and app.browser.spec_query.package == package
 
 
 def _source(tmp_path: Path) -> Path:
@@ -107,10 +119,7 @@ async def test_a_package_chosen_on_the_glance_opens_once_the_corpus_is_there(mon
         await pilot.press("down", "down", "enter")  # "All packages", then the second package A-Z
         await pilot.pause()
         assert "opening py-mpi4py once read" in str(app.screen.query_one("#status").render())
-        gates.browser.set()
-        gates.load.set()
-        await wait_loaded(pilot)
-        assert app.browser.spec_query.package == "py-mpi4py"
+        await _read_then_open(pilot, gates, "py-mpi4py")
 
 
 async def test_what_changed_since_the_glance_is_what_shows_once_checked(monkeypatch: pytest.MonkeyPatch,
@@ -247,10 +256,7 @@ async def test_keys_the_glance_has_not_handled_yet_are_handed_over(monkeypatch: 
         await pilot.pause()
         assert app.browser.query_one(QueryBar).input.value == "mpi4"
         assert "opening py-mpi4py once read" in render_status(app.browser.query_one(StatusLine).status).plain
-        gates.browser.set()
-        gates.load.set()
-        await wait_loaded(pilot)
-        assert app.browser.spec_query.package == "py-mpi4py"
+        await _read_then_open(pilot, gates, "py-mpi4py")
 
 
 async def test_a_browser_being_pushed_hides_its_keys_until_composed(monkeypatch: pytest.MonkeyPatch,
@@ -294,3 +300,21 @@ async def test_a_slash_is_typed_in_the_glance_query_line(monkeypatch: pytest.Mon
         await pilot.press("slash", *"py /abc")
         await pilot.pause()
         assert app.screen.query_one("#query-line").value == "py /abc"
+
+
+async def test_a_glance_widget_that_never_handles_its_queue_does_not_hold_the_browser_back(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The handover waits for what the glance was sent, but not for ever: a widget whose queue is never handled
+    costs one bounded wait, and then the glance hands over what it has."""
+    gates, app = _warm_start(monkeypatch, tmp_path)
+    monkeypatch.setattr(glance_module, "SETTLE_ROUND_S", 0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, GlanceScreen))
+        glance = app.screen
+        assert isinstance(glance, GlanceScreen)
+        await pilot.press("slash", *"mpi")
+        with monkeypatch.context() as stalled:
+            stalled.setattr(glance.query_one(PackageList), "call_later", lambda *args, **kwargs: True)  # never run
+            await asyncio.wait_for(glance.settle(), timeout=30)  # unbounded, it would wait for ever
+        assert glance.handover().typed == "mpi"
+        await _read_then_open(pilot, gates, None)

@@ -33,6 +33,7 @@ SEARCH = "browser.search"
 # The most queues a key's effect passes through here, Enter's in the query line: the key, then Submitted in the
 # line, its row and the screen, which has the list choose; then Chosen in the list, its row and the screen again.
 LONGEST_CHAIN = 7
+SETTLE_ROUND_S = 1.0  # far beyond a round's few milliseconds
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,13 @@ class GlanceScreen(Screen[None]):
                 done = asyncio.Event()
                 if node.call_later(done.set):  # False: the widget is closing, and takes no more keys
                     passed.append(done)
-            await asyncio.gather(*(done.wait() for done in passed))
+            # Bounded: a widget that never got to its queue would otherwise hold the browser back for good.
+            waits = [asyncio.ensure_future(done.wait()) for done in passed]
+            _, late = await asyncio.wait(waits, timeout=SETTLE_ROUND_S) if waits else (set(), set())
+            for wait in late:
+                wait.cancel()
+            if late:
+                return
 
     def handover(self) -> Handover:
         packages = self.query_one(PackageList)

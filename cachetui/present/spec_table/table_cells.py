@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,9 +21,6 @@ from cachetui.present.fit import fit
 from cachetui.present.format import condensed, condensed_variants, human_size
 from cachetui.present.inert import inert
 
-if TYPE_CHECKING:
-    from cachetui.present.spec_table.table_plan import Measured
-
 
 @dataclass(frozen=True, eq=False)
 class SpecRows:
@@ -40,8 +36,8 @@ class SpecRows:
     find: FindLayout | None = None  # the `spack find -lv` view: lines in place of columns
     clearable: bool = False  # facet filters or "runs on" narrow the rows: `x` would clear them
     why_empty: str | None = None  # no rows: which part of the query emptied the answer (core.query's words)
-    # The rows measured for a layout, per set of hidden columns (`table_plan.measured_for`).
-    measured: dict[frozenset[str], Measured] = field(default_factory=dict, init=False, repr=False)
+    # The rows measured for a layout, per set of hidden columns (`table_plan.measured_for`, which types them).
+    measured: dict[frozenset[str], object] = field(default_factory=dict, init=False, repr=False)
 
 
 INSTALLABLE_TEXT = {YES: "yes", NO: "no: builds", UNKNOWN: "?"}

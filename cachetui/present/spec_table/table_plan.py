@@ -129,8 +129,9 @@ def measured_for(rows: SpecRows, hidden: frozenset[str]) -> Measured:
     """`measure(rows, hidden)`, once per rows and hidden columns: a big answer's worker works it out beside the
     answer, and the table that shows the rows only lays them out in its frame."""
     found = rows.measured.get(hidden)
-    if found is None:
-        found = rows.measured.setdefault(hidden, measure(rows, hidden))
+    if not isinstance(found, Measured):
+        found = rows.measured.setdefault(hidden, measure(rows, hidden))  # the first one made, if two were
+    assert isinstance(found, Measured)
     return found
 
 
