@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from textual.command import Provider
 
     from cachetui.app.screens.browser import BrowserScreen
+    from cachetui.app.screens.glance import GlanceScreen
     from cachetui.core.load import Looks, Provenance
     from cachetui.core.load.later_dates import Dated, LaterDates
     from cachetui.core.model.corpus import Corpus, Document, SpecView
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from cachetui.present.spec_table.table_cells import SpecRows
 
 
-class BrowserImported(Message):
+class PlaceBrowser(Message):
     """The browser is imported (or the load is done first): it takes the glance's place, from the app's queue."""
 
 
@@ -88,6 +89,7 @@ class CacheTuiApp(App[None]):
         self._browser: BrowserScreen | None = None  # made at start, or once the corpus is there after a glance
         # A warm start of the plain browser draws the last reading first, while the sources are checked.
         self._glance = self._glance_kept() if wanted is None and planned is None else None
+        self._glance_screen: GlanceScreen | None = None  # drawn first, until the browser takes its place
         self.trusted_keys: frozenset[str] | None = None  # the keys the user's Spack trusts; None: cannot tell
         self._keys_asked = False
         self._browser_placed = asyncio.Event()  # the browser is mounted (at start, or in the glance's place)
@@ -148,7 +150,8 @@ class CacheTuiApp(App[None]):
         if self._glance is not None:
             from cachetui.app.screens.glance import GlanceScreen
 
-            await self.push_screen(GlanceScreen(self._glance))
+            self._glance_screen = GlanceScreen(self._glance)
+            await self.push_screen(self._glance_screen)
             # After the glance's frame (they would hold the GIL it is drawn with): the load, and beside it the browser's
             # import (the load's stats wait on the disk, not the GIL); the browser is composed as the load goes on.
             self.call_after_refresh(self.load_documents)
@@ -174,36 +177,32 @@ class CacheTuiApp(App[None]):
         if self._progress is not None and self.browser.corpus is None:
             self.browser.show_progress(*self._progress)
 
-    @on(BrowserImported)
-    async def _browser_imported(self) -> None:
+    @on(PlaceBrowser)
+    async def _place_browser_asked(self) -> None:
         if self._browser is None:
             await self._place_browser()
 
     async def _place_browser(self) -> None:
         """After a glance, the browser in its place, with the last reading's list and what the user did on it.
 
-        Run by the app's own queue only (`BrowserImported`): keys typed meanwhile wait there, and reach the browser
+        Run by the app's own queue only (`PlaceBrowser`): keys typed meanwhile wait there, and reach the browser
         once it is mounted; none is handed to a glance that is going away.
         """
-        from cachetui.app.screens.glance import GlanceScreen
-
-        glance = next((s for s in self.screen_stack if isinstance(s, GlanceScreen)), None)
+        glance, self._glance_screen = self._glance_screen, None
+        assert glance is not None  # the browser is made at start unless a glance is drawn first
         browser = self._new_browser()
-        if glance is None:  # not on the stack: nothing to take over
-            await self.push_screen(browser)
-        else:
-            while self.screen_stack[-1] is not glance:  # the palette opened on it: closed
-                await self.pop_screen()
-            await glance.settle()
-            # Taken over as the browser mounts: no frame of it shows without the glance's list.
-            browser.taking_over = (glance.glance, glance.handover())
-            await self.switch_screen(browser)
+        while self.screen_stack[-1] is not glance:  # the palette opened on it: closed
+            await self.pop_screen()
+        await glance.settle()
+        # Taken over as the browser mounts: no frame of it shows without the glance's list.
+        browser.taking_over = (glance.glance, glance.handover())
+        await self.switch_screen(browser)
         self._placed()
 
     async def _browser_wanted(self) -> None:
         """For the load's worker: the browser mounted, placed by the app's queue if the import has not placed it."""
         if not self._browser_placed.is_set():
-            self.post_message(BrowserImported())
+            self.post_message(PlaceBrowser())
         await self._browser_placed.wait()
 
     def get_key_display(self, binding: Binding) -> str:
@@ -258,17 +257,15 @@ class CacheTuiApp(App[None]):
     def _import_browser(self) -> None:
         import cachetui.app.screens.browser  # noqa: F401
 
-        self.post_message(BrowserImported())
+        self.post_message(PlaceBrowser())
 
     def _show_progress(self, done: int, total: int | None, what: str) -> None:
         """To the browser once it is mounted (it may be composing in the glance's place), else to the glance."""
-        from cachetui.app.screens.glance import GlanceScreen
-
         self._progress = (done, total, what)
         if self._browser_placed.is_set():
             self.browser.show_progress(done, total, what)
-        elif isinstance(self.screen, GlanceScreen):
-            self.screen.show_progress(done, total, what)
+        elif self._glance_screen is not None:
+            self._glance_screen.show_progress(done, total, what)
 
     def _date_later(self, corpus: Corpus, later: LaterDates, news: str | None) -> None:
         """The push dates the load left (read in this worker: a large mirror's walk in a process of its own), put

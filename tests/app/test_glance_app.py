@@ -15,7 +15,7 @@ from textual.command import CommandPalette
 from textual.pilot import Pilot
 
 import cachetui.core.load as load_module
-from cachetui.app.app import BrowserImported, CacheTuiApp
+from cachetui.app.app import CacheTuiApp, PlaceBrowser
 from cachetui.app.screens import glance as glance_module
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.screens.glance import GlanceScreen
@@ -50,7 +50,7 @@ class Gates:
             assert gates.browser.wait(timeout=30)
             import cachetui.app.screens.browser  # noqa: F401
 
-            app.post_message(BrowserImported())
+            app.post_message(PlaceBrowser())
 
         monkeypatch.setattr(load_module, "load_dating_later", held_load)
         monkeypatch.setattr(CacheTuiApp, "_import_browser", held_import)
@@ -251,7 +251,7 @@ async def test_keys_the_glance_has_not_handled_yet_are_handed_over(monkeypatch: 
         await pilot.press("slash")
         for key in [*"mpi4", "enter"]:  # in the app's queue, ahead of the browser: all go to the glance
             app.post_message(events.Key(key, key if len(key) == 1 else None))
-        app.post_message(BrowserImported())
+        app.post_message(PlaceBrowser())
         await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen) and app.screen.is_mounted)
         await pilot.pause()
         assert app.browser.query_one(QueryBar).input.value == "mpi4"

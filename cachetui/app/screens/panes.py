@@ -13,7 +13,8 @@ PACKAGES_WIDTH, PACKAGES_NARROW = 28, 24
 PACKAGES_LEAST, PACKAGES_LEAST_BROWSING = 16, 20  # a package or query open (the list shows its name), or not
 FACETS_WIDTH, FACETS_LEAST = 30, 22
 WIDE_FROM = 110  # the browser's -wide breakpoint
-# Each titled pane's border title (the glance's first frame draws the first two before the browser is imported).
+# Each titled pane's border title, lit with its border when focused (the glance draws the first two before the
+# browser is imported).
 PANE_TITLES = {"#packages": "Packages", "#specs": "Specs", "#detail": "Details", "#facets": "Facets"}
 # The query line's placeholder, `<id>` standing for the keys bound to that binding id now (`actions.keys_named`).
 QUERY_PLACEHOLDER = ("<browser.search> search packages, or a spec: "

@@ -35,7 +35,6 @@ from cachetui.present.browse.browsing import Browsing
 from cachetui.present.spec_table.table_cells import SpecRows
 
 
-# Pane -> the title on its top border; the focused pane's title and border light up.
 class BrowserBody(Horizontal):
     # A package or a spec query is open: the list shows one name, so it can be narrower.
     opened: reactive[bool] = reactive(False, layout=False)

@@ -30,8 +30,6 @@ from cachetui.present.browse.browsing import Effects
 from cachetui.present.fit import wrapped
 from cachetui.present.inert import inert
 
-# <browser.search>: the keys bound to it now (config.toml's [keymap] may have moved it)
-
 
 class ProblemNote(Widget):
     """A note beside the query line, wrapped to its width in at most LINES lines, a longer one cut and marked …."""
