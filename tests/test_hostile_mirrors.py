@@ -165,6 +165,33 @@ def test_a_thousand_bad_records_are_a_bounded_report(tmp_path: Path) -> None:
     assert sum(len(d.columns) for d in content.documents) == 6
 
 
+def test_bytes_that_are_not_utf8_in_parameters_cost_only_their_records() -> None:
+    """A node's `parameters` and an edge's are decoded after the record (the binaries a batch at a time): bytes
+    that are not UTF-8 there cost their own record, one problem each, and the others load whole."""
+    def record(name: str, parameters: dict[str, object], edges: list[dict[str, object]]) -> dict[str, object]:
+        return {"spec": {"name": name, "version": "1.0", "parameters": parameters, "dependencies": edges,
+                         "arch": {"platform": "linux", "platform_os": "rhel8", "target": "zen4"}},
+                "in_buildcache": True}
+
+    zlib, bad_node, bad_edge, bzip2 = (c * 32 for c in "abcd")
+    installs = {
+        bad_node: record("curl", {"shared": True, "marker": "@@node@@"}, []),
+        zlib: record("zlib", {"pic": True}, []),
+        bad_edge: record("hdf5", {}, [{"name": "zlib", "hash": zlib,
+                                       "parameters": {"deptypes": ["link"], "virtuals": ["@@edge@@"]}}]),
+        bzip2: record("bzip2", {"debug": False}, [{"name": "zlib", "hash": zlib,
+                                                   "parameters": {"deptypes": ["build"], "virtuals": ["c"]}}]),
+    }
+    data = json.dumps({"database": {"version": "8", "installs": installs}}).encode()
+    data = data.replace(b'"@@node@@"', b'"x\xffy"').replace(b'"@@edge@@"', b'"c\xc3\x28"')
+    content = read_database(data, "origin", "develop", "mirror index")
+    loaded = {h: (doc.package, doc.columns.variants[i], doc.columns.compilers[i])
+              for doc in content.documents for i, h in enumerate(doc.columns.hashes)}
+    assert loaded == {zlib: ("zlib", ("+pic",), "none"), bzip2: ("bzip2", ("~debug",), "zlib@1.0")}
+    assert [p.reason for p in content.problems] == [f"record {bad_node}: not valid UTF-8; skipped",
+                                                    f"record {bad_edge}: not valid UTF-8; skipped"]
+
+
 # -- the property: a bad record costs exactly itself ------------------------------------------------------
 
 _HASH = st.from_regex(r"[a-z2-7]{32}", fullmatch=True)

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 # A node's `parameters` holds its compiler flags beside its variants; they are not variants.
@@ -90,7 +91,6 @@ def variant_text(name: str, value: bool | str | tuple[str, ...], separator: str 
 
 
 ParameterValue = bool | str | tuple[str, ...]  # the shapes a parameter Spack writes can have (a list as a tuple)
-ParameterMemory = dict[tuple[str, Any], "tuple[bool, str] | None"]  # (name, value) -> what `parameters_texts` made
 
 
 def _parameter_text(name: str, value: ParameterValue) -> tuple[bool, str] | None:
@@ -114,25 +114,29 @@ def _parameter(name: str, value: Any) -> tuple[bool, str] | None:
     return None
 
 
+class ParameterMemory(dict[tuple[str, Any], "tuple[bool, str] | None"]):
+    """(name, value) -> `_parameter` of it, worked out the first time it is asked for."""
+
+    def __missing__(self, key: tuple[str, Any]) -> tuple[bool, str] | None:
+        text = self[key] = _parameter(*key)
+        return text
+
+
 def parameters_texts(parameters: Mapping[str, Any], memory: ParameterMemory | None = None
                      ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A node's `parameters` as its variants and its compiler flags, each sorted by name; values of other shapes
     (not a bool, a string or a list of strings) left out. `memory`, for values that are all hashable (a typed
     decode's): each (name, value) rendered once across the nodes it is given with."""
-    variants: list[str] = []
-    flags: list[str] = []
-    for name in sorted(parameters):
-        value = parameters[name]
-        if memory is None:
-            text = _parameter(name, value)
-        else:
-            try:
-                text = memory[name, value]
-            except KeyError:
-                text = memory[name, value] = _parameter(name, value)
-        if text is not None:
-            (flags if text[0] else variants).append(text[1])
-    return tuple(variants), tuple(flags)
+    if memory is not None:  # a mirror's every node: looked up without a Python step per parameter
+        texts = list(filter(None, map(memory.__getitem__, sorted(parameters.items()))))  # names differ: no value
+        if not any(map(_IS_FLAG, texts)):  # compared. Spack writes its six flags empty, so most nodes have none
+            return tuple(map(_TEXT, texts)), ()
+    else:
+        texts = list(filter(None, (_parameter(name, parameters[name]) for name in sorted(parameters))))
+    return tuple(t for flag, t in texts if not flag), tuple(t for flag, t in texts if flag)
+
+
+_IS_FLAG, _TEXT = itemgetter(0), itemgetter(1)
 
 
 def parameters_variants(parameters: Mapping[str, Any]) -> tuple[str, ...]:

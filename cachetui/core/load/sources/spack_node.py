@@ -97,9 +97,13 @@ class Renderer:
         self._parameters = ParameterTexts()
 
     def fields(self, node: Node) -> NodeFields:
-        variants, flags = parameters_of(node.parameters, self._parameters)
+        variants, flags = self.parameters(node.parameters)
         return NodeFields(node.name, node.version, *arch_of(node), variants, own_compiler(node),
                           annotated_compiler(node), build_provenance_text(node.package_hash, node.namespace, flags))
+
+    def parameters(self, parameters: msgspec.Raw) -> Rendered:
+        """A node's variants and compiler flags, from its `parameters` (`parameters_of`)."""
+        return parameters_of(parameters, self._parameters)
 
 
 def arch_of(node: Node) -> tuple[str, str, str]:
@@ -155,7 +159,7 @@ class ParameterTexts:
 
     def __init__(self) -> None:
         self.texts: dict[bytes, Rendered] = {}
-        self.items: ParameterMemory = {}
+        self.items = ParameterMemory()
 
 
 def parameters_of(parameters: msgspec.Raw, memory: ParameterTexts) -> Rendered:

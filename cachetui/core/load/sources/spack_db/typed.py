@@ -7,14 +7,24 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, groupby
-from operator import itemgetter
-from typing import Any, NamedTuple
+from operator import attrgetter, itemgetter
+from typing import NamedTuple
 
 import msgspec
+import numpy as np
 
 from cachetui.core.load.sources.spack_db.faults import NO_SPEC, NOT_UTF8, WRONG_TYPES, Faults
 from cachetui.core.load.sources.spack_db.shape import DECODE_FAULTS, RECORD_DECODER, Record, is_wrapped, mended_record
-from cachetui.core.load.sources.spack_node import Edge, Node, NodeFields, Renderer, edge_meaning, is_set
+from cachetui.core.load.sources.spack_node import (
+    Edge,
+    Node,
+    Renderer,
+    annotated_compiler,
+    arch_of,
+    edge_meaning,
+    is_set,
+    own_compiler,
+)
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.records import (
     UNKNOWN_SIZE,
@@ -24,6 +34,7 @@ from cachetui.core.model.records import (
     ParsedDocument,
     SpecColumns,
     UnheldRecords,
+    build_provenance_text,
 )
 from cachetui.core.spack.compilers import NOT_A_COMPILER, node_compiler
 from cachetui.core.spack.words import one_line
@@ -40,15 +51,6 @@ class NotTyped(Exception):
     """A record the typed reading cannot render (a node without a name: DB 5 wrapped nodes in theirs)."""
 
 
-class _Binary(NamedTuple):
-    """One record in the build cache, rendered but for its compiler, which may need a later record."""
-
-    hash: str
-    node: NodeFields
-    edge_hashes: list[str]
-    edge_infos: list[tuple[int, str, int]]  # (deptype bits, virtuals, compiler rank) per edge
-
-
 class Rows(NamedTuple):
     """Every binary of an index in package-name order."""
 
@@ -58,6 +60,7 @@ class Rows(NamedTuple):
 
 
 PROGRESS_STEPS = 100  # a big index says how far its reading got this many times
+BATCH = 4096  # binaries rendered together, column by column; their decoded nodes are dropped after
 
 
 def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults,
@@ -68,9 +71,7 @@ def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults,
     total = len(installs)
     step = max(1, total // PROGRESS_STEPS) if progress is not None else total + 1
     records: dict[str, tuple[str, str]] = {}  # hash -> (name, version) of every record
-    binaries: list[_Binary] = []
-    renderer = Renderer()
-    mended: dict[str, msgspec.Raw | None] = {}  # records read on their own: in Spack's shape, or None (dropped)
+    held = _Held(installs, records, faults)
     for done, (hash_, raw) in enumerate(installs.items(), 1):
         if done % step == 0 and done < total:
             assert progress is not None
@@ -79,38 +80,241 @@ def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults,
             node = (record := decode(raw)).spec
             if not node.name:
                 raise NotTyped(hash_)
-            binary = _binary(hash_, node, renderer) if record.in_buildcache else None
         except DECODE_FAULTS:  # this record alone is read the slow way; the others stay on the fast one
-            mended[hash_], recovered_record = _recovered(hash_, raw, faults)
-            if recovered_record is None:
+            recovered = held.recovered(hash_)
+            if recovered is None:
                 continue
-            node = (record := recovered_record).spec
-            binary = _binary(hash_, node, renderer) if record.in_buildcache else None
+            node = (record := recovered).spec
         records[hash_] = (node.name, node.version)
-        if binary is not None:
-            binaries.append(binary)
+        if record.in_buildcache:
+            held.add(hash_, node)
+    held.flush()
     if progress is not None:
         progress(total, total)  # every record read: what follows is putting them in order
-    if mended:  # what later passes read again holds no record that failed
-        installs = {h: r for h, r in ((h, mended.get(h, r)) for h, r in installs.items()) if r is not None}
-    binaries.sort(key=lambda b: b.node.name)
-    edge_hashes = list(chain.from_iterable(b.edge_hashes for b in binaries))
-    table = _table(records, edge_hashes, installs)
-    ordinal = {h: i for i, h in enumerate(table.hashes)}
-    infos = list(chain.from_iterable(b.edge_infos for b in binaries))
-    virtual_names = list(dict.fromkeys(map(itemgetter(1), infos)))
-    virtual_ordinal = {v: i for i, v in enumerate(virtual_names)}
-    deps = DepBlock([len(b.edge_hashes) for b in binaries], list(map(ordinal.__getitem__, edge_hashes)),
-                    bytes(map(itemgetter(0), infos)), [virtual_ordinal[i[1]] for i in infos], table, virtual_names)
-    table.unheld = _unheld(table.hashes, _lookup(installs, records, {b.hash for b in binaries}))
-    named = dict(zip(table.hashes, zip(table.names, table.versions)))  # records, and edge names for the rest
-    n = len(binaries)
-    nodes = [b.node for b in binaries]
-    columns = SpecColumns([b.hash for b in binaries], [f.version for f in nodes],
-                          [_compiler_of(b, named) for b in binaries], [f.platform for f in nodes],
-                          [f.os for f in nodes], [f.target for f in nodes], [f.variants for f in nodes],
-                          [()] * n, [UNKNOWN_SIZE] * n, build_provenance=[f.build_provenance for f in nodes])
-    return Rows([f.name for f in nodes], columns, deps)
+    if held.mended:  # what later passes read again holds no record that failed
+        installs = {h: r for h, r in ((h, held.mended.get(h, r)) for h, r in installs.items()) if r is not None}
+    return held.rows(installs, records)
+
+
+class _Held:
+    """The binaries read so far, rendered a batch at a time: a column per field, and their edges as columns
+    (the hash each names and the meaning of its `parameters`), so that no step of Python runs per edge."""
+
+    def __init__(self, installs: dict[str, msgspec.Raw], records: dict[str, tuple[str, str]], faults: Faults) -> None:
+        self._installs, self._records, self._faults = installs, records, faults
+        self.mended: dict[str, msgspec.Raw | None] = {}  # records read on their own: in Spack's shape, or None
+        self._renderer = Renderer()
+        self._meanings = _Meanings()
+        self._waiting: list[tuple[str, Node]] = []
+        self.hashes: list[str] = []
+        self.nodes = _NodeColumns()
+        self.counts: list[int] = []  # edges per binary
+        self._numbers = _Numbering()  # the hashes the edges name
+        self.edge_targets: list[int] = []  # each edge's hash, by its number
+        self.edge_meanings: list[int] = []  # ids of their meanings (`_Meanings`)
+
+    def add(self, hash_: str, node: Node) -> None:
+        self._waiting.append((hash_, node))
+        if len(self._waiting) == BATCH:
+            self.flush()
+
+    def recovered(self, hash_: str) -> Record | None:
+        """The record read on its own (see `_recovered`); None when it is dropped."""
+        self.mended[hash_], record = _recovered(hash_, self._installs[hash_], self._faults)
+        return record
+
+    def flush(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        try:
+            self._render([h for h, _ in waiting], [n for _, n in waiting])
+        except DECODE_FAULTS:  # a node whose parameters do not decode: each is rendered on its own
+            for hash_, node in waiting:
+                self._render_alone(hash_, node)
+
+    def _render_alone(self, hash_: str, node: Node) -> None:
+        try:
+            self._render([hash_], [node])
+            return
+        except DECODE_FAULTS:  # read the slow way, as any record the typed decode refuses
+            del self._records[hash_]
+            record = self.recovered(hash_)
+        if record is not None:
+            self._records[hash_] = (record.spec.name, record.spec.version)
+            if record.in_buildcache:
+                self._render([hash_], [record.spec])
+
+    def _render(self, hashes: list[str], nodes: list[Node]) -> None:
+        """Render these binaries; raises DECODE_FAULTS, and then has added none of them."""
+        edges = [edges for edges in map(_DEPENDENCIES, nodes)]
+        flat = list(chain.from_iterable(filter(None, edges)))
+        edge_hashes = list(map(_HASH, flat))
+        if "" in edge_hashes:  # an edge without a hash names nothing and is left out
+            edges = [[edge for edge in e if edge.hash] if e else e for e in edges]
+            flat = list(chain.from_iterable(filter(None, edges)))
+            edge_hashes = list(map(_HASH, flat))
+        meanings = self._meanings.ids(flat)
+        columns = self.nodes.rendered(nodes, self._renderer)
+        self.hashes += hashes
+        self.nodes.extend(columns)
+        self.counts += [len(e) if e else 0 for e in edges]
+        self.edge_targets += map(self._numbers.__getitem__, edge_hashes)  # while their text is in the CPU's cache
+        self.edge_meanings += meanings
+
+    def rows(self, installs: dict[str, msgspec.Raw], records: dict[str, tuple[str, str]]) -> Rows:
+        """Every binary, in package-name order (stable), with its edges and its compiler."""
+        n = len(self.hashes)
+        order = sorted(range(n), key=self.nodes.names.__getitem__)
+        counts = np.array(self.counts, dtype=np.int64)
+        edge_order = _segments_in(order, counts)
+        numbers = np.array(self.edge_targets, dtype=np.int64)[edge_order]
+        named, targets = _first_come(numbers, len(self._numbers))
+        table = _table(records, list(map(list(self._numbers).__getitem__, named.tolist())), installs)
+        meanings = np.array(self.edge_meanings, dtype=np.int64)[edge_order]
+        bits, virtuals, ranks = self._meanings.columns()
+        virtual_names, virtual_of = _virtual_names(meanings, virtuals)
+        counts = counts[order]
+        providers = _providers(counts, ranks[meanings], targets)
+        table.unheld = _unheld(table.hashes, _lookup(installs, records, set(self.hashes)))
+        nodes = self.nodes.ordered(order)
+        deps = DepBlock(counts.tolist(), targets.tolist(), bits[meanings].tobytes(), virtual_of[meanings].tolist(),
+                        table, virtual_names)
+        provider_names = [("", "") if p < 0 else (table.names[p], table.versions[p]) for p in providers.tolist()]
+        compilers = list(map(node_compiler, nodes.own, provider_names, nodes.annotated))
+        columns = SpecColumns(list(map(self.hashes.__getitem__, order)), nodes.versions, compilers, nodes.platforms,
+                              nodes.oss, nodes.targets, nodes.variants, [()] * n, [UNKNOWN_SIZE] * n,
+                              build_provenance=nodes.provenance)
+        return Rows(nodes.names, columns, deps)
+
+
+@dataclass
+class _NodeColumns:
+    """What each binary's node says, field by field (`NodeFields`), its compiler but for the edge providing it."""
+
+    names: list[str] = field(default_factory=list)
+    versions: list[str] = field(default_factory=list)
+    platforms: list[str] = field(default_factory=list)
+    oss: list[str] = field(default_factory=list)
+    targets: list[str] = field(default_factory=list)
+    variants: list[tuple[str, ...]] = field(default_factory=list)
+    own: list[str] = field(default_factory=list)
+    annotated: list[str] = field(default_factory=list)
+    provenance: list[str] = field(default_factory=list)
+
+    @staticmethod
+    def rendered(nodes: list[Node], renderer: Renderer) -> _NodeColumns:
+        """The nodes' fields, as `Renderer.fields` renders one; raises DECODE_FAULTS."""
+        rendered = list(map(renderer.parameters, map(_PARAMETERS, nodes)))
+        arches = list(map(arch_of, nodes))
+        provenance = list(map(build_provenance_text, map(_PACKAGE_HASH, nodes), map(_NAMESPACE, nodes),
+                              map(_FLAGS, rendered)))
+        return _NodeColumns(list(map(_NAME, nodes)), list(map(_VERSION, nodes)), list(map(_PLATFORM, arches)),
+                            list(map(_OS, arches)), list(map(_TARGET, arches)), list(map(_VARIANTS, rendered)),
+                            list(map(own_compiler, nodes)), list(map(annotated_compiler, nodes)), provenance)
+
+    def extend(self, other: _NodeColumns) -> None:
+        for name, column in vars(other).items():
+            getattr(self, name).extend(column)
+
+    def ordered(self, order: list[int]) -> _NodeColumns:
+        return _NodeColumns(**{name: list(map(column.__getitem__, order)) for name, column in vars(self).items()})
+
+
+_DEPENDENCIES, _HASH, _PARAMETERS = attrgetter("dependencies"), attrgetter("hash"), attrgetter("parameters")
+_NAME, _VERSION = attrgetter("name"), attrgetter("version")
+_PACKAGE_HASH, _NAMESPACE = attrgetter("package_hash"), attrgetter("namespace")
+_PLATFORM, _OS, _TARGET = itemgetter(0), itemgetter(1), itemgetter(2)
+_VARIANTS, _FLAGS = itemgetter(0), itemgetter(1)
+
+
+class _Meanings:
+    """One reading's distinct edge `parameters` texts (with DB 6's `type`) and the meaning of each (`edge_meaning`),
+    by id: an index holds a handful, so an edge is one lookup."""
+
+    def __init__(self) -> None:
+        self.found: list[tuple[int, str, int]] = []  # (deptype bits, virtuals, compiler rank) per id
+        self._ids: dict[object, int] = {}
+
+    def ids(self, edges: list[Edge]) -> list[int]:
+        """The meaning of each edge, by id. Raises DECODE_FAULTS for `parameters` that do not decode."""
+        if any(map(_TYPE, edges)):  # DB 6: deptypes in `type`, read when `parameters` has none
+            keys: list[object] = [(bytes(e.parameters), tuple(e.type or ())) for e in edges]
+        else:
+            keys = list(map(bytes, map(_PARAMETERS, edges)))
+        try:
+            return list(map(self._ids.__getitem__, keys))
+        except KeyError:
+            return [self._id(key) for key in keys]
+
+    def _id(self, key: object) -> int:
+        found = self._ids.get(key)
+        if found is None:
+            parameters, legacy = key if isinstance(key, tuple) else (key, ())
+            meaning = edge_meaning(parameters, legacy)
+            found = self._ids[key] = len(self.found)
+            self.found.append(meaning)
+        return found
+
+    def columns(self) -> tuple[np.ndarray, list[str], np.ndarray]:
+        """Deptype bits, virtuals and compiler rank by id."""
+        return (np.array([m[0] for m in self.found], dtype=np.uint8), [m[1] for m in self.found],
+                np.array([m[2] for m in self.found], dtype=np.int64))
+
+
+_TYPE = attrgetter("type")
+
+
+def _segments_in(order: list[int], counts: np.ndarray) -> np.ndarray:
+    """The edges' positions when their binaries are put in `order` (binary k owns `counts[k]` edges in a row)."""
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    ordered = np.array(order, dtype=np.int64)
+    lengths = counts[ordered]
+    if not lengths.sum():
+        return np.zeros(0, dtype=np.int64)
+    shift = starts[ordered] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    return np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(shift, lengths)
+
+
+def _first_come(numbers: np.ndarray, distinct: int) -> tuple[np.ndarray, np.ndarray]:
+    """The numbers these edges name, in the order they first come, and each edge's position among them."""
+    found, first = np.unique(numbers, return_index=True)
+    named = found[np.argsort(first, kind="stable")]
+    position = np.zeros(distinct, dtype=np.int64)
+    position[named] = np.arange(len(named), dtype=np.int64)
+    return named, position[numbers]
+
+
+class _Numbering(dict[str, int]):
+    """Each distinct key's number, in the order they first come."""
+
+    def __missing__(self, key: str) -> int:
+        number = self[key] = len(self)
+        return number
+
+
+def _virtual_names(meanings: np.ndarray, virtuals: list[str]) -> tuple[list[str], np.ndarray]:
+    """The distinct virtuals of these edges in the order they first come, and each meaning id's among them."""
+    ids, first = np.unique(meanings, return_index=True)
+    names = list(dict.fromkeys(virtuals[i] for i in ids[np.argsort(first)].tolist()))
+    position = {name: i for i, name in enumerate(names)}
+    return names, np.array([position.get(v, 0) for v in virtuals], dtype=np.int64)
+
+
+def _providers(counts: np.ndarray, ranks: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """Per binary, the table ordinal of the edge providing its compiler (see `node_compiler`: the first edge with
+    the lowest rank, if that rank provides one), else -1."""
+    found = np.full(len(counts), -1, dtype=np.int64)
+    if not len(ranks):
+        return found
+    edges = len(ranks)
+    key = ranks * edges + np.arange(edges, dtype=np.int64)  # the lowest rank first, then the first such edge
+    has = counts > 0
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))[has]
+    best = np.minimum.reduceat(key, starts)
+    edge = best % edges
+    provides = best // edges < NOT_A_COMPILER
+    chosen = np.flatnonzero(has)
+    found[chosen[provides]] = targets[edge[provides]]
+    return found
 
 
 def _recovered(hash_: str, raw: msgspec.Raw, faults: Faults) -> tuple[msgspec.Raw | None, Record | None]:
@@ -173,52 +377,22 @@ def documents(rows: Rows, origin: str, tag: str, generation: str) -> list[Parsed
 # -- one record ------------------------------------------------------------------------------------------
 
 
-def _binary(hash_: str, node: Node, renderer: Renderer) -> _Binary:
-    edges = _edges(node)
-    return _Binary(
-        hash_, renderer.fields(node), [edge.hash for edge in edges],
-        [(_MEANINGS.get(bytes(edge.parameters)) if edge.type is None else None) or _edge_info(edge) for edge in edges],
-    )
-
-
 def _edges(node: Node) -> list[Edge] | tuple[()]:
     """The node's edges; one without a hash names nothing and is left out."""
     edges = node.dependencies or ()
     return edges if all(edge.hash for edge in edges) else [edge for edge in edges if edge.hash]
 
 
-def _compiler_of(binary: _Binary, named: dict[str, tuple[str, str]]) -> str:
-    """See `node_compiler`: the providing edge is the first with the lowest rank; its name and version are its
-    record's (the index's own word for what that dependency is)."""
-    ranks = [info[2] for info in binary.edge_infos]
-    best = min(range(len(ranks)), key=ranks.__getitem__, default=None)
-    provider = ("", "")
-    if best is not None and ranks[best] < NOT_A_COMPILER:
-        provider = named.get(binary.edge_hashes[best], provider)
-    return node_compiler(binary.node.own_compiler, provider, binary.node.annotated_compiler)
-
-
-_MEANINGS: dict[bytes, tuple[int, str, int]] = {}  # an edge's parameters text -> its meaning; a handful of values
-
-
 def _edge_info(edge: Edge) -> tuple[int, str, int]:
-    key = bytes(edge.parameters)
-    meaning = edge_meaning(key, tuple(edge.type or ()))
-    if edge.type is None and len(_MEANINGS) < 10_000:
-        _MEANINGS[key] = meaning
-    return meaning
-
-
-def _strings(value: Any) -> list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+    return edge_meaning(bytes(edge.parameters), tuple(edge.type or ()))
 
 
 # -- the dependencies the binaries name --------------------------------------------------------------------
 
 
-def _table(records: dict[str, tuple[str, str]], edge_hashes: list[str], installs: dict[str, msgspec.Raw]) -> DepTable:
-    """Every dependency named by an edge, once; one the index has no record of keeps the edge's own name."""
-    hashes = list(dict.fromkeys(edge_hashes))
+def _table(records: dict[str, tuple[str, str]], hashes: list[str], installs: dict[str, msgspec.Raw]) -> DepTable:
+    """Every dependency named by an edge (`hashes`, each once); one the index has no record of keeps the edge's
+    own name."""
     found = list(map(records.get, hashes))
     edge_names = _edge_names({h for h, n in zip(hashes, found) if n is None}, installs) if None in found else {}
     named = [n or (edge_names.get(h, ""), "") for h, n in zip(hashes, found)]
