@@ -7,7 +7,9 @@ answer comes as a message; one still queued behind a newer one is dropped unread
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import partial
 
 from textual.dom import DOMNode
@@ -24,6 +26,7 @@ INLINE_SPECS = 50_000
 
 Sort = tuple[str | None, bool]
 Deliver = Callable[[Query, Sort, View, Answer], None]
+Question = tuple[Query, Sort, View]
 
 
 class Arrived(Message):
@@ -45,9 +48,14 @@ class Answers:
         self._node = node  # whose workers compute the big answers, and who is told them (`Arrived`)
         self._deliver = deliver
         self.recent = RecentAnswers()
+        self._lock = threading.Lock()  # over what is prepared, which the screen and the preparing worker share
+        self._wanted: _Prepared | None = None  # the next question to prepare
+        self._preparing: _Prepared | None = None  # the one being worked out
+        self._worker_running = False
 
     def forget(self) -> None:
         self.recent = RecentAnswers()
+        self.prepare(None, None, frozenset())
 
     def ask(self, corpus: Corpus, question: Browsing, hidden: frozenset[str]) -> bool:
         """True: `question` answered and delivered now; False: its answer is on its way from a worker (`Arrived`).
@@ -60,12 +68,53 @@ class Answers:
         self._node.call_after_refresh(self._start, corpus, query, sort, view, hidden)
         return False
 
+    def prepare(self, corpus: Corpus | None, question: Browsing | None, hidden: frozenset[str]) -> None:
+        """Work out, beside a dialog, the answer the question it offers would ask (kept in `recent`, delivered
+        to no one), so that choosing it answers at once; None: nothing. One question is worked out at a time,
+        the newest wanted next: a cursor going down a list of choices does not start a worker per choice."""
+        if corpus is not None and question is not None and corpus.n_specs <= INLINE_SPECS:
+            return  # answered on the spot anyway
+        with self._lock:
+            self._wanted = None if corpus is None or question is None else _Prepared(
+                corpus, (question.query, question.sort, question.view), hidden, self.recent)
+            if self._wanted is None or self._worker_running:
+                return  # the worker running takes the newest wanted when it is done
+            self._worker_running = True
+        self._node.run_worker(self._prepare_wanted, thread=True, group="prepare", name="prepare",
+                              description="prepare", exit_on_error=False)
+
+    def _prepare_wanted(self) -> None:
+        try:
+            while True:
+                with self._lock:
+                    wanted, self._wanted, self._preparing = self._wanted, None, self._wanted
+                if wanted is None:
+                    return
+                try:
+                    wanted.work_out()
+                finally:
+                    wanted.done.set()
+        finally:
+            with self._lock:
+                self._worker_running, self._preparing = False, None
+
+    def _prepared(self, corpus: Corpus, question: Question) -> None:
+        """Wait for `question`'s answer if it is being prepared, rather than work it out twice at once; a question
+        only wanted is not prepared any more: it is being asked."""
+        with self._lock:
+            if self._wanted is not None and self._wanted.asks(corpus, question):
+                self._wanted = None
+            preparing = self._preparing
+        if preparing is not None and preparing.asks(corpus, question):
+            preparing.done.wait()
+
     def _start(self, corpus: Corpus, query: Query, sort: Sort, view: View, hidden: frozenset[str]) -> None:
         self._node.run_worker(partial(self._compute, corpus, query, sort, view, hidden), thread=True,
                               exclusive=True, group="results", name="results", description="results",
                               exit_on_error=False)
 
     def _compute(self, corpus: Corpus, query: Query, sort: Sort, view: View, hidden: frozenset[str]) -> None:
+        self._prepared(corpus, (query, sort, view))
         found = answer(corpus, query, sort, self.recent, view)
         if found.results is not None and not view.find and not get_current_worker().is_cancelled:
             # The table's measure of the rows (a tenth to a third of a second at 500k specs), here rather than in
@@ -73,3 +122,24 @@ class Answers:
             measured_for(rows_to_show(corpus, found.results, sort, self.recent), hidden)
         if not get_current_worker().is_cancelled:
             self._node.post_message(Arrived(query, sort, view, found, corpus))
+
+
+@dataclass(eq=False)
+class _Prepared:
+    """A question worked out ahead (`Answers.prepare`), into the answers kept when it was wanted: a corpus read
+    again keeps none of them."""
+
+    corpus: Corpus
+    question: Question
+    hidden: frozenset[str]
+    recent: RecentAnswers
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def asks(self, corpus: Corpus, question: Question) -> bool:
+        return corpus is self.corpus and question == self.question
+
+    def work_out(self) -> None:
+        query, sort, view = self.question
+        found = answer(self.corpus, query, sort, self.recent, view)
+        if found.results is not None and not view.find:
+            measured_for(rows_to_show(self.corpus, found.results, sort, self.recent), self.hidden)

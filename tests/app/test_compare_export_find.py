@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import csv
 import json
+import threading
 from pathlib import Path
 
 import pytest
+from textual.worker import WorkerState
 
+from cachetui.app import answers as answers_module
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.dialogs.choice_dialog import ChoiceDialog
 from cachetui.app.dialogs.export_dialog import ExportDialog
@@ -16,6 +19,7 @@ from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.app.widgets.status_line import StatusLine, render_status
 from cachetui.cli.main import main
+from cachetui.present.browse import answer as answer_module
 from tests.app.helpers import wait_for, wait_loaded
 from tests.test_diff import NEW, OLD, _independent, _snapshots
 
@@ -205,3 +209,78 @@ async def test_export_without_hard_links_still_never_clobbers(snapshots: Path, t
         await pilot.press("e", "ctrl+u", *str(target), "enter")
         await wait_for(pilot, lambda: target.exists() and target.stat().st_size > 0)
         assert len(json.loads(target.read_text())) == len(_table(app).data.indices)
+
+
+async def test_the_comparison_the_cursor_rests_on_is_worked_out_while_the_dialog_is_open(
+        snapshots: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a whole site the first answer of a comparison takes a few tenths of a second: the newer tag the cursor
+    rests on is answered while the user looks, so Enter shows it at once, and it is not worked out again."""
+    monkeypatch.setattr(answers_module, "INLINE_SPECS", 0)  # answers in workers, as on a whole site
+    pairs: list[tuple[frozenset[str], bool]] = []  # the tags of each comparison's rows worked out; dialog open?
+    real = answer_module.results_for
+
+    def counted(corpus, query, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if kwargs.get("comparison") is not None:
+            pairs.append((query.filters["tag"], isinstance(app.screen, ChoiceDialog)))
+        return real(corpus, query, *args, **kwargs)
+
+    monkeypatch.setattr(answer_module, "results_for", counted)
+    app = _app(snapshots)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("escape", "d")
+        await _choose(pilot, OLD)
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog)
+        await pilot.press(*["down"] * dialog.values.index(NEW))
+        await wait_for(pilot, lambda: (frozenset({OLD, NEW}), True) in pairs)  # while the dialog is open
+        await pilot.press("enter")
+        await wait_loaded(pilot)
+        await wait_for(pilot, lambda: _table(app).data is not None and _table(app).data.comparison is not None)
+        assert [p for p in pairs if p[0] == frozenset({OLD, NEW})] == [(frozenset({OLD, NEW}), True)]  # once
+        assert f"comparing {OLD} → {NEW}" in render_status(app.screen.query_one(StatusLine).status).plain
+
+
+async def test_a_comparison_dialog_cancelled_leaves_nothing_to_work_out(snapshots: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(answers_module, "INLINE_SPECS", 0)
+    app = _app(snapshots)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("escape", "d")
+        await _choose(pilot, OLD)
+        answers = app.browser._answers
+        await wait_for(pilot, lambda: not answers._worker_running)
+        await pilot.press("escape")  # the newer tag's dialog cancelled
+        await pilot.pause()
+        assert answers._wanted is None and not isinstance(app.screen, ChoiceDialog)
+
+
+async def test_a_comparison_chosen_while_it_is_being_worked_out_waits_for_it(
+        snapshots: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Enter before the prepared answer is ready: the answer waits for it rather than work it out twice at once."""
+    monkeypatch.setattr(answers_module, "INLINE_SPECS", 0)
+    started, release = threading.Event(), threading.Event()
+    pairs: list[frozenset[str]] = []
+    real = answer_module.results_for
+
+    def held(corpus, query, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if kwargs.get("comparison") is not None:
+            pairs.append(query.filters["tag"])
+            started.set()
+            assert release.wait(timeout=30)
+        return real(corpus, query, *args, **kwargs)
+
+    monkeypatch.setattr(answer_module, "results_for", held)
+    app = _app(snapshots)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("escape", "d")
+        await _choose(pilot, OLD)
+        await wait_for(pilot, started.is_set)  # the first newer tag offered, being worked out
+        await pilot.press("enter")  # chosen meanwhile
+        await wait_for(pilot, lambda: any(w.name == "results" and w.state == WorkerState.RUNNING
+                                          for w in app.workers))  # the answer asked for, beside it
+        release.set()
+        await wait_for(pilot, lambda: _table(app).data is not None and _table(app).data.comparison is not None)
+        assert len(pairs) == 1  # worked out once, by the preparation

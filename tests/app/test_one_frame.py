@@ -11,7 +11,7 @@ import threading
 import pytest
 
 import cachetui.app.answers as browser_module
-from cachetui.app.widgets.detail_pane import DetailPane
+from cachetui.app.widgets.detail_pane import DetailPane, detail_lines, wrap
 from cachetui.app.widgets.facet_panel import FacetPanel, Kind
 from cachetui.app.widgets.package_list import PackageList
 from cachetui.app.widgets.query_bar import QueryBar
@@ -121,3 +121,45 @@ async def test_page_down_finds_its_rows_already_painted() -> None:
         assert table.scroll_offset.y > top + 5  # a new page of rows
         shown = range(int(table.scroll_offset.y), int(table.scroll_offset.y) + table.size.height - table.HEADER_LINES)
         assert all(table.row_key(row) in painted_before for row in shown)
+
+
+async def test_a_cursor_move_repaints_only_the_detail_lines_that_differ(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next spec's details mostly read as this one's: only the lines that differ are repainted (each of
+    them), and the pane then reads exactly as the next spec's details drawn afresh."""
+    whole: list[int] = []
+    repainted: set[int] = set()
+    real_changed, real_row = DetailPane.rows_changed, DetailPane._refresh_row
+
+    def counted(self: DetailPane, *args: object, **kwargs: object) -> None:
+        whole.append(1)
+        real_changed(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def row(self: DetailPane, row: int) -> None:
+        repainted.add(row)
+        real_row(self, row)
+
+    monkeypatch.setattr(DetailPane, "rows_changed", counted)
+    monkeypatch.setattr(DetailPane, "_refresh_row", row)
+    app = sample_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await open_package(pilot, "mpi4py")
+        pane = app.screen.query_one(DetailPane)
+        table = app.screen.query_one(SpecTable)
+        reworded = 0
+        for at in range(1, len(table.data.indices)):
+            before = len(whole)
+            was = [text.plain for text, _ in wrap(detail_lines(pane.detail), pane.content_width, app.console)]
+            repainted.clear()
+            await pilot.press("down")
+            await pilot.pause()
+            assert _shown_spec(app) == int(table.data.indices[at])
+            fresh = wrap(detail_lines(pane.detail), pane.content_width, app.console)
+            if len(whole) == before:  # not repainted whole: each line that differs, and only those
+                reworded += 1
+                differ = {i for i, (old, (new, _)) in enumerate(zip(was, fresh)) if old != new.plain}
+                assert differ <= repainted and len(repainted) < len(fresh)
+            top = int(pane.scroll_offset.y)
+            for y in range(min(pane.size.height, len(fresh) - top)):
+                assert pane.render_line(y).text.rstrip() == fresh[top + y][0].plain.rstrip()
+        assert reworded  # the package's specs have details of one length

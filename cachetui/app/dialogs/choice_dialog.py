@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
 from rich.text import Text
@@ -24,11 +24,14 @@ class ChoiceDialog(ModalScreen[T | None], Generic[T]):
 
     BINDINGS = bindings_of("dialog")
 
-    def __init__(self, title: str, choices: Sequence[tuple[Text, T]], *, highlighted: int = 0) -> None:
+    def __init__(self, title: str, choices: Sequence[tuple[Text, T]], *, highlighted: int = 0,
+                 looking_at: Callable[[T], None] | None = None) -> None:
+        """`looking_at` hears each choice the cursor rests on (the first as the dialog opens)."""
         super().__init__()
         self._title = title
         self._choices = list(choices)
         self._highlighted = highlighted
+        self._looking_at = looking_at
 
     @property
     def values(self) -> list[T]:
@@ -44,6 +47,12 @@ class ChoiceDialog(ModalScreen[T | None], Generic[T]):
         options = self.query_one(OptionList)
         options.highlighted = min(self._highlighted, max(len(self._choices) - 1, 0))
         options.focus()
+
+    @on(OptionList.OptionHighlighted)
+    def _looked_at(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if self._looking_at is not None and 0 <= event.option_index < len(self._choices):
+            self._looking_at(self._choices[event.option_index][1])
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:

@@ -5,7 +5,7 @@ Each dialog's module is imported when its key is first pressed: the first frame 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -24,8 +24,11 @@ def tag_counts(corpus: Corpus, package: str | None) -> dict[str, int]:
     return facet_counts(corpus, Query(package), "tag")
 
 
-async def compare(app: App[Any], corpus: Corpus | None, view: View, package: str | None) -> View:
-    """`d`: the view comparing the older tag chosen with the newer one; again, the view without comparing."""
+async def compare(app: App[Any], corpus: Corpus | None, view: View, package: str | None,
+                  prepare: Callable[[View | None], None] = lambda view: None) -> View:
+    """`d`: the view comparing the older tag chosen with the newer one; again, the view without comparing.
+    `prepare` hears the view the newer tag the cursor is on would make (None once the dialog is gone), so that
+    its answer can be worked out while the user looks."""
     if view.compare is not None or corpus is None:
         return replace(view, compare=None)
     tags, counts = corpus.tags, tag_counts(corpus, package)
@@ -38,7 +41,10 @@ async def compare(app: App[Any], corpus: Corpus | None, view: View, package: str
     if old is None:
         return view
     new = await app.push_screen_wait(TagPicker([t for t in tags if t != old], counts, None,
-                                               title=f"Compare {inert(old)} with: the newer tag", with_all=False))
+                                               title=f"Compare {inert(old)} with: the newer tag", with_all=False,
+                                               looking_at=lambda new: prepare(replace(view, compare=(old, new)))))
+    if new is None:
+        prepare(None)
     # the answer scopes to the two tags; a tag filter set before waits until comparing stops
     return view if new is None else replace(view, compare=(old, new))
 

@@ -372,8 +372,12 @@ class BrowserScreen(Screen[None]):
 
     @work(group="dialog", exclusive=True, exit_on_error=False)
     async def action_compare(self) -> None:
+        def prepare(view: View | None) -> None:
+            question = None if view is None else go.viewed(self.browsing, view)[0]
+            self._answers.prepare(self.corpus, question, self.query_one(SpecTable).hidden)
+
         self._go(go.viewed(self.browsing, await compare(self.app, self.corpus, self.browsing.view,
-                                                        self.spec_query.package)))
+                                                        self.spec_query.package, prepare)))
 
     @work(group="dialog", exclusive=True, exit_on_error=False)
     async def action_choose_tag(self) -> None:

@@ -6,6 +6,7 @@ uses this one) that is in the corpus jumps to it. Lines wrap to the pane's width
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 from rich.console import Console
@@ -215,6 +216,11 @@ def wrap(lines: list[Line], width: int, console: Console) -> list[Line]:
     return wrapped
 
 
+def _key(text: Text) -> Hashable:
+    """What a detail line's paint depends on: its text and styles."""
+    return text.plain, tuple(text.spans), text.style, text.justify
+
+
 class DetailPane(PickList):
     """Posts `Jump(spec)` on Enter over a dependency or user that is in the corpus."""
 
@@ -242,7 +248,23 @@ class DetailPane(PickList):
 
     def _rewrap(self, keep_cursor: bool) -> None:
         rows = wrap(detail_lines(self.detail), self.content_width or 80, self.app.console)
-        self.source = DetailRows(rows, self._same_line(rows) if keep_cursor else 0)
+        cursor = self._same_line(rows) if keep_cursor else 0
+        old = self.source.rows if isinstance(self.source, DetailRows) else None
+        if old is None or len(old) != len(rows) or cursor != self.cursor:
+            self.source = DetailRows(rows, cursor)
+            return
+        # The next spec's details mostly read as this one's (its labels, often its package, compiler and
+        # dependencies): only the lines that differ are repainted, not every line of the pane at each cursor move.
+        self.set_reactive(DetailPane.source, DetailRows(rows, cursor))
+        self.rows_reworded(row for row, (was, now) in enumerate(zip(old, rows)) if _key(was[0]) != _key(now[0]))
+
+    def row_key(self, row: int) -> Hashable:
+        # What the line shows: a line that reads the same for the next spec keeps its paint.
+        source = self.source
+        return _key(source.rows[row][0]) if isinstance(source, DetailRows) and row < len(source) else row
+
+    def forget_rows(self) -> None:
+        pass  # keyed by what they show, painted lines stay true (the cache is bounded)
 
     def _same_line(self, rows: list[Line]) -> int:
         """Where the cursor's line is among `rows` (the nearest copy of it), else the cursor's row."""

@@ -7,7 +7,7 @@ Subclasses say how many rows there are, which can hold the cursor, and how a row
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -93,6 +93,15 @@ class LineView(ScrollView, can_focus=True):
             self.cursor = wanted
         self._scroll_to_cursor()
         self.refresh()
+        self._paint_ahead_later()
+
+    def rows_reworded(self, rows: Iterable[int]) -> None:
+        """Call after the rows change when only `rows` read differently: as many rows as before, the cursor on
+        the same one. Only their lines are repainted, where `rows_changed` repaints the whole view; a view whose
+        `row_key` is by index forgets its painted rows first (`forget_rows`)."""
+        self.forget_rows()
+        for row in rows:
+            self._refresh_row(row)
         self._paint_ahead_later()
 
     def on_resize(self) -> None:
