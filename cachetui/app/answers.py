@@ -2,7 +2,8 @@
 
 Up to INLINE_SPECS specs an answer takes a few milliseconds and is computed on the spot; above,
 in a worker, so keys and paints never wait for it (a newer question cancels an older one). A worker's
-answer comes as a message; one still queued behind a newer one is dropped unread (`can_replace`).
+answer comes as a message; one still queued behind a newer one is dropped unread (`can_replace`). A dialog
+can have the answer its choice would ask worked out while it is open (`prepare`).
 """
 
 from __future__ import annotations

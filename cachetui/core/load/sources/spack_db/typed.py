@@ -145,7 +145,7 @@ class _Held:
 
     def _render(self, hashes: list[str], nodes: list[Node]) -> None:
         """Render these binaries; raises DECODE_FAULTS, and then has added none of them."""
-        edges = [edges for edges in map(_DEPENDENCIES, nodes)]
+        edges = list(map(_DEPENDENCIES, nodes))
         flat = list(chain.from_iterable(filter(None, edges)))
         edge_hashes = list(map(_HASH, flat))
         if "" in edge_hashes:  # an edge without a hash names nothing and is left out
