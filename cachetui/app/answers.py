@@ -87,17 +87,20 @@ class Answers:
     def _prepare_wanted(self) -> None:
         try:
             while True:
-                with self._lock:
-                    wanted, self._wanted, self._preparing = self._wanted, None, self._wanted
-                if wanted is None:
-                    return
+                with self._lock:  # finding nothing wanted and saying so is one step: a question wanted between
+                    wanted = self._preparing = self._wanted  # the two would wait for a worker that has ended
+                    self._wanted = None
+                    if wanted is None:
+                        self._worker_running = False
+                        return
                 try:
                     wanted.work_out()
                 finally:
                     wanted.done.set()
-        finally:
+        except BaseException:
             with self._lock:
                 self._worker_running, self._preparing = False, None
+            raise
 
     def _prepared(self, corpus: Corpus, question: Question) -> None:
         """Wait for `question`'s answer if it is being prepared, rather than work it out twice at once; a question
