@@ -119,11 +119,8 @@ class Answers:
 
     def _compute(self, corpus: Corpus, query: Query, sort: Sort, view: View, hidden: frozenset[str]) -> None:
         self._prepared(corpus, (query, sort, view))
-        found = answer(corpus, query, sort, self.recent, view)
-        if found.results is not None and not view.find and not get_current_worker().is_cancelled:
-            # The table's measure of the rows (a tenth to a third of a second at 500k specs), here rather than in
-            # the frame that shows them: the same rows and measure the screen then takes (`rows_to_show`).
-            measured_for(rows_to_show(corpus, found.results, sort, self.recent), hidden)
+        found = _worked_out(corpus, (query, sort, view), self.recent, hidden,
+                            lambda: get_current_worker().is_cancelled)
         if not get_current_worker().is_cancelled:
             self._node.post_message(Arrived(query, sort, view, found, corpus))
 
@@ -143,7 +140,16 @@ class _Prepared:
         return corpus is self.corpus and question == self.question
 
     def work_out(self) -> None:
-        query, sort, view = self.question
-        found = answer(self.corpus, query, sort, self.recent, view)
-        if found.results is not None and not view.find:
-            measured_for(rows_to_show(self.corpus, found.results, sort, self.recent), self.hidden)
+        _worked_out(self.corpus, self.question, self.recent, self.hidden)
+
+
+def _worked_out(corpus: Corpus, question: Question, recent: RecentAnswers, hidden: frozenset[str],
+                cancelled: Callable[[], bool] = lambda: False) -> Answer:
+    """A question's answer, and the table's measure of its rows (a tenth to a third of a second at 500k specs),
+    here rather than in the frame that shows them: the same rows and measure the screen then takes
+    (`rows_to_show`). Nothing is measured once `cancelled`."""
+    query, sort, view = question
+    found = answer(corpus, query, sort, recent, view)
+    if found.results is not None and not view.find and not cancelled():
+        measured_for(rows_to_show(corpus, found.results, sort, recent), hidden)
+    return found
