@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     from cachetui.app.screens.browser import BrowserScreen
     from cachetui.app.screens.glance import GlanceScreen
-    from cachetui.core.load import Looks, Provenance
+    from cachetui.core.load import CyclicGcPause, Looks, Provenance
     from cachetui.core.load.later_dates import Dated, LaterDates
     from cachetui.core.model.corpus import Corpus, Document, SpecView
     from cachetui.core.model.records import MirrorOrigin
@@ -79,8 +79,10 @@ class CacheTuiApp(App[None]):
         settings: UserSettings | None = None,
         wanted: WantedDag | None = None,
         planned: PlanAsked | None = None,
+        gc_pause: CyclicGcPause | None = None,
     ) -> None:
         super().__init__()
+        self._gc_pause = gc_pause  # the cyclic collector's pause since the start: ended once the first frame is out
         self.paths = list(paths)
         self.load_options = load
         self.system_clipboard = system_clipboard
@@ -161,6 +163,8 @@ class CacheTuiApp(App[None]):
             self.load_documents()  # reading starts now; what it reads is shown once the screen is there
             await mounted
             self._placed()
+        if self._gc_pause is not None:
+            self.call_after_refresh(self._gc_pause.end)
         if settings is not None and settings.bad:
             lines = "\n".join(inert(p.described()) for p in settings.problems()[:3])
             self.notify(f"{lines}\n\nThe defaults are used instead; the problems screen lists them.",

@@ -26,6 +26,7 @@ from cachetui.core.spack.words import echo
 
 if TYPE_CHECKING:
     from cachetui.app.app import CacheTuiApp
+    from cachetui.core.load import CyclicGcPause
     from cachetui.core.model.wanted import WantedDag
     from cachetui.present.browse.plan_browsing import PlanAsked
 
@@ -115,12 +116,24 @@ def command_after_options(sources: Sequence[str]) -> str | None:
 
 
 def _browse(args: argparse.Namespace) -> int:
-    browser_app(args).run()
+    import gc
+
+    from cachetui.core.load import CyclicGcPause
+
+    # Until the first frame is out, no full collection walks what the imports made (the app ends the pause).
+    pause = CyclicGcPause()
+    try:
+        app = browser_app(args, pause)
+        gc.freeze()  # the imports' objects live as long as the process: later full collections skip them
+        app.run()
+    finally:
+        pause.end()
     return EXIT_OK
 
 
-def browser_app(args: argparse.Namespace) -> CacheTuiApp:
-    """The browser for a command line: its sources, else config.toml's, else the bundled sample."""
+def browser_app(args: argparse.Namespace, gc_pause: CyclicGcPause | None = None) -> CacheTuiApp:
+    """The browser for a command line: its sources, else config.toml's, else the bundled sample. `gc_pause`: the
+    collector's pause the app ends once its first frame is out."""
     from cachetui.app.app import CacheTuiApp  # Textual loads only when the browser opens
     from cachetui.app.user_settings import load_user_settings
     from cachetui.present.config.settings_declared import SOURCES
@@ -137,7 +150,8 @@ def browser_app(args: argparse.Namespace) -> CacheTuiApp:
         if from_settings:
             raise UsageError(f"{exc} (in the sources of {settings.path})") from None
         raise
-    return CacheTuiApp(inputs, load_options(args), settings=settings, wanted=wanted_of(args), planned=planning)
+    return CacheTuiApp(inputs, load_options(args), settings=settings, wanted=wanted_of(args), planned=planning,
+                       gc_pause=gc_pause)
 
 
 def plan_of(args: argparse.Namespace) -> PlanAsked | None:

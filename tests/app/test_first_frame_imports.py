@@ -157,3 +157,42 @@ def test_the_glance_of_a_warm_start_is_drawn_before_the_browser_or_numpy_is_impo
     assert packages == list(corpus.packages)  # the glance of these sources, as they were read
     assert sorted(name for name in modules if name in NOT_AT_THE_GLANCE or name.startswith(
         tuple(f"{package}." for package in NOT_AT_THE_GLANCE))) == []
+
+
+# The cyclic collector waits for the first frame (a full collection then walks every object the imports made, in the
+# frame's time) and runs again once the first frame is out and the load, which pauses it too, is done.
+_COLLECTOR_THROUGH_MAIN = """
+import gc, json, sys
+from cachetui.app.screens.browser import BrowserScreen
+from cachetui.app.screens.glance import GlanceScreen
+from cachetui.cli.main import main
+
+seen = {}
+mounted = GlanceScreen.on_mount
+deliver = BrowserScreen._deliver
+
+def glance_mounted(self):
+    seen["at the glance's mount"] = [gc.isenabled(), gc.get_freeze_count()]
+    mounted(self)
+
+def counted(self, *args):
+    deliver(self, *args)
+    if self.corpus is not None and self.query_one("SpecTable").row_count:
+        seen["the table filled"] = [gc.isenabled(), gc.get_freeze_count()]
+        json.dump(seen, open(sys.argv[1], "w"))
+        self.app.exit()
+
+GlanceScreen.on_mount = glance_mounted
+BrowserScreen._deliver = counted
+sys.exit(main([sys.argv[2]]))
+"""
+
+
+def test_the_collector_waits_for_the_first_frame_and_runs_once_the_corpus_is_shown(
+        tmp_path: Path, private_cache_home: Path) -> None:
+    load_corpus([str(sample_path())], LoadOptions(use_cache=True))  # the last reading, kept: a glance comes first
+    seen = _in_a_terminal(_COLLECTOR_THROUGH_MAIN, tmp_path / "collector.json", tmp_path)
+    enabled, frozen = seen["at the glance's mount"]
+    assert not enabled and frozen > 10_000  # paused, and what the imports made is out of its reach
+    enabled, _ = seen["the table filled"]
+    assert enabled

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cachetui.core.load.cache_names import default_cache_dir
     from cachetui.core.load.looks import Looks, New, binaries_changed
+    from cachetui.core.load.no_cyclic_gc import CyclicGcPause
     from cachetui.core.load.options import LoadOptions
     from cachetui.core.load.pipeline import CACHE_REBUILT, PathNotFound, load_corpus
     from cachetui.core.load.progress import DOCUMENTS, Progress
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 _HOMES = {  # each export -> the module it is defined in
     "LoadOptions": "options",
     "default_cache_dir": "cache_names",
+    "CyclicGcPause": "no_cyclic_gc",
     **dict.fromkeys(["Looks", "New", "binaries_changed"], "looks"),
     **dict.fromkeys(["CACHE_REBUILT", "PathNotFound", "load_corpus", "load_dating_later"], "pipeline"),
     **dict.fromkeys(["recognisable", "require_inputs"], "typed_inputs"),
@@ -67,6 +69,7 @@ __all__ = [
     "DOCUMENTS",
     "BinaryProvenance",
     "ClosureDownload",
+    "CyclicGcPause",
     "SPACK_MIRRORS",
     "STDIN",
     "LoadOptions",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from cachetui.core.load.cache import CACHE_REBUILT, CorpusCache
 from cachetui.core.load.glance import forget_glance, glance_name, glance_of, write_glance
 from cachetui.core.load.later_dates import CacheWrite, LaterDates, Undated
+from cachetui.core.load.no_cyclic_gc import no_cyclic_gc
 from cachetui.core.load.options import LoadOptions
 from cachetui.core.load.progress import INDEXING, OPENING, WAITING, Progress
 from cachetui.core.load.site_pass import SitePass
@@ -35,7 +36,6 @@ from cachetui.core.load.sources.indexes import (
 )
 from cachetui.core.load.sources.locator import store_root
 from cachetui.core.load.sources.mirror import Net
-from cachetui.core.load.sources.no_cyclic_gc import no_cyclic_gc
 from cachetui.core.load.sources.spack_config import SpackMirrors, configured_groups
 from cachetui.core.load.typed_inputs import require_inputs
 from cachetui.core.model.corpus import Corpus

@@ -22,8 +22,8 @@ from typing import Any, BinaryIO
 
 import yaml
 
+from cachetui.core.load.no_cyclic_gc import no_cyclic_gc
 from cachetui.core.load.sources.clearsigned import cleartext, is_clearsigned
-from cachetui.core.load.sources.no_cyclic_gc import no_cyclic_gc
 from cachetui.core.load.sources.regular_file import capped, read_capped
 from cachetui.core.load.sources.spack_node import Node, Renderer, edge_meaning, is_set, mended_node, unwrapped
 from cachetui.core.load.sources.yaml_aliases import SafeLoader, first_alias_line
