@@ -20,10 +20,13 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from cachetui.app.actions import bindings_of
+from cachetui.app.widgets.plain_box import BoxedLines, PlainBox, plain_box
 from cachetui.core.model.recent import Recent
 
 # Painted rows kept: the screen and the pages painted ahead above and below it, at a few widths.
 PAINTED_ROWS_KEPT = 1024
+# Painted rows kept as the screen gets them: a tall screen's rows, and a few more.
+BOXED_ROWS_KEPT = 160
 
 
 class LineView(ScrollView, can_focus=True):
@@ -39,6 +42,7 @@ class LineView(ScrollView, can_focus=True):
         # widget, is frozen with the corpus (gc.freeze() after a load), so the first ring cleared is
         # never collected (tests/app/test_line_view_memory.py), and every gen-2 collection walks it.
         self._lines: Recent[tuple[Hashable, int, bool, bool], Strip] = Recent(PAINTED_ROWS_KEPT)
+        self._boxed = BoxedLines(BOXED_ROWS_KEPT)  # painted rows as the screen gets them
         self._paint: tuple[int, Style] | None = None  # (content width, base style) while a paint is on
         self._ahead_asked = False
 
@@ -67,6 +71,7 @@ class LineView(ScrollView, can_focus=True):
     def forget_rows(self) -> None:
         """The rows changed: painted rows keyed by index no longer hold."""
         self._lines.clear()
+        self._boxed.clear()
 
     def cursor_moved(self) -> None:
         """Hook: the cursor now rests on another row (or the rows changed under it)."""
@@ -141,9 +146,34 @@ class LineView(ScrollView, can_focus=True):
         # Once per paint, not once per line: `rich_style` walks the ancestors (a third of a row's cost).
         self._paint = (self.content_width, self.rich_style)
         try:
-            return super().render_lines(crop)
+            box = plain_box(self)
+            return super().render_lines(crop) if box is None else self._boxed_lines(crop, box)
         finally:
             self._paint = None
+
+    def _boxed_lines(self, crop: Region, box: PlainBox) -> list[Strip]:
+        """The lines in `crop` as Textual's StylesCache draws them, but each row's painted strip, once put in its
+        box (padding, the app's line filters), is kept and handed on as the same object while it is on screen.
+
+        The StylesCache draws every line of a view again after a scroll (a page-down: the whole table), each into a
+        new Strip, which the compositor then cuts anew. Kept, a row painted ahead comes out boxed once, and a row
+        still on screen is neither boxed nor cut again. Lines in the gutter (the title on the top border) are drawn
+        by the StylesCache, which keeps them.
+        """
+        width, height = self.region.size
+        top, bottom = box.gutter.top, height - box.gutter.bottom
+        filters = self.app.get_line_filters()
+        background = self.background_colors[1]
+        lines: list[Strip] = []
+        for y in crop.line_range:
+            if y < top or y >= bottom:
+                lines.extend(self._styles_cache.render_widget(self, Region(0, y, width, 1)))
+                continue
+            lines.append(self._boxed.get(self.render_line(y - top), box, filters, background))
+        if crop.column_span != (0, width):
+            x1, x2 = crop.column_span
+            return [line.crop(x1, x2) for line in lines]
+        return lines
 
     def render_line(self, y: int) -> Strip:
         width, base = self._paint or (self.content_width, self.rich_style)
