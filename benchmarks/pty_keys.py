@@ -231,10 +231,12 @@ BLOCKERS = {
     ),
     "pagedown": (
         "Page-down costs about what a cursor move costs (its rows are painted ahead, once the frame "
-        "before is out), but its frame changes every row of the table as well as the details, so more "
-        "lines are cut and joined across the panes. The median sits at ~2.3-2.5x the bare app's; the p90 "
-        "ratio moves from run to run (~2.5x to ~3.4x here) with the bare app's own two modes (~4 and ~6 "
-        "ms) and the machine. Gen-2 collections: as for a cursor move (benchmarks/gc_pauses.py)."
+        "before is out), but its frame changes every row of the table as well as the details: each new "
+        "row is put in its box and cut by the compositor once (a row still on screen is not: "
+        "widgets/plain_box.py), and the table's scrollbar is drawn again. The median sits at ~2.3-2.5x the "
+        "bare app's; the p90 ratio moves from run to run (~2.5x to ~3.4x here) with the bare app's own two "
+        "modes (~4 and ~6 ms) and the machine. Gen-2 collections: as for a cursor move "
+        "(benchmarks/gc_pauses.py)."
     ),
     "facet toggle": (
         "The first frame shows the value as chosen and the status as updating; the answer is computed in "
