@@ -203,11 +203,18 @@ class CacheTuiApp(App[None]):
         await self.switch_screen(browser)
         self._placed()
 
-    async def _browser_wanted(self) -> None:
-        """For the load's worker: the browser mounted, placed by the app's queue if the import has not placed it."""
+    async def _browser_wanted(self) -> bool:
+        """For the load's worker: the browser mounted, placed by the app's queue if the import has not placed it.
+        False: the app has closed, and there is nothing to show the corpus in (`on_unmount` ends the wait)."""
         if not self._browser_placed.is_set():
             self.post_message(PlaceBrowser())
         await self._browser_placed.wait()
+        return self.is_running
+
+    def on_unmount(self) -> None:
+        # A load still reading when the app closed waits for the browser on this loop, which will never place it;
+        # the process, which waits for its threads, would never leave.
+        self._browser_placed.set()
 
     def get_key_display(self, binding: Binding) -> str:
         """A key as the footer, the help and the palette show it, inert: a key's name can come from the user's
@@ -248,7 +255,8 @@ class CacheTuiApp(App[None]):
         # The browser, once mounted (a source read before it is, an empty or tiny one, waits for it); after a glance,
         # put in its place now if its import has not done so. Awaited on the screen's thread (Textual awaits a
         # coroutine's result; mypy cannot pick its type variable).
-        self.call_from_thread(self._browser_wanted)  # type: ignore[arg-type]
+        if not self.call_from_thread(self._browser_wanted):  # type: ignore[arg-type]
+            return corpus  # the app has closed
         self.call_from_thread(self._show_corpus, corpus, dating(news) if later else news, keep, again)
         if not again:  # what is new is looked up after the first frame is on its way: it does not wait for it
             news, fresh = self._news(corpus, None)
