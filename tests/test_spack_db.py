@@ -11,10 +11,14 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cachetui.core.load.pipeline import load_corpus
 from cachetui.core.load.sources.spack_db import read_database, read_tolerantly
+from cachetui.core.load.sources.spack_db.typed import _in_first_come_order
 from cachetui.core.model.records import ParsedDocument
 from tests.mirrors import DB6, DB7, DB8, index_bytes, v3_mirror
 
@@ -110,3 +114,11 @@ def test_a_lone_surrogate_escaped_in_a_record_costs_only_that_record(tolerant: b
     assert problem.reason == "record rqh2vuf6fqwkmipzgi2wjx352mq7y7ez: not valid UTF-8; skipped"
     assert loaded == {h for h, r in data["database"]["installs"].items() if r["in_buildcache"]} - {
         "rqh2vuf6fqwkmipzgi2wjx352mq7y7ez"}
+
+
+@given(st.lists(st.integers(0, 40), max_size=300), st.integers(0, 20))
+def test_the_values_edges_name_come_in_the_order_each_first_comes(values: list[int], unused: int) -> None:
+    # The dependency table lists each hash where an edge first names it; numbers no edge names are left out.
+    distinct = max(values, default=-1) + 1 + unused
+    found = _in_first_come_order(np.array(values, dtype=np.int64), distinct)
+    assert found.tolist() == list(dict.fromkeys(values))

@@ -276,11 +276,22 @@ def _segments_in(order: list[int], counts: np.ndarray) -> np.ndarray:
 
 def _first_come(numbers: np.ndarray, distinct: int) -> tuple[np.ndarray, np.ndarray]:
     """The numbers these edges name, in the order they first come, and each edge's position among them."""
-    found, first = np.unique(numbers, return_index=True)
-    named = found[np.argsort(first, kind="stable")]
+    named = _in_first_come_order(numbers, distinct)
     position = np.zeros(distinct, dtype=np.int64)
     position[named] = np.arange(len(named), dtype=np.int64)
     return named, position[numbers]
+
+
+def _in_first_come_order(values: np.ndarray, distinct: int) -> np.ndarray:
+    """The values of 0..distinct-1 that `values` holds, in the order each first comes in it.
+
+    Each value's first place is found in one pass (`minimum.at`) and only the distinct values are sorted:
+    `np.unique(..., return_index=True)` sorted every edge (a million at 120,000 records, a quarter of a second).
+    """
+    first = np.full(distinct, len(values), dtype=np.int64)
+    np.minimum.at(first, values, np.arange(len(values), dtype=np.int64))
+    held = np.flatnonzero(first < len(values))
+    return held[np.argsort(first[held], kind="stable")]
 
 
 class _Numbering(dict[str, int]):
@@ -293,8 +304,7 @@ class _Numbering(dict[str, int]):
 
 def _virtual_names(meanings: np.ndarray, virtuals: list[str]) -> tuple[list[str], np.ndarray]:
     """The distinct virtuals of these edges in the order they first come, and each meaning id's among them."""
-    ids, first = np.unique(meanings, return_index=True)
-    names = list(dict.fromkeys(virtuals[i] for i in ids[np.argsort(first)].tolist()))
+    names = list(dict.fromkeys(virtuals[i] for i in _in_first_come_order(meanings, len(virtuals)).tolist()))
     position = {name: i for i, name in enumerate(names)}
     return names, np.array([position.get(v, 0) for v in virtuals], dtype=np.int64)
 
