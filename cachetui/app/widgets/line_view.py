@@ -21,6 +21,7 @@ from textual.strip import Strip
 
 from cachetui.app.actions import bindings_of
 from cachetui.app.widgets.plain_box import BoxedLines, PlainBox, plain_box
+from cachetui.app.widgets.scroll_thumb import move_thumb
 from cachetui.core.model.recent import Recent
 
 # Painted rows kept: the screen and the pages painted ahead above and below it, at a few widths.
@@ -220,6 +221,8 @@ class LineView(ScrollView, can_focus=True):
         return Strip(Segment.apply_style(line, style), width)
 
     def watch_scroll_y(self, old: float, new: float) -> None:
+        if self.show_vertical_scrollbar:  # before Textual sets it: a thumb that stays put is not drawn again
+            move_thumb(self.vertical_scrollbar, new)
         super().watch_scroll_y(old, new)
         self.refresh()
         self._paint_ahead_later()
