@@ -23,8 +23,9 @@ from textual import events, on, work
 
 from cachetui.app.app import CacheTuiApp
 from cachetui.app.dialogs.export_dialog import NameDialog
+from cachetui.app.paused_start import run_collector_paused
 from cachetui.app.server_lifetime import end_with_server
-from cachetui.core.load import Provenance
+from cachetui.core.load import CyclicGcPause, Provenance
 from cachetui.core.model.corpus import Corpus, Document
 from cachetui.core.model.records import MirrorOrigin
 from cachetui.present.inert import inert
@@ -47,9 +48,9 @@ MIME_TYPES = {"csv": "text/csv", "json": "application/json"}
 class ServedApp(CacheTuiApp):
     served = True
 
-    def __init__(self, config: ServeConfig) -> None:
+    def __init__(self, config: ServeConfig, gc_pause: CyclicGcPause | None = None) -> None:
         # No local clipboard tool: it would copy to the server's desktop, not the visitor's.
-        super().__init__(config.inputs, config.load, system_clipboard=False)
+        super().__init__(config.inputs, config.load, system_clipboard=False, gc_pause=gc_pause)
         self._labels = Labels(config.inputs)
         self._mirror_urls = dict(config.mirror_urls)
         self._origins: Mapping[Document, MirrorOrigin | None] = {}
@@ -136,7 +137,8 @@ def main() -> int:
         return 2
     if not end_with_server(config.server_pid):
         return 0  # its server is gone: nobody would ever see this session
-    ServedApp(config).run()
+    # The session's imports are done by now; what they made is frozen before the first frame, as in a terminal.
+    run_collector_paused(lambda pause: ServedApp(config, gc_pause=pause))
     return 0
 
 

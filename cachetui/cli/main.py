@@ -116,18 +116,9 @@ def command_after_options(sources: Sequence[str]) -> str | None:
 
 
 def _browse(args: argparse.Namespace) -> int:
-    import gc
+    from cachetui.app.paused_start import run_collector_paused  # imports no Textual: browser_app does, paused
 
-    from cachetui.core.load import CyclicGcPause
-
-    # Until the first frame is out, no full collection walks what the imports made (the app ends the pause).
-    pause = CyclicGcPause()
-    try:
-        app = browser_app(args, pause)
-        gc.freeze()  # the imports' objects live as long as the process: later full collections skip them
-        app.run()
-    finally:
-        pause.end()
+    run_collector_paused(lambda pause: browser_app(args, pause))
     return EXIT_OK
 
 

@@ -160,20 +160,21 @@ def test_the_glance_of_a_warm_start_is_drawn_before_the_browser_or_numpy_is_impo
 
 
 # The cyclic collector waits for the first frame (a full collection then walks every object the imports made, in the
-# frame's time) and runs again once the first frame is out and the load, which pauses it too, is done.
-_COLLECTOR_THROUGH_MAIN = """
-import gc, json, sys
+# frame's time) and runs again once the first frame is out and the load, which pauses it too, is done: in a terminal
+# and in a served session alike.
+_COLLECTOR_WATCHED = """
+import gc, json, os, sys
 from cachetui.app.screens.browser import BrowserScreen
 from cachetui.app.screens.glance import GlanceScreen
-from cachetui.cli.main import main
 
 seen = {}
-mounted = GlanceScreen.on_mount
 deliver = BrowserScreen._deliver
 
-def glance_mounted(self):
-    seen["at the glance's mount"] = [gc.isenabled(), gc.get_freeze_count()]
-    mounted(self)
+def first_mounted(mounted):  # a warm start's glance, or the browser itself (a served session has no glance)
+    def on_mount(self):
+        seen.setdefault("at the first screen's mount", [gc.isenabled(), gc.get_freeze_count()])
+        mounted(self)
+    return on_mount
 
 def counted(self, *args):
     deliver(self, *args)
@@ -182,17 +183,29 @@ def counted(self, *args):
         json.dump(seen, open(sys.argv[1], "w"))
         self.app.exit()
 
-GlanceScreen.on_mount = glance_mounted
+GlanceScreen.on_mount = first_mounted(GlanceScreen.on_mount)
+BrowserScreen.on_mount = first_mounted(BrowserScreen.on_mount)
 BrowserScreen._deliver = counted
+"""
+_AS_CACHETUI = """
+from cachetui.cli.main import main
 sys.exit(main([sys.argv[2]]))
+"""
+_AS_A_SERVED_SESSION = """
+from cachetui.core.load import LoadOptions
+from cachetui.present.serve.served import ServeConfig
+os.environ.update(ServeConfig([sys.argv[2]], LoadOptions(use_cache=True)).to_environment())
+from cachetui.app.served import main
+sys.exit(main())
 """
 
 
+@pytest.mark.parametrize("entry", [_AS_CACHETUI, _AS_A_SERVED_SESSION], ids=["cachetui", "served-session"])
 def test_the_collector_waits_for_the_first_frame_and_runs_once_the_corpus_is_shown(
-        tmp_path: Path, private_cache_home: Path) -> None:
-    load_corpus([str(sample_path())], LoadOptions(use_cache=True))  # the last reading, kept: a glance comes first
-    seen = _in_a_terminal(_COLLECTOR_THROUGH_MAIN, tmp_path / "collector.json", tmp_path)
-    enabled, frozen = seen["at the glance's mount"]
+        entry: str, tmp_path: Path, private_cache_home: Path) -> None:
+    load_corpus([str(sample_path())], LoadOptions(use_cache=True))  # kept: a terminal shows its glance first
+    seen = _in_a_terminal(_COLLECTOR_WATCHED + entry, tmp_path / "collector.json", tmp_path)
+    enabled, frozen = seen["at the first screen's mount"]
     assert not enabled and frozen > 10_000  # paused, and what the imports made is out of its reach
     enabled, _ = seen["the table filled"]
     assert enabled
