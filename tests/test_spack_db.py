@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from cachetui.core.load.pipeline import load_corpus
 from cachetui.core.load.sources.spack_db import read_database, read_tolerantly
 from cachetui.core.load.sources.spack_db.typed import _in_first_come_order
-from cachetui.core.model.records import ParsedDocument
+from cachetui.core.model.records import Dependency, ParsedDocument, UnheldRecords
 from tests.mirrors import DB6, DB7, DB8, index_bytes, v3_mirror
 
 LIBELF = "jr3yipyxyjulcdvckwwwjrrumis7glpa"  # DB 8: built with the external gcc, which provides c
@@ -122,3 +122,16 @@ def test_the_values_edges_name_come_in_the_order_each_first_comes(values: list[i
     distinct = max(values, default=-1) + 1 + unused
     found = _in_first_come_order(np.array(values, dtype=np.int64), distinct)
     assert found.tolist() == list(dict.fromkeys(values))
+
+
+def test_records_without_their_binary_are_gathered_in_place_whatever_their_number() -> None:
+    # Their columns grow in place: a new bytes object per record copied the whole column each time, and an index
+    # holding many records without their binary took time quadratic in their number to read.
+    unheld = UnheldRecords()
+    external, types = unheld.external, unheld.types
+    edges = [Dependency("zlib", "z" * 32, "1.3", 3, ""), Dependency("mpi", "m" * 32, "4.1", 1, "mpi")]
+    for record in range(3):
+        unheld.add(f"{record:032}", "curl", "8.0", record == 1, edges)
+    assert unheld.external is external and unheld.types is types
+    assert bytes(unheld.external) == b"\0\1\0" and bytes(unheld.types) == b"\3\1" * 3
+    assert unheld.edges() == [edges] * 3

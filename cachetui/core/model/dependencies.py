@@ -95,7 +95,7 @@ class DependencyBuilder:
                 self._external.add(hash_id)
             if hash_id not in self._unheld:
                 lo, hi = offsets[record], offsets[record + 1]
-                self._unheld[hash_id] = (target_ids[lo:hi], unheld.types[lo:hi], virtual_ids[lo:hi])
+                self._unheld[hash_id] = (target_ids[lo:hi], bytes(unheld.types[lo:hi]), virtual_ids[lo:hi])
 
     def _describe(self, ids: np.ndarray, known: int, names_: list[str], versions_: list[str]) -> None:
         """Name and version of each dependency: set when first seen, filled in when a later source knows

@@ -51,12 +51,14 @@ class UnheldRecords:
     hashes: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     versions: list[str] = field(default_factory=list)
-    external: bytes = b""  # 1 where the record is an external (Spack never builds or fetches it)
+    # Grown in place: `bytes +=` copied the whole column at each record, which made reading an index quadratic in
+    # the records it holds without their binary.
+    external: bytearray = field(default_factory=bytearray)  # 1 where the record is an external (never built here)
     counts: list[int] = field(default_factory=list)
     targets: list[str] = field(default_factory=list)  # hash per edge
     target_names: list[str] = field(default_factory=list)
     target_versions: list[str] = field(default_factory=list)
-    types: bytes = b""
+    types: bytearray = field(default_factory=bytearray)
     virtuals: list[str] = field(default_factory=list)
 
     def __len__(self) -> int:
