@@ -58,6 +58,7 @@ def main() -> None:
     parser.add_argument("tree")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    args.tree = os.path.abspath(args.tree)  # the loads run in the temporary directory (`run`), not here
     paths = document_paths(Path(args.tree))
     floors: list[float] = []
     with tempfile.TemporaryDirectory() as scratch:
