@@ -66,6 +66,23 @@ def first_output(argv: list[str], frame: bool, markers: tuple[re.Pattern[bytes],
         session.stop()
 
 
+# A checkout's `cachetui`, never the working directory's (-P): each A/B side runs the tree its PYTHONPATH names.
+CACHETUI = [PYTHON, "-P", "-m", "cachetui"]
+
+
+def warm_checkouts(source: str, before: Path, label: str) -> dict[str, dict[str, str]]:
+    """The environment of each side of an A/B run ("before": the worktree `before`, "now": this tree): its code on
+    PYTHONPATH, compiled to bytecode as an installed package is, and a cache directory of its own in which `source`
+    has been read once, so that each starts warm (the cache is keyed by the code's digest)."""
+    envs = {}
+    for name, tree in (("before", before), ("now", HERE.parent)):
+        compileall.compile_dir(str(tree / "cachetui"), quiet=1)
+        env = dict(os.environ, XDG_CACHE_HOME=tempfile.mkdtemp(prefix=f"{label}-{name}-"), PYTHONPATH=str(tree))
+        subprocess.run([*CACHETUI, "check", source], env=env, capture_output=True, check=False)
+        envs[name] = env
+    return envs
+
+
 def names_file(source: str, env: dict[str, str] | None = None) -> str:
     """The package names of `source`, a line each, for the bare app (read through the warm cache `env` names)."""
     from cachetui.core.load import LoadOptions, load_corpus

@@ -16,19 +16,16 @@ bare app's cursor-down p90 (the basis of pty_keys.py's targets), and the slowest
 from __future__ import annotations
 
 import argparse
-import compileall
 import os
 import re
 import statistics
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from benchmarks.first_line import names_file  # noqa: E402
+from benchmarks.first_line import CACHETUI, names_file, warm_checkouts  # noqa: E402
 from benchmarks.pty_keys import KEYS, LOADED, PYTHON, Session  # noqa: E402
 
 QUIET_S = 0.15
@@ -51,14 +48,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--presses", type=int, default=60)
     args = parser.parse_args()
-    cachetui = [PYTHON, "-P", "-m", "cachetui"]  # -P: the working directory's tree never stands in for either
-    envs = {}
-    for name, tree in (("before", args.before), ("now", HERE.parent)):
-        compileall.compile_dir(str(tree / "cachetui"), quiet=1)
-        env = dict(XDG_CACHE_HOME=tempfile.mkdtemp(prefix=f"keys-ab-{name}-"), PYTHONPATH=str(tree))
-        subprocess.run([*cachetui, "check", args.tree], env={**os.environ, **env}, capture_output=True, check=False)
-        envs[name] = env
-    names = names_file(args.tree, {**os.environ, **envs["now"]})
+    envs = warm_checkouts(args.tree, args.before, "keys-ab")
+    names = names_file(args.tree, envs["now"])
     found: dict[tuple[str, str], list[float]] = {(name, key): [] for name in (*envs, "bare") for key in KEYS_TIMED}
     for _ in range(args.rounds):
         for name in (*envs, "bare"):
@@ -66,7 +57,7 @@ def main() -> int:
                 session = Session.start([PYTHON, str(HERE / "bare_app.py"), names], 120, 40)
                 session.wait_for(re.compile(rb"ready"), 60.0)
             else:
-                session = Session.start([*cachetui, args.tree], 120, 40, envs[name])
+                session = Session.start([*CACHETUI, args.tree], 120, 40, envs[name])
                 session.wait_for(LOADED, 600.0)
                 session.press(KEYS["tab"])  # the package list has the focus at start; the table is next
             try:

@@ -15,18 +15,14 @@ Both trees are compiled to bytecode first, as an installed package is. Medians, 
 from __future__ import annotations
 
 import argparse
-import compileall
-import os
 import statistics
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from benchmarks.first_line import SHOWN, USEFUL, first_output, names_file  # noqa: E402
+from benchmarks.first_line import CACHETUI, SHOWN, USEFUL, first_output, names_file, warm_checkouts  # noqa: E402
 from benchmarks.pty_keys import PYTHON  # noqa: E402
 
 
@@ -36,20 +32,14 @@ def main() -> int:
     parser.add_argument("before", type=Path, help="a worktree of the commit to compare with")
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
-    cachetui = [PYTHON, "-P", "-m", "cachetui"]  # -P: the working directory's tree never stands in for either
-    runs = {}
-    for name, tree in (("before", args.before), ("now", HERE.parent)):
-        compileall.compile_dir(str(tree / "cachetui"), quiet=1)
-        env = dict(os.environ, XDG_CACHE_HOME=tempfile.mkdtemp(prefix=f"warm-frame-{name}-"), PYTHONPATH=str(tree))
-        subprocess.run([*cachetui, "check", args.source], env=env, capture_output=True, check=False)
-        runs[name] = env
+    runs = warm_checkouts(args.source, args.before, "warm-frame")
     names = names_file(args.source, runs["now"])
     times: dict[str, list[float]] = {f"{name}, {what}": [] for name in runs for what in ("useful", "corpus")}
     times["bare"] = []
     for _ in range(args.rounds):
         for name, env in runs.items():
-            times[f"{name}, useful"].append(first_output([*cachetui, args.source], True, USEFUL, env))
-            times[f"{name}, corpus"].append(first_output([*cachetui, args.source], True, SHOWN, env))
+            times[f"{name}, useful"].append(first_output([*CACHETUI, args.source], True, USEFUL, env))
+            times[f"{name}, corpus"].append(first_output([*CACHETUI, args.source], True, SHOWN, env))
         times["bare"].append(first_output([PYTHON, str(HERE / "bare_app.py"), names], True))
     bare = statistics.median(times["bare"])
     print(f"warm first useful frame on {Path(args.source).name}: medians of {args.rounds} rounds, alternating")
