@@ -37,20 +37,12 @@ def _resume(freeze: bool) -> None:
 
 
 class CyclicGcPause:
-    """One pause of the cyclic collector, held until `end` (a second `end` does nothing).
-
-    A browser's start holds one from before Textual is imported until its first frame is out: a full collection
-    there walks every object the imports made (20-40 ms of the first frame on the development VM), and a start
-    makes no garbage worth collecting before it is drawn.
-    """
+    """One pause of the cyclic collector, held until `end` (a second `end` does nothing). A browser's start holds one
+    until its first frame is out (`app/paused_start.py` says why)."""
 
     def __init__(self) -> None:
         self._held = True
         _pause()
-
-    @property
-    def held(self) -> bool:
-        return self._held
 
     def end(self, freeze: bool = False) -> None:
         if self._held:
