@@ -49,6 +49,25 @@ def _db8_with(change: Callable[[dict], None]) -> bytes:
     return json.dumps(data).encode()
 
 
+@pytest.mark.parametrize("odd", [7, None, {"nested": True}, [1, "two"], 1.5], ids=["int", "null", "object", "mixed", "float"])
+def test_parameters_of_another_shape_cost_only_their_values_and_the_batch_reads_on(odd: object) -> None:
+    """The first reading decodes `parameters` with the record (`HeldNode`): a record whose parameters hold another
+    shape is read again with them as text, where that value is left out and the rest kept; every other record of
+    its batch is read as before, and both readings agree."""
+    def odd_parameters(installs: dict) -> None:
+        installs[LIBELF]["spec"]["parameters"].update({"weight": odd, "shared": True})
+
+    index = _db8_with(odd_parameters)
+    typed, tolerant = _both(index)
+    assert typed == tolerant
+    plain, _ = _both(index_bytes(DB8))
+    (libelf,) = [(d, row) for d in read_database(index, "o", "t", "g").documents
+                 for row, h in enumerate(d.columns.hashes) if h == LIBELF]
+    variants = libelf[0].columns.variants[libelf[1]]
+    assert "+shared" in variants and not any(v.startswith("weight") for v in variants)
+    assert [t for t in typed if t[0] != "libelf"] == [t for t in plain if t[0] != "libelf"]
+
+
 def test_a_dependency_and_the_compiler_it_provides_are_named_by_its_own_record() -> None:
     def rename_edges(installs: dict) -> None:
         for edge in installs[LIBELF]["spec"]["dependencies"]:

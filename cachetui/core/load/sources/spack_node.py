@@ -26,7 +26,7 @@ import msgspec
 from cachetui.core.model.records import build_provenance_text
 from cachetui.core.spack.compilers import compiler_rank, name_at_version
 from cachetui.core.spack.deptypes import deptype_bits
-from cachetui.core.spack.variants import ParameterMemory, parameters_texts
+from cachetui.core.spack.variants import ParameterMemory, ParameterValue, parameters_texts
 
 
 class Target(msgspec.Struct):
@@ -74,6 +74,33 @@ class Node(msgspec.Struct):
 _NODE_DECODER = msgspec.json.Decoder(Node)
 
 
+class HeldEdge(msgspec.Struct):
+    """An edge as a binary is rendered from it: its name is its record's (read again only for a dependency
+    the index has no record of), and a million names in a whole-site index are not made for nothing."""
+
+    hash: str = ""
+    parameters: msgspec.Raw = msgspec.Raw()
+    type: list[str] | None = None
+
+
+class HeldNode(msgspec.Struct):
+    """`Node` as a binary is rendered from it, its `parameters` decoded with it: a record whose parameters hold
+    another shape is read as `Record` (`parameters_of` renders it), so nothing is guessed."""
+
+    name: str = ""
+    version: str = ""
+    arch: Arch | None = None
+    compiler: CompilerObject | None = None
+    parameters: dict[str, ParameterValue] = {}
+    dependencies: list[HeldEdge] | None = None
+    annotations: Annotations | None = None
+    namespace: str = ""
+    package_hash: str = ""
+
+
+AnyNode = Node | HeldNode  # a binary's node, from either reading
+
+
 class NodeFields(NamedTuple):
     """What every reader takes from a node, rendered by the rules above. Its compiler is settled later
     (`node_compiler`): a Spack 1.x node names it through an edge, whose record another part of the file holds."""
@@ -101,24 +128,27 @@ class Renderer:
         return NodeFields(node.name, node.version, *arch_of(node), variants, own_compiler(node),
                           annotated_compiler(node), build_provenance_text(node.package_hash, node.namespace, flags))
 
-    def parameters(self, parameters: msgspec.Raw) -> Rendered:
-        """A node's variants and compiler flags, from its `parameters` (`parameters_of`)."""
+    def parameters(self, parameters: msgspec.Raw | dict[str, ParameterValue]) -> Rendered:
+        """A node's variants and compiler flags, from its `parameters`: decoded with it (`HeldNode`), else from
+        their text (`parameters_of`)."""
+        if isinstance(parameters, dict):
+            return parameters_texts(parameters, self._parameters.items)
         return parameters_of(parameters, self._parameters)
 
 
-def arch_of(node: Node) -> tuple[str, str, str]:
+def arch_of(node: AnyNode) -> tuple[str, str, str]:
     """(platform, os, target) of a node."""
     arch = node.arch or Arch()
     return arch.platform, arch.platform_os, arch.target if isinstance(arch.target, str) else arch.target.name
 
 
-def own_compiler(node: Node) -> str:
+def own_compiler(node: AnyNode) -> str:
     """`name@version` of the node's own compiler object; "" when it has none (Spack 1.x: see node_compiler)."""
     own = node.compiler
     return name_at_version(own.name, own.version) if own is not None and own.name else ""
 
 
-def annotated_compiler(node: Node) -> str:
+def annotated_compiler(node: AnyNode) -> str:
     """The compiler annotated on a node converted from an older specfile; ""."""
     return node.annotations.compiler if node.annotations is not None else ""
 

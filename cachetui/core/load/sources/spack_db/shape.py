@@ -10,11 +10,18 @@ from typing import Any, TypeGuard
 
 import msgspec
 
-from cachetui.core.load.sources.spack_node import Node, fitting, unwrapped
+from cachetui.core.load.sources.spack_node import HeldNode, Node, fitting, unwrapped
 
 
 class Record(msgspec.Struct):
     spec: Node
+    in_buildcache: bool = False
+
+
+class HeldRecord(msgspec.Struct):
+    """A record as a big index is first read: what rendering a binary takes (`HeldNode`), and no more."""
+
+    spec: HeldNode
     in_buildcache: bool = False
 
 
@@ -42,6 +49,7 @@ class _MembershipIndex(msgspec.Struct):
 
 INDEX_DECODER = msgspec.json.Decoder(_Index)
 RECORD_DECODER = msgspec.json.Decoder(Record)
+HELD_DECODER = msgspec.json.Decoder(HeldRecord)
 MEMBERSHIP_DECODER = msgspec.json.Decoder(_MembershipIndex)
 # What a typed decode of a record can raise: the record is then read the slow way, on its own.
 DECODE_FAULTS = (msgspec.ValidationError, msgspec.DecodeError, UnicodeError, RecursionError)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, groupby
+from itertools import accumulate, chain, compress, groupby
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
@@ -14,8 +14,17 @@ import msgspec
 import numpy as np
 
 from cachetui.core.load.sources.spack_db.faults import NO_SPEC, NOT_UTF8, WRONG_TYPES, Faults
-from cachetui.core.load.sources.spack_db.shape import DECODE_FAULTS, RECORD_DECODER, Record, is_wrapped, mended_record
+from cachetui.core.load.sources.spack_db.shape import (
+    DECODE_FAULTS,
+    HELD_DECODER,
+    RECORD_DECODER,
+    HeldRecord,
+    Record,
+    is_wrapped,
+    mended_record,
+)
 from cachetui.core.load.sources.spack_node import (
+    AnyNode,
     Edge,
     Node,
     Renderer,
@@ -67,33 +76,35 @@ def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults,
                progress: Callable[[int, int], None] | None = None) -> Rows:
     """The binaries of these records (hash -> JSON bytes); a record that cannot be used is a fault, not an end.
     `progress` hears (records read, records) every hundredth of them, and (records, records) once all are read."""
-    decode = RECORD_DECODER.decode
     total = len(installs)
-    step = max(1, total // PROGRESS_STEPS) if progress is not None else total + 1
+    step = max(1, total // PROGRESS_STEPS) if progress is not None else BATCH
+    size = min(step, BATCH)
     records: dict[str, tuple[str, str]] = {}  # hash -> (name, version) of every record
     held = _Held(installs, records, faults)
-    for done, (hash_, raw) in enumerate(installs.items(), 1):
-        if done % step == 0 and done < total:
-            assert progress is not None
-            progress(done, total)
-        try:
-            node = (record := decode(raw)).spec
-            if not node.name:
-                raise NotTyped(hash_)
-        except DECODE_FAULTS:  # this record alone is read the slow way; the others stay on the fast one
-            recovered = held.recovered(hash_)
-            if recovered is None:
-                continue
-            node = (record := recovered).spec
-        records[hash_] = (node.name, node.version)
-        if record.in_buildcache:
-            held.add(hash_, node)
+    pairs = list(installs.items())
+    reported = 0
+    for start in range(0, total, size):
+        if progress is not None and start - reported >= step:
+            progress(start, total)
+            reported = start
+        hashes, read = held.decoded(pairs[start:start + size])
+        nodes = list(map(_SPEC, read))
+        if not all(map(_NAME, nodes)):  # DB 5 wrapped each node in its name: the tolerant reading knows it
+            raise NotTyped(hashes[list(map(_NAME, nodes)).index("")])
+        records.update(zip(hashes, zip(map(_NAME, nodes), map(_VERSION, nodes))))
+        binary = list(map(_IN_BUILDCACHE, read))
+        held.add(list(compress(hashes, binary)), list(compress(nodes, binary)))
     held.flush()
     if progress is not None:
         progress(total, total)  # every record read: what follows is putting them in order
     if held.mended:  # what later passes read again holds no record that failed
         installs = {h: r for h, r in ((h, held.mended.get(h, r)) for h, r in installs.items()) if r is not None}
     return held.rows(installs, records)
+
+
+_SPEC, _IN_BUILDCACHE = attrgetter("spec"), attrgetter("in_buildcache")
+_KEY, _VALUE = itemgetter(0), itemgetter(1)
+AnyRecord = HeldRecord | Record
 
 
 class _Held:
@@ -105,7 +116,8 @@ class _Held:
         self.mended: dict[str, msgspec.Raw | None] = {}  # records read on their own: in Spack's shape, or None
         self._renderer = Renderer()
         self._meanings = _Meanings()
-        self._waiting: list[tuple[str, Node]] = []
+        self._hashes_waiting: list[str] = []  # binaries read, not yet rendered
+        self._nodes_waiting: list[AnyNode] = []
         self.hashes: list[str] = []
         self.nodes = _NodeColumns()
         self.counts: list[int] = []  # edges per binary
@@ -113,9 +125,30 @@ class _Held:
         self.edge_targets: list[int] = []  # each edge's hash, by its number
         self.edge_meanings: list[int] = []  # ids of their meanings (`_Meanings`)
 
-    def add(self, hash_: str, node: Node) -> None:
-        self._waiting.append((hash_, node))
-        if len(self._waiting) == BATCH:
+    def decoded(self, pairs: list[tuple[str, msgspec.Raw]]) -> tuple[list[str], list[AnyRecord]]:
+        """These records decoded (`HeldRecord`), with their hashes; those the typed decode refuses are read on
+        their own (`_decoded_alone`), and those that cannot be used left out."""
+        try:
+            return list(map(_KEY, pairs)), list(map(HELD_DECODER.decode, map(_VALUE, pairs)))
+        except DECODE_FAULTS:  # this batch a record at a time: only the refused records leave the fast path
+            found = [(hash_, self._decoded_alone(hash_, raw)) for hash_, raw in pairs]
+            kept = [(hash_, record) for hash_, record in found if record is not None]
+            return [hash_ for hash_, _ in kept], [record for _, record in kept]
+
+    def _decoded_alone(self, hash_: str, raw: msgspec.Raw) -> AnyRecord | None:
+        try:
+            return HELD_DECODER.decode(raw)
+        except DECODE_FAULTS:
+            pass
+        try:  # parameters of another shape: rendered from their text (`parameters_of`)
+            return RECORD_DECODER.decode(raw)
+        except DECODE_FAULTS:  # read the slow way (`_recovered`)
+            return self.recovered(hash_)
+
+    def add(self, hashes: list[str], nodes: list[AnyNode]) -> None:
+        self._hashes_waiting += hashes
+        self._nodes_waiting += nodes
+        if len(self._hashes_waiting) >= BATCH:
             self.flush()
 
     def recovered(self, hash_: str) -> Record | None:
@@ -124,14 +157,15 @@ class _Held:
         return record
 
     def flush(self) -> None:
-        waiting, self._waiting = self._waiting, []
+        hashes, nodes = self._hashes_waiting, self._nodes_waiting
+        self._hashes_waiting, self._nodes_waiting = [], []
         try:
-            self._render([h for h, _ in waiting], [n for _, n in waiting])
+            self._render(hashes, nodes)
         except DECODE_FAULTS:  # a node whose parameters do not decode: each is rendered on its own
-            for hash_, node in waiting:
+            for hash_, node in zip(hashes, nodes):
                 self._render_alone(hash_, node)
 
-    def _render_alone(self, hash_: str, node: Node) -> None:
+    def _render_alone(self, hash_: str, node: AnyNode) -> None:
         try:
             self._render([hash_], [node])
             return
@@ -143,7 +177,7 @@ class _Held:
             if record.in_buildcache:
                 self._render([hash_], [record.spec])
 
-    def _render(self, hashes: list[str], nodes: list[Node]) -> None:
+    def _render(self, hashes: list[str], nodes: list[AnyNode]) -> None:
         """Render these binaries; raises DECODE_FAULTS, and then has added none of them."""
         edges = list(map(_DEPENDENCIES, nodes))
         flat = list(chain.from_iterable(filter(None, edges)))
@@ -174,7 +208,8 @@ class _Held:
         virtual_names, virtual_of = _virtual_names(meanings, virtuals)
         counts = counts[order]
         providers = _providers(counts, ranks[meanings], targets)
-        table.unheld = _unheld(table.hashes, _lookup(installs, records, set(self.hashes)))
+        binaries = set(self.hashes)
+        table.unheld = _unheld(_unheld_named(table.hashes, installs, binaries), _lookup(installs, records, binaries))
         nodes = self.nodes.ordered(order)
         deps = DepBlock(counts.tolist(), targets.tolist(), bits[meanings].tobytes(), virtual_of[meanings].tolist(),
                         table, virtual_names)
@@ -201,7 +236,7 @@ class _NodeColumns:
     provenance: list[str] = field(default_factory=list)
 
     @staticmethod
-    def rendered(nodes: list[Node], renderer: Renderer) -> _NodeColumns:
+    def rendered(nodes: list[AnyNode], renderer: Renderer) -> _NodeColumns:
         """The nodes' fields, as `Renderer.fields` renders one; raises DECODE_FAULTS."""
         rendered = list(map(renderer.parameters, map(_PARAMETERS, nodes)))
         arches = list(map(arch_of, nodes))
@@ -440,6 +475,14 @@ def _unheld(start: list[str], lookup: Lookup) -> UnheldRecords | None:
             unheld.add(hash_, name, version, external, edges)
             waiting.extend(edge.hash for edge in edges)
     return unheld if len(unheld) else None
+
+
+def _unheld_named(named: list[str], installs: dict[str, msgspec.Raw], binaries: set[str]) -> list[str]:
+    """Those of the dependencies the binaries name that the index holds without their binary, in their order:
+    where the walk of `_unheld` starts. Found with set operations: most indexes hold none, and a record looked up
+    is decoded again."""
+    unheld = (installs.keys() & named) - binaries
+    return list(filter(unheld.__contains__, named)) if unheld else []
 
 
 def _lookup(installs: dict[str, msgspec.Raw], records: dict[str, tuple[str, str]], binaries: set[str]) -> Lookup:
