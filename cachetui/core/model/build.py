@@ -11,7 +11,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
-from itertools import chain
+from itertools import chain, groupby
 from operator import attrgetter, itemgetter
 
 import numpy as np
@@ -23,7 +23,7 @@ from cachetui.core.model.dependencies import DependencyBuilder
 from cachetui.core.model.documents import DOCUMENT_STRINGS, DocumentTable
 from cachetui.core.model.fields import REGISTRY
 from cachetui.core.model.problems import LoadReport, Problem, Severity
-from cachetui.core.model.records import UNKNOWN_PUSHED, ParsedDocument
+from cachetui.core.model.records import UNKNOWN_PUSHED, DepBlock, ParsedDocument, SpecColumns
 from cachetui.core.spack.compilers import compiler_name
 from cachetui.core.spack.tags import sort_tags
 from cachetui.core.spack.variants import text_atoms
@@ -122,15 +122,8 @@ class CorpusBuilder:
         self.flat["variant"].append(atoms)
         self.lengths["variant"].append(atom_lengths)
         self._extend_strings("stack", joined("stacks"))
-        without = 0  # specs of sources that record no dependencies, added in one go
-        for c in columns:
-            if c.deps is None:
-                without += len(c)
-                continue
-            self.dependencies.add(None, without)
-            self.dependencies.add(c.deps, len(c))
-            without = 0
-        self.dependencies.add(None, without)
+        for block, n_specs in _dependency_runs(columns):
+            self.dependencies.add(block, n_specs)
 
     def _extend_strings(self, name: str, per_spec: list[tuple[str, ...]]) -> None:
         """Append one CSR row of interned strings per spec."""
@@ -291,6 +284,34 @@ class _AtomTable:
             starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
             self._arrays = np.array(self.table, dtype=np.int32), counts, starts
         return self._arrays
+
+
+def _dependency_runs(columns: list[SpecColumns]) -> list[tuple[DepBlock | None, int]]:
+    """The documents' edges as runs of one source (`DepBlock`, None for specs of sources that record none), with
+    their numbers of specs: a mirror's thousands of packages share one table, and are added in one go."""
+    runs: list[tuple[DepBlock | None, int]] = []
+    for _, group in groupby(columns, key=_source_of):
+        members = list(group)
+        blocks = [c.deps for c in members if c.deps is not None]
+        n_specs = sum(map(len, members))
+        if not blocks:
+            runs.append((None, n_specs))
+        elif len(blocks) == 1:
+            runs.append((blocks[0], n_specs))
+        else:
+            runs.append((DepBlock(list(chain.from_iterable(b.counts for b in blocks)),
+                                  list(chain.from_iterable(b.targets for b in blocks)),
+                                  b"".join(b.types for b in blocks),
+                                  list(chain.from_iterable(b.virtuals for b in blocks)),
+                                  blocks[0].table, blocks[0].virtual_names), n_specs))
+    return runs
+
+
+def _source_of(columns: SpecColumns) -> tuple[int, int] | None:
+    """What the edges of one source share, by identity (its table and its virtuals are one object each, and
+    another source's are never merged with them however alike); None for specs without edges."""
+    deps = columns.deps
+    return None if deps is None else (id(deps.table), id(deps.virtual_names))
 
 
 def _narrow(ids: np.ndarray) -> np.ndarray:

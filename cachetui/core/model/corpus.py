@@ -66,9 +66,10 @@ class Vocabulary:
         """Ids of many values as an int32 array: lookups in C, Python only for each value never seen before."""
         ids = self.ids
         found = np.fromiter(map(ids.get, values, repeat(-1)), dtype=np.int32, count=len(values))
-        if len(found) and found.min() < 0:  # new values: each distinct one interned once, in order
-            for value in dict.fromkeys(compress(values, (found < 0).tolist())):
-                self.intern(value)
+        if len(found) and found.min() < 0:  # new values: each distinct one interned once, in order, in C
+            new = list(dict.fromkeys(compress(values, (found < 0).tolist())))  # a mirror's is a hundred thousand
+            ids.update(zip(new, range(len(self.values), len(self.values) + len(new))))
+            self.values += new
             found = np.fromiter(map(ids.__getitem__, values), dtype=np.int32, count=len(values))
         return found
 

@@ -102,16 +102,19 @@ class DependencyBuilder:
         what an earlier one did not (its record was not in that index), so the order of sources never matters."""
         names, versions = self.vocab["dep_name"], self.vocab["dep_version"]
         unnamed, unversioned = names.intern(""), versions.intern("")
-        for ordinal, hash_id in enumerate(ids.tolist()):
-            name, version = names_[ordinal], versions_[ordinal]
-            if hash_id == len(self.name_of):  # new ids come in the table's order
-                self.name_of.append(names.intern(name))
-                self.version_of.append(versions.intern(version))
-            elif hash_id < known:
-                if name and self.name_of[hash_id] == unnamed:
-                    self.name_of[hash_id] = names.intern(name)
-                if version and self.version_of[hash_id] == unversioned:
-                    self.version_of[hash_id] = versions.intern(version)
+        new = ids >= known
+        if new.any():  # ids new to the vocabulary come in the table's order: each described where it first comes
+            first = np.full(int(ids.max()) + 1 - known, len(ids), dtype=np.int64)
+            np.minimum.at(first, ids[new] - known, np.flatnonzero(new))
+            taken = first.tolist()
+            self.name_of.frombytes(names.ids_of([names_[i] for i in taken]).tobytes())
+            self.version_of.frombytes(versions.ids_of([versions_[i] for i in taken]).tobytes())
+        for ordinal in np.flatnonzero(~new).tolist():  # known before: only what was unknown is filled in
+            hash_id, name, version = int(ids[ordinal]), names_[ordinal], versions_[ordinal]
+            if name and self.name_of[hash_id] == unnamed:
+                self.name_of[hash_id] = names.intern(name)
+            if version and self.version_of[hash_id] == unversioned:
+                self.version_of[hash_id] = versions.intern(version)
 
     def finish(self, perm: np.ndarray | None) -> DependencyColumns:
         """Columns in the corpus order: spec perm[k] of the stream becomes spec k (None: the stream's order)."""
