@@ -20,6 +20,7 @@ from cachetui.core.load import LoadOptions, load_corpus
 from cachetui.core.load.cache import CorpusCache
 from cachetui.core.load.sources import PUBLIC_INDEX_OF_INDEXES, IndexOfIndexes, public_sources, recognise
 from cachetui.core.load.sources.indexes import IndexGroup
+from cachetui.core.load.sources.mirror import CHECKSUM_BESIDE_BYTES
 from cachetui.core.load.sources.transport import FetchError, fetch, public_url
 from cachetui.core.model.corpus import Corpus
 from cachetui.core.spack.deptypes import deptype_names
@@ -164,6 +165,37 @@ def test_a_corrupt_blob_is_one_error_naming_the_checksum(mirror_server: MirrorSe
     (error,) = data["errors"]
     assert code == 1 and data["specs"] == 0
     assert "checksum mismatch" in error["reason"] and checksum in error["reason"]
+
+
+def _padded_index(name_field: str) -> bytes:
+    """DB8's index and one more binary, `padder`, padded past `CHECKSUM_BESIDE_BYTES`: an index whose checksum is
+    worked out beside its reading. `name_field` "nome" gives the same bytes but for a record without a name."""
+    data = json.loads(index_bytes(DB8))
+    data["database"]["installs"]["p" * 32] = {"spec": {name_field: "padder", "version": "1", "arch": {
+        "platform": "linux", "platform_os": "rhel8", "target": "x86_64"}, "padding": "x" * CHECKSUM_BESIDE_BYTES},
+        "in_buildcache": True}
+    return json.dumps(data).encode()
+
+
+def test_a_big_blob_is_read_beside_its_checksum_and_used_once_confirmed(tmp_path: Path) -> None:
+    published = _padded_index("name")
+    v3_mirror(tmp_path / "develop", published)
+    corpus = load_corpus([str(tmp_path / "develop")])
+    assert corpus.report.problems == [] and corpus.n_specs == 7
+    assert "padder" in corpus.packages
+
+
+def test_what_was_read_from_a_big_blob_that_is_not_the_published_one_is_dropped(tmp_path: Path) -> None:
+    """Read while its checksum was worked out: its record without a name is no problem of the mirror's, nor
+    any of its binaries a spec; the mismatch is the one error."""
+    served = _padded_index("nome")
+    published = _padded_index("name")
+    assert len(served) == len(published) >= CHECKSUM_BESIDE_BYTES  # the length agrees: it is read, then refused
+    checksum = v3_mirror(tmp_path / "develop", published, stored=served)
+    corpus = load_corpus([str(tmp_path / "develop")])
+    (error,) = corpus.report.problems
+    assert "checksum mismatch" in error.reason and checksum in error.reason
+    assert corpus.n_specs == 0
 
 
 def test_a_truncated_gzip_blob_is_one_error_naming_the_checksum(mirror_server: MirrorServer, capsys) -> None:  # noqa: ANN001

@@ -19,6 +19,7 @@ from functools import partial
 from cachetui.core.load.progress import INDEXING, Progress, downloading, reading
 from cachetui.core.load.sources.locator import Named, layout_root, named, store_root
 from cachetui.core.load.sources.mirror import (
+    IndexBytes,
     IndexRef,
     MirrorError,
     Net,
@@ -150,17 +151,15 @@ def load_group(located: Located, net: Net, look_up_dates: bool = True) -> Loaded
     documents: dict[str, ParsedDocument] = {}
     unheld: dict[tuple[int, int], UnheldRecords] = {}  # two sources' unheld records merged once, not per package
     for member, ref in roots:
-        data = reading.fetch(member, ref)
-        if data is not None:
-            _merge(documents, reading.parse(member, ref, data), unheld)
+        read = reading.read(member, ref, documents=True)
+        if read is not None:
+            _merge(documents, read.documents, unheld)
     membership: dict[str, set[str]] = {}
-    for member, ref in stacks:
-        data = reading.fetch(member, ref)
-        if data is None:
-            continue
-        if not roots:  # no whole-tag index: the stacks' own records are the specs
-            _merge(documents, reading.parse(member, ref, data), unheld)
-        membership[member.label or ""] = reading.membership(member, data)
+    for member, ref in stacks:  # with no whole-tag index, the stacks' own records are the specs
+        read = reading.read(member, ref, documents=not roots, membership=True)
+        if read is not None:
+            _merge(documents, read.documents, unheld)
+            membership[member.label or ""] = read.membership
     _attach_stacks(list(documents.values()), membership)
     dates = pending.result()
     fill(documents.values(), dates)
@@ -202,6 +201,12 @@ def _index_bytes(ref: IndexRef) -> int | None:
 
 
 @dataclass
+class _Read:
+    documents: list[ParsedDocument]
+    membership: set[str]  # the hashes it holds in the build cache
+
+
+@dataclass
 class _Reading:
     """Reads a group's indexes, recording each problem and whether any read failed."""
 
@@ -210,7 +215,26 @@ class _Reading:
     problems: list[Problem]
     failed: bool = False
 
-    def fetch(self, member: Member, ref: IndexRef) -> bytes | None:
+    def read(self, member: Member, ref: IndexRef, *, documents: bool, membership: bool = False) -> _Read | None:
+        """The index's documents, its membership, or both; None when it cannot be read. Its bytes are read while
+        their checksum is worked out (`IndexBytes`): when they turn out not to be what the mirror published,
+        what was read from them, problems included, is dropped, and the mismatch is the one problem."""
+        fetched = self.fetch(member, ref)
+        if fetched is None:
+            return None
+        said, failed = len(self.problems), self.failed
+        read = _Read(self.parse(member, ref, fetched.data) if documents else [],
+                     self.membership(member, fetched.data) if membership else set())
+        try:
+            fetched.confirm()
+        except MirrorError as exc:
+            del self.problems[said:]
+            self.failed = failed
+            self._fail(Problem(exc.location, exc.reason))
+            return None
+        return read
+
+    def fetch(self, member: Member, ref: IndexRef) -> IndexBytes | None:
         try:
             return read_index(ref, self.net, member.key, downloading(_index_name(self.group, member)))
         except MirrorError as exc:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
 import time
 import zlib
 from collections.abc import Callable
@@ -194,14 +195,32 @@ def _entry_ref(root: str, location: str, entry: dict) -> IndexRef:
 # -- reading and verifying it ------------------------------------------------------------------------
 
 
-def read_index(ref: IndexRef, net: Net, key: str, what: str) -> bytes:
-    """The index JSON behind `ref`: from the store when this checksum was verified before, else fetched."""
+@dataclass(frozen=True)
+class IndexBytes:
+    """An index's bytes, read while their checksum may still be being worked out (`confirm`).
+
+    A big index's sha256 takes a sixth of a second, in C without the interpreter's lock; its reading takes
+    seconds. So the two go side by side, and nothing read from the bytes is used before `confirm` says they
+    are what the mirror published.
+    """
+
+    data: bytes
+    confirm: Callable[[], None] = lambda: None  # raises MirrorError when they are not; then stores them
+
+
+CHECKSUM_BESIDE_BYTES = 1 << 20  # a smaller index is checked before it is read: a thread costs more than it saves
+
+
+def read_index(ref: IndexRef, net: Net, key: str, what: str) -> IndexBytes:
+    """The index JSON behind `ref`: from the store when this checksum was verified before, else fetched (and
+    checked against it while it is read: see `IndexBytes`)."""
     if ref.offline and ref.reader is not None:
-        return ref.reader(net, what)  # an offline copy was verified when it was saved, and is not saved again
+        return IndexBytes(ref.reader(net, what))  # an offline copy was verified when it was saved, and is not
+        # saved again
     if ref.checksum and net.store is not None:
         stored = net.store.get(key, ref.checksum)
         if stored is not None:
-            return stored
+            return IndexBytes(stored)
     # A blob is never read past the length its manifest gives: the checksum would refuse it anyway.
     limit = MAX_BLOB_BYTES if ref.length is None else min(ref.length, MAX_BLOB_BYTES)
     try:
@@ -213,24 +232,62 @@ def read_index(ref: IndexRef, net: Net, key: str, what: str) -> bytes:
             raise MirrorError(ref.location, f"longer than the {ref.length} bytes its manifest says "
                                             f"({ref.said}); not read") from None
         raise
-    data = verified(ref, raw)
-    if ref.checksum and net.store is not None and not ref.offline:  # a copy keeps its own date, not today's
-        net.store.put(key, ref.checksum, data, ref.layout)
-    return data
+    sum_checked = (_checksum_checked if len(raw) < CHECKSUM_BESIDE_BYTES else _checksum_beside)(ref, raw)
+    try:
+        data = _as_read(ref, raw, MAX_INDEX_BYTES)
+    except MirrorError:
+        sum_checked()  # bytes the mirror did not publish are said to be so first, as `verified` says it
+        raise
+
+    def confirm() -> None:
+        sum_checked()
+        if ref.checksum and net.store is not None and not ref.offline:  # a copy keeps its own date, not today's
+            net.store.put(key, ref.checksum, data, ref.layout)
+
+    return IndexBytes(data, confirm)
 
 
 def verified(ref: IndexRef, raw: bytes, limit: int | None = None) -> bytes:
     """`raw` checked against the published checksum and length, then decompressed (never past `limit`, an
     index's cap unless said)."""
+    _checksum_checked(ref, raw)()
+    return _as_read(ref, raw, MAX_INDEX_BYTES if limit is None else limit)
+
+
+def _checksum_checked(ref: IndexRef, raw: bytes) -> Callable[[], None]:
+    """`raw` checked against the published checksum now; what `IndexBytes.confirm` calls."""
     if ref.checksum is not None:
-        actual = hashlib.sha256(raw).hexdigest()
-        if actual != ref.checksum:
-            raise MirrorError(ref.location, f"checksum mismatch: the mirror published sha256 {ref.checksum}, "
-                                            f"the bytes served have sha256 {actual}")
+        _same_checksum(ref, hashlib.sha256(raw).hexdigest())
+    return lambda: None
+
+
+def _checksum_beside(ref: IndexRef, raw: bytes) -> Callable[[], None]:
+    """`raw`'s sha256 worked out in a thread from now; what waits for it and compares (`IndexBytes.confirm`)."""
+    if ref.checksum is None:
+        return lambda: None
+    digest = hashlib.sha256()
+    thread = threading.Thread(target=digest.update, args=(raw,), name="index checksum", daemon=True)
+    thread.start()
+
+    def confirm() -> None:
+        thread.join()
+        _same_checksum(ref, digest.hexdigest())
+
+    return confirm
+
+
+def _same_checksum(ref: IndexRef, actual: str) -> None:
+    if actual != ref.checksum:
+        raise MirrorError(ref.location, f"checksum mismatch: the mirror published sha256 {ref.checksum}, "
+                                        f"the bytes served have sha256 {actual}")
+
+
+def _as_read(ref: IndexRef, raw: bytes, limit: int) -> bytes:
+    """`raw` of the length the manifest says, decompressed (never past `limit`)."""
     if ref.length is not None and len(raw) != ref.length:
         raise MirrorError(ref.location, f"{len(raw)} bytes where the manifest says {ref.length} ({ref.said})")
     if ref.compression == "gzip" or (ref.compression == "detect" and raw.startswith(GZIP_MAGIC)):
-        return _gunzip(ref, raw, MAX_INDEX_BYTES if limit is None else limit)
+        return _gunzip(ref, raw, limit)
     return raw
 
 
