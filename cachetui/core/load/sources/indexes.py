@@ -328,6 +328,10 @@ def _with_rows(into: SpecColumns, source: SpecColumns, rows: list[int],
 
 def _attach_stacks(documents: list[ParsedDocument], membership: dict[str, set[str]]) -> None:
     labels = sorted(membership)
+    if not labels:  # a mirror of no stacks: a hundred thousand empty tuples are one
+        for doc in documents:
+            doc.columns.stacks = [()] * len(doc.columns.hashes)
+        return
     for doc in documents:
         columns = doc.columns
         columns.stacks = [tuple(label for label in labels if h in membership[label]) for h in columns.hashes]

@@ -18,6 +18,7 @@ shape first (`unwrapped`), wherever it is read.
 from __future__ import annotations
 
 from functools import cache, lru_cache
+from operator import attrgetter
 from types import NoneType, UnionType
 from typing import Any, NamedTuple, get_args, get_origin
 
@@ -138,8 +139,28 @@ class Renderer:
 
 def arch_of(node: AnyNode) -> tuple[str, str, str]:
     """(platform, os, target) of a node."""
-    arch = node.arch or Arch()
-    return arch.platform, arch.platform_os, arch.target if isinstance(arch.target, str) else arch.target.name
+    (platform,), (os,), (target,) = arch_columns([node])
+    return platform, os, target
+
+
+def arch_columns(nodes: list[AnyNode]) -> tuple[list[str], list[str], list[str]]:
+    """The platforms, oss and targets of these nodes (a node without `arch` has empty ones; the target is the
+    string, or the object's `name`), a column each, in C: a mirror has a hundred thousand nodes."""
+    arches = list(map(_ARCH, nodes))
+    if None in arches:
+        arches = [arch or _NO_ARCH for arch in arches]
+    targets = list(map(_TARGET, arches))
+    kinds = set(map(type, targets))
+    if kinds == {Target}:
+        targets = list(map(_NAME, targets))
+    elif kinds != {str}:
+        targets = [target if isinstance(target, str) else target.name for target in targets]
+    return list(map(_PLATFORM, arches)), list(map(_OS, arches)), targets
+
+
+_ARCH, _TARGET, _NAME = attrgetter("arch"), attrgetter("target"), attrgetter("name")
+_PLATFORM, _OS = attrgetter("platform"), attrgetter("platform_os")
+_NO_ARCH = Arch()
 
 
 def own_compiler(node: AnyNode) -> str:

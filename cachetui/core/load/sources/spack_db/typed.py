@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, compress, groupby
 from operator import attrgetter, itemgetter
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import msgspec
 import numpy as np
@@ -29,7 +29,7 @@ from cachetui.core.load.sources.spack_node import (
     Node,
     Renderer,
     annotated_compiler,
-    arch_of,
+    arch_columns,
     edge_meaning,
     is_set,
     own_compiler,
@@ -68,8 +68,10 @@ class Rows(NamedTuple):
     deps: DepBlock  # their edges
 
 
+T = TypeVar("T")
 PROGRESS_STEPS = 100  # a big index says how far its reading got this many times
-BATCH = 4096  # binaries rendered together, column by column; their decoded nodes are dropped after
+BATCH = 1024  # binaries rendered together, column by column, their decoded nodes dropped after: as in the builder
+# (`BATCH_SPECS`), few enough that what a batch made is still in the CPU's cache when the next step reads it
 
 
 def typed_rows(installs: dict[str, msgspec.Raw], faults: Faults,
@@ -239,25 +241,31 @@ class _NodeColumns:
     def rendered(nodes: list[AnyNode], renderer: Renderer) -> _NodeColumns:
         """The nodes' fields, as `Renderer.fields` renders one; raises DECODE_FAULTS."""
         rendered = list(map(renderer.parameters, map(_PARAMETERS, nodes)))
-        arches = list(map(arch_of, nodes))
+        platforms, oss, targets = arch_columns(nodes)
         provenance = list(map(build_provenance_text, map(_PACKAGE_HASH, nodes), map(_NAMESPACE, nodes),
                               map(_FLAGS, rendered)))
-        return _NodeColumns(list(map(_NAME, nodes)), list(map(_VERSION, nodes)), list(map(_PLATFORM, arches)),
-                            list(map(_OS, arches)), list(map(_TARGET, arches)), list(map(_VARIANTS, rendered)),
-                            list(map(own_compiler, nodes)), list(map(annotated_compiler, nodes)), provenance)
+        return _NodeColumns(list(map(_NAME, nodes)), list(map(_VERSION, nodes)), platforms, oss, targets,
+                            list(map(_VARIANTS, rendered)), list(map(own_compiler, nodes)),
+                            list(map(annotated_compiler, nodes)), provenance)
 
     def extend(self, other: _NodeColumns) -> None:
         for name, column in vars(other).items():
             getattr(self, name).extend(column)
 
     def ordered(self, order: list[int]) -> _NodeColumns:
-        return _NodeColumns(**{name: list(map(column.__getitem__, order)) for name, column in vars(self).items()})
+        """Each column in this order, gathered by numpy: half the time of indexing nine lists one by one."""
+        index = np.array(order, dtype=np.int64)
+        return _NodeColumns(**{name: _gathered(column, index) for name, column in vars(self).items()})
+
+
+def _gathered(column: list[T], index: np.ndarray) -> list[T]:
+    gathered: list[T] = np.fromiter(column, dtype=object, count=len(column))[index].tolist()
+    return gathered
 
 
 _DEPENDENCIES, _HASH, _PARAMETERS = attrgetter("dependencies"), attrgetter("hash"), attrgetter("parameters")
 _NAME, _VERSION = attrgetter("name"), attrgetter("version")
 _PACKAGE_HASH, _NAMESPACE = attrgetter("package_hash"), attrgetter("namespace")
-_PLATFORM, _OS, _TARGET = itemgetter(0), itemgetter(1), itemgetter(2)
 _VARIANTS, _FLAGS = itemgetter(0), itemgetter(1)
 
 
