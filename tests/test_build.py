@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cachetui.core.load import LoadOptions, load_corpus
 from cachetui.core.load.sources.site.loader import load_file
@@ -12,7 +14,7 @@ from cachetui.core.load.sources.site.walk import find_candidates
 from cachetui.core.model import build
 from cachetui.core.model.build import _permuted_strings as permuted_strings
 from cachetui.core.model.build import build_corpus
-from cachetui.core.model.corpus import Corpus
+from cachetui.core.model.corpus import Corpus, Vocabulary
 from cachetui.core.model.fields import REGISTRY
 from cachetui.core.model.problems import LoadReport
 from tests.conftest import listing, spec_entry
@@ -106,3 +108,13 @@ def _assert_same_layout(corpus: Corpus, other: Corpus) -> None:
         theirs = other.multi[name]
         assert (column.offsets == theirs.offsets).all() and (column.owner == theirs.owner).all()
         assert [corpus.vocab[name].values[i] for i in column.flat] == [other.vocab[name].values[i] for i in theirs.flat]
+
+
+@given(st.lists(st.lists(st.sampled_from("abcdefgh"), max_size=8), max_size=6))
+def test_values_interned_a_batch_at_a_time_get_the_ids_they_get_one_at_a_time(batches: list[list[str]]) -> None:
+    """`ids_of` interns a batch's new values in C (every value new and distinct: the next ids outright); the ids are
+    those of interning each value in turn."""
+    batched, one_by_one = Vocabulary(), Vocabulary()
+    for batch in batches:
+        assert batched.ids_of(batch).tolist() == [one_by_one.intern(value) for value in batch]
+    assert batched.values == one_by_one.values and batched.ids == one_by_one.ids

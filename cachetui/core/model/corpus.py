@@ -68,8 +68,11 @@ class Vocabulary:
         found = np.fromiter(map(ids.get, values, repeat(-1)), dtype=np.int32, count=len(values))
         if len(found) and found.min() < 0:  # new values: each distinct one interned once, in order, in C
             new = list(dict.fromkeys(compress(values, (found < 0).tolist())))  # a mirror's is a hundred thousand
-            ids.update(zip(new, range(len(self.values), len(self.values) + len(new))))
+            start = len(self.values)
+            ids.update(zip(new, range(start, start + len(new))))
             self.values += new
+            if len(new) == len(values):  # every value new, each once: their ids are the next ones
+                return np.arange(start, start + len(new), dtype=np.int32)
             found = np.fromiter(map(ids.__getitem__, values), dtype=np.int32, count=len(values))
         return found
 
