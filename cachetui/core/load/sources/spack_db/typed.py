@@ -4,7 +4,6 @@ out once. A record the typed decode refuses is read on its own and mended to tha
 from __future__ import annotations
 
 import json
-from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, compress, groupby
@@ -35,6 +34,7 @@ from cachetui.core.load.sources.spack_node import (
     is_set,
     own_compiler,
 )
+from cachetui.core.model.arrays import joined
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.records import (
     UNKNOWN_SIZE,
@@ -123,10 +123,10 @@ class _Held:
         self._nodes_waiting: list[AnyNode] = []
         self.hashes: list[str] = []
         self.nodes = _NodeColumns()
-        self.counts = array("q")  # edges per binary
+        self.counts: list[np.ndarray] = []  # edges per binary, a piece per batch
         self._numbers = _Numbering()  # the hashes the edges name
-        self.edge_targets = array("q")  # each edge's hash, by its number
-        self.edge_meanings = array("q")  # ids of their meanings (`_Meanings`)
+        self.edge_targets: list[np.ndarray] = []  # each edge's hash, by its number
+        self.edge_meanings: list[np.ndarray] = []  # ids of their meanings (`_Meanings`)
 
     def decoded(self, pairs: list[tuple[str, msgspec.Raw]]) -> tuple[list[str], list[AnyRecord]]:
         """These records decoded (`HeldRecord`), with their hashes; those the typed decode refuses are read on
@@ -193,20 +193,21 @@ class _Held:
         columns = self.nodes.rendered(nodes, self._renderer)
         self.hashes += hashes
         self.nodes.extend(columns)
-        self.counts.extend([len(e) if e else 0 for e in edges])
-        self.edge_targets.extend(map(self._numbers.__getitem__, edge_hashes))  # while their text is in the CPU's cache
-        self.edge_meanings.extend(meanings)
+        self.counts.append(np.array([len(e) if e else 0 for e in edges], dtype=np.int64))
+        self.edge_targets.append(np.fromiter(map(self._numbers.__getitem__, edge_hashes), dtype=np.int64,
+                                             count=len(edge_hashes)))  # while their text is in the CPU's cache
+        self.edge_meanings.append(np.array(meanings, dtype=np.int64))
 
     def rows(self, installs: dict[str, msgspec.Raw], records: dict[str, tuple[str, str]]) -> Rows:
         """Every binary, in package-name order (stable), with its edges and its compiler."""
         n = len(self.hashes)
         order = _name_order(self.nodes.names)
-        counts = np.frombuffer(self.counts, dtype=np.int64)
+        counts = joined(self.counts, np.int64)
         edge_order = _segments_in(order, counts)
-        numbers = np.frombuffer(self.edge_targets, dtype=np.int64)[edge_order]
+        numbers = joined(self.edge_targets, np.int64)[edge_order]
         named, targets = _first_come(numbers, len(self._numbers))
         table = _table(records, list(map(list(self._numbers).__getitem__, named.tolist())), installs)
-        meanings = np.frombuffer(self.edge_meanings, dtype=np.int64)[edge_order]
+        meanings = joined(self.edge_meanings, np.int64)[edge_order]
         bits, virtuals, ranks = self._meanings.columns()
         virtual_names, virtual_of = _virtual_names(meanings, virtuals)
         counts = counts[order]
