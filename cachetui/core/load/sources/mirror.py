@@ -197,26 +197,24 @@ def _entry_ref(root: str, location: str, entry: dict) -> IndexRef:
 
 @dataclass(frozen=True)
 class IndexBytes:
-    """An index's bytes, read while their checksum may still be being worked out (`confirm`).
+    """An index's bytes, and `confirm`, which says whether they are what the mirror published.
 
-    A big index's sha256 takes a sixth of a second, in C without the interpreter's lock; its reading takes
-    seconds. So the two go side by side, and nothing read from the bytes is used before `confirm` says they
-    are what the mirror published.
+    A big index's sha256 is worked out in C without the interpreter's lock, so it runs on another core while
+    the bytes are decoded; nothing read from them is used before `confirm` has passed.
     """
 
     data: bytes
-    confirm: Callable[[], None] = lambda: None  # raises MirrorError when they are not; then stores them
+    confirm: Callable[[], None] = lambda: None  # raises MirrorError when they are not; else keeps them in the store
 
 
-CHECKSUM_BESIDE_BYTES = 1 << 20  # a smaller index is checked before it is read: a thread costs more than it saves
+CHECKSUM_BESIDE_BYTES = 1 << 20  # a smaller index is checked before it is read, as every index once was
 
 
 def read_index(ref: IndexRef, net: Net, key: str, what: str) -> IndexBytes:
     """The index JSON behind `ref`: from the store when this checksum was verified before, else fetched (and
     checked against it while it is read: see `IndexBytes`)."""
     if ref.offline and ref.reader is not None:
-        return IndexBytes(ref.reader(net, what))  # an offline copy was verified when it was saved, and is not
-        # saved again
+        return IndexBytes(ref.reader(net, what))  # verified when it was saved, and not saved again
     if ref.checksum and net.store is not None:
         stored = net.store.get(key, ref.checksum)
         if stored is not None:
