@@ -114,12 +114,20 @@ def _parameter(name: str, value: Any) -> tuple[bool, str] | None:
     return None
 
 
-class ParameterMemory(dict[tuple[str, Any], "tuple[bool, str] | None"]):
-    """(name, value) -> `_parameter` of it, worked out the first time it is asked for."""
+Rendering = tuple[str, bool, str]  # one parameter rendered: (its name, whether a compiler flag, its text)
 
-    def __missing__(self, key: tuple[str, Any]) -> tuple[bool, str] | None:
-        text = self[key] = _parameter(*key)
-        return text
+
+class ParameterMemory(dict[tuple[str, Any], "Rendering | None"]):
+    """(name, value) -> `_rendering` of it, worked out the first time it is asked for."""
+
+    def __missing__(self, key: tuple[str, Any]) -> Rendering | None:
+        rendering = self[key] = _rendering(*key)
+        return rendering
+
+
+def _rendering(name: str, value: Any) -> Rendering | None:
+    found = _parameter(name, value)
+    return None if found is None else (name, *found)
 
 
 def parameters_texts(parameters: Mapping[str, Any], memory: ParameterMemory | None = None
@@ -128,15 +136,16 @@ def parameters_texts(parameters: Mapping[str, Any], memory: ParameterMemory | No
     (not a bool, a string or a list of strings) left out. `memory`, for values that are all hashable (a typed
     decode's): each (name, value) rendered once across the nodes it is given with."""
     if memory is not None:  # a mirror's every node: looked up without a Python step per parameter
-        texts = list(filter(None, map(memory.__getitem__, sorted(parameters.items()))))  # names differ: no value
-        if not any(map(_IS_FLAG, texts)):  # compared. Spack writes its six flags empty, so most nodes have none
-            return tuple(map(_TEXT, texts)), ()
+        texts = list(filter(None, map(memory.__getitem__, parameters.items())))
     else:
-        texts = list(filter(None, (_parameter(name, parameters[name]) for name in sorted(parameters))))
-    return tuple(t for flag, t in texts if not flag), tuple(t for flag, t in texts if flag)
+        texts = list(filter(None, (_rendering(name, value) for name, value in parameters.items())))
+    texts.sort()  # by name, which differ (no value is compared), once the empty flags Spack writes are left out
+    if not any(map(_IS_FLAG, texts)):  # most nodes have no flag
+        return tuple(map(_TEXT, texts)), ()
+    return tuple(t for _, flag, t in texts if not flag), tuple(t for _, flag, t in texts if flag)
 
 
-_IS_FLAG, _TEXT = itemgetter(0), itemgetter(1)
+_IS_FLAG, _TEXT = itemgetter(1), itemgetter(2)
 
 
 def parameters_variants(parameters: Mapping[str, Any]) -> tuple[str, ...]:
