@@ -12,7 +12,7 @@ from cachetui.core.load import LoadOptions, load_corpus
 from cachetui.core.load.sources.site.loader import load_file
 from cachetui.core.load.sources.site.walk import find_candidates
 from cachetui.core.model import build
-from cachetui.core.model.build import _permuted_strings as permuted_strings
+from cachetui.core.model.arrays import gathered
 from cachetui.core.model.build import build_corpus
 from cachetui.core.model.corpus import Corpus, Vocabulary
 from cachetui.core.model.fields import REGISTRY
@@ -82,7 +82,7 @@ def test_documents_read_in_place_are_laid_out_without_moving_any_column(tmp_path
     # The one document whose title names another package than its directory ("zz-not-b") is out of place: every
     # other is read where the corpus keeps it, so the builder gathers the columns as they are, then moves them once.
     moves = []
-    monkeypatch.setattr(build, "_permuted_strings", lambda *args: moves.append(args) or permuted_strings(*args))
+    monkeypatch.setattr(build, "gathered", lambda *args: moves.append(args) or gathered(*args))
     in_place = load_corpus([tmp_path], LoadOptions(workers=1))
     assert len(moves) == 1
     _assert_same_layout(in_place, reordered)

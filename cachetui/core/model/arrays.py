@@ -7,10 +7,12 @@ offsets, each entry's owner and a reordering of rows live here, once.
 from __future__ import annotations
 
 from array import array
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+
+T = TypeVar("T")
 
 IndexArray = npt.NDArray[np.int64]  # offsets and positions
 IdArray = npt.NDArray[np.int32]  # ids into a vocabulary, or spec numbers
@@ -21,6 +23,13 @@ BoolArray = npt.NDArray[np.bool_]  # a mask
 def as_numpy(values: array, dtype: type) -> np.ndarray:
     """An array.array as a numpy array of `dtype` (empty when it is)."""
     return np.frombuffer(values, dtype=dtype) if len(values) else np.zeros(0, dtype=dtype)
+
+
+def gathered(values: list[T], index: npt.NDArray[Any]) -> list[T]:
+    """`[values[i] for i in index]`, gathered by numpy rather than a Python step per item (strings, tuples: any
+    objects)."""
+    found: list[T] = np.fromiter(values, dtype=object, count=len(values))[index].tolist()
+    return found
 
 
 def joined(chunks: list[np.ndarray], dtype: type) -> np.ndarray:

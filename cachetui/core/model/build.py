@@ -16,7 +16,7 @@ from operator import attrgetter, itemgetter
 
 import numpy as np
 
-from cachetui.core.model.arrays import IdArray, IndexArray, expand_ranges, joined, offsets_of, owners
+from cachetui.core.model.arrays import IdArray, IndexArray, expand_ranges, gathered, joined, offsets_of, owners
 from cachetui.core.model.corpus import BUILD_PROVENANCE, RAW_VARIANTS, Corpus, MultiColumn, Vocabulary
 from cachetui.core.model.dependencies import VOCABS as DEPENDENCY_VOCABS
 from cachetui.core.model.dependencies import DependencyBuilder
@@ -227,7 +227,7 @@ class CorpusBuilder:
             package_ranges=ranges,
             documents=documents,
             tags=tags,
-            hashes=self.hashes if perm is None else _permuted_strings(self.hashes, perm),
+            hashes=self.hashes if perm is None else gathered(self.hashes, perm),
             vocab=self.vocab,
             single=single,
             multi=multi,
@@ -325,13 +325,6 @@ def build_corpus(documents: Iterable[ParsedDocument], report: LoadReport | None 
     for doc in documents:
         builder.add(doc)
     return builder.finish(report)
-
-
-def _permuted_strings(strings: list[str], perm: IndexArray) -> list[str]:
-    """`[strings[i] for i in perm]`, gathered by numpy: half the time of indexing a list 500,000 times."""
-    held = np.empty(len(strings), dtype=object)
-    held[:] = strings
-    return held[perm].tolist()
 
 
 def _spans(docs: list[DocRow]) -> tuple[IndexArray, IndexArray]:

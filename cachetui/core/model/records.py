@@ -51,8 +51,7 @@ class UnheldRecords:
     hashes: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     versions: list[str] = field(default_factory=list)
-    # Grown in place: `bytes +=` copied the whole column at each record, which made reading an index quadratic in
-    # the records it holds without their binary.
+    # Grown in place, a record at a time: `+=` on bytes would copy the whole column each time.
     external: bytearray = field(default_factory=bytearray)  # 1 where the record is an external (never built here)
     counts: list[int] = field(default_factory=list)
     targets: list[str] = field(default_factory=list)  # hash per edge

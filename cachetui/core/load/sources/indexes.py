@@ -222,16 +222,16 @@ class _Reading:
         fetched = self.fetch(member, ref)
         if fetched is None:
             return None
-        said, failed = len(self.problems), self.failed
-        read = _Read(self.parse(member, ref, fetched.data) if documents else [],
-                     self.membership(member, fetched.data) if membership else set())
+        reading = _Reading(self.group, self.net, [])  # what these bytes say: kept apart until they are confirmed
+        read = _Read(reading.parse(member, ref, fetched.data) if documents else [],
+                     reading.membership(member, fetched.data) if membership else set())
         try:
             fetched.confirm()
         except MirrorError as exc:
-            del self.problems[said:]
-            self.failed = failed
             self._fail(Problem(exc.location, exc.reason))
             return None
+        self.problems += reading.problems
+        self.failed |= reading.failed
         return read
 
     def fetch(self, member: Member, ref: IndexRef) -> IndexBytes | None:

@@ -230,7 +230,7 @@ def read_index(ref: IndexRef, net: Net, key: str, what: str) -> IndexBytes:
             raise MirrorError(ref.location, f"longer than the {ref.length} bytes its manifest says "
                                             f"({ref.said}); not read") from None
         raise
-    sum_checked = (_checksum_checked if len(raw) < CHECKSUM_BESIDE_BYTES else _checksum_beside)(ref, raw)
+    sum_checked = _checksum_beside(ref, raw)
     try:
         data = _as_read(ref, raw, MAX_INDEX_BYTES)
     except MirrorError:
@@ -248,20 +248,21 @@ def read_index(ref: IndexRef, net: Net, key: str, what: str) -> IndexBytes:
 def verified(ref: IndexRef, raw: bytes, limit: int | None = None) -> bytes:
     """`raw` checked against the published checksum and length, then decompressed (never past `limit`, an
     index's cap unless said)."""
-    _checksum_checked(ref, raw)()
+    _check_checksum(ref, raw)
     return _as_read(ref, raw, MAX_INDEX_BYTES if limit is None else limit)
 
 
-def _checksum_checked(ref: IndexRef, raw: bytes) -> Callable[[], None]:
-    """`raw` checked against the published checksum now; what `IndexBytes.confirm` calls."""
+def _check_checksum(ref: IndexRef, raw: bytes) -> None:
+    """`raw` checked against the published checksum now."""
     if ref.checksum is not None:
         _same_checksum(ref, hashlib.sha256(raw).hexdigest())
-    return lambda: None
 
 
 def _checksum_beside(ref: IndexRef, raw: bytes) -> Callable[[], None]:
-    """`raw`'s sha256 worked out in a thread from now; what waits for it and compares (`IndexBytes.confirm`)."""
-    if ref.checksum is None:
+    """What checks `raw` against the published checksum (`IndexBytes.confirm`): for a big index, its sha256 worked
+    out in a thread from now, waited for and compared when called; a small one is checked now."""
+    if ref.checksum is None or len(raw) < CHECKSUM_BESIDE_BYTES:
+        _check_checksum(ref, raw)
         return lambda: None
     digest = hashlib.sha256()
     thread = threading.Thread(target=digest.update, args=(raw,), name="index checksum", daemon=True)

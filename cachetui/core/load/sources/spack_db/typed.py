@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, compress, groupby
 from operator import attrgetter, itemgetter
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple
 
 import msgspec
 import numpy as np
@@ -34,7 +34,7 @@ from cachetui.core.load.sources.spack_node import (
     is_set,
     own_compiler,
 )
-from cachetui.core.model.arrays import joined
+from cachetui.core.model.arrays import gathered, joined
 from cachetui.core.model.problems import Problem, Severity
 from cachetui.core.model.records import (
     UNKNOWN_SIZE,
@@ -69,7 +69,6 @@ class Rows(NamedTuple):
     deps: DepBlock  # their edges
 
 
-T = TypeVar("T")
 PROGRESS_STEPS = 100  # a big index says how far its reading got this many times
 BATCH = 1024  # binaries rendered together, column by column, their decoded nodes dropped after: as in the builder
 # (`BATCH_SPECS`), few enough that what a batch made is still in the CPU's cache when the next step reads it
@@ -219,7 +218,7 @@ class _Held:
                         table, virtual_names)
         provider_names = [("", "") if p < 0 else (table.names[p], table.versions[p]) for p in providers.tolist()]
         compilers = list(map(node_compiler, nodes.own, provider_names, nodes.annotated))
-        columns = SpecColumns(_gathered(self.hashes, order), nodes.versions, compilers, nodes.platforms,
+        columns = SpecColumns(gathered(self.hashes, order), nodes.versions, compilers, nodes.platforms,
                               nodes.oss, nodes.targets, nodes.variants, [()] * n, [UNKNOWN_SIZE] * n,
                               build_provenance=nodes.provenance)
         return Rows(nodes.names, columns, deps)
@@ -256,13 +255,7 @@ class _NodeColumns:
 
     def ordered(self, order: np.ndarray) -> _NodeColumns:
         """Each column in this order."""
-        return _NodeColumns(**{name: _gathered(column, order) for name, column in vars(self).items()})
-
-
-def _gathered(column: list[T], index: np.ndarray) -> list[T]:
-    """`[column[i] for i in index]`, gathered by numpy rather than a Python step per item."""
-    gathered: list[T] = np.fromiter(column, dtype=object, count=len(column))[index].tolist()
-    return gathered
+        return _NodeColumns(**{name: gathered(column, order) for name, column in vars(self).items()})
 
 
 _DEPENDENCIES, _HASH, _PARAMETERS = attrgetter("dependencies"), attrgetter("hash"), attrgetter("parameters")
