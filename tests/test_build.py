@@ -9,12 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cachetui.core.load import LoadOptions, load_corpus
-from cachetui.core.load.sources.site.loader import load_file
+from cachetui.core.load.sources.site.loader import load_bytes, load_file
 from cachetui.core.load.sources.site.walk import find_candidates
 from cachetui.core.model import build
 from cachetui.core.model.arrays import gathered
 from cachetui.core.model.build import build_corpus
-from cachetui.core.model.corpus import Corpus, Vocabulary
+from cachetui.core.model.corpus import UNIQUE_HASHES, Corpus, Vocabulary
 from cachetui.core.model.fields import REGISTRY
 from cachetui.core.model.problems import LoadReport
 from tests.conftest import listing, spec_entry
@@ -118,3 +118,24 @@ def test_values_interned_a_batch_at_a_time_get_the_ids_they_get_one_at_a_time(ba
     for batch in batches:
         assert batched.ids_of(batch).tolist() == [one_by_one.intern(value) for value in batch]
     assert batched.values == one_by_one.values and batched.ids == one_by_one.ids
+
+
+@given(st.lists(st.sets(st.sampled_from("abcdef"), min_size=1, max_size=4), min_size=1, max_size=8),
+       st.lists(st.booleans(), min_size=8, max_size=8))
+def test_distinct_hashes_are_counted_as_documents_and_parts_come(hash_sets: list[set[str]], as_part: list[bool]
+                                                                 ) -> None:
+    """The count `unique_hashes` gives is the builder's, counted as documents are added and parts merged (the same
+    binary in many tags, and in many parts, once); a builder whose documents leave as parts counts nothing."""
+    corpus_builder, parts_builder = build.CorpusBuilder(), build.CorpusBuilder(distinct=False)
+    for i, (letters, elsewhere) in enumerate(zip(hash_sets, as_part)):
+        text = listing(f"p{i % 3}", f"v{i}", [spec_entry(letter * 32) for letter in sorted(letters)])
+        document = load_bytes(f"/site/_cache/v{i}/p{i % 3}/specs.md", text.encode()).document
+        assert document is not None
+        if elsewhere:
+            parts_builder.add(document)
+            corpus_builder.merge(parts_builder.part())
+        else:
+            corpus_builder.add(document)
+    corpus = corpus_builder.finish()
+    assert corpus.memo[UNIQUE_HASHES] == len(set(corpus.hashes)) == len(set().union(*hash_sets))
+    assert parts_builder._distinct is None

@@ -356,3 +356,28 @@ def test_an_unsafe_cache_file_is_ignored_and_replaced(
     assert corpus.cache_status == "miss" and corpus.n_specs == 5
     assert not file.is_symlink()
     assert load_corpus([tmp_path / "in"], cache=CorpusCache()).cache_status == "hit"
+
+
+def test_a_cold_load_works_out_the_code_digest_beside_it_and_waits_for_it_before_writing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With nothing cached, the digest its file is keyed by is worked out in a thread of its own while the load
+    goes on, once; the file is written with it (the next load reuses the file), and no thread outlives the load."""
+    import threading
+
+    from cachetui.core.load import code_digest as digests
+
+    monkeypatch.setattr(digests, "_WORKED_OUT", [])  # as in a new process
+    worked_out: list[str] = []
+
+    def remembered(core: Path, directory: Path) -> str:
+        worked_out.append(threading.current_thread().name)
+        return remembered_digest(core, directory)
+
+    monkeypatch.setattr(digests, "remembered_digest", remembered)
+    _tree(tmp_path / "in")
+    cache = CorpusCache(tmp_path / "cache")
+    cold = load_corpus([tmp_path / "in"], cache=cache)
+    assert worked_out == ["code digest"] and cold.cache_status == "miss"
+    assert not any(thread.name == "code digest" for thread in threading.enumerate())
+    assert load_corpus([tmp_path / "in"], cache=cache).cache_status == "hit" and worked_out == ["code digest"]

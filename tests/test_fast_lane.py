@@ -69,6 +69,17 @@ def test_odd_entries_agree_or_go_the_general_way(tmp_path: Path, change: dict) -
     assert _same(path, data) in (True, None)
 
 
+@pytest.mark.parametrize(("first", "second", "taken"), [
+    (10, 2**40, True), (0, "-", True), ("-", "-", True),  # every size known; some; none
+    (10, -1, None), (10, 2**62, None), (10, True, None), (True, False, None), (1.5, 2, None), ("12", 3, None),
+])
+def test_sizes_the_fast_lane_takes_it_reads_as_the_general_path_does(tmp_path: Path, first: object, second: object,
+                                                                     taken: bool | None) -> None:
+    specs = [{**spec_entry("a" * 32), "size": first}, {**spec_entry("b" * 32), "size": second}]
+    path = tmp_path / "_cache" / "develop" / "pkg" / "specs.md"
+    assert _same(path, listing("pkg", "develop", specs).encode()) is taken
+
+
 def test_meta_that_disagrees_is_said_the_same_way(tmp_path: Path) -> None:
     text = listing("pkg", "develop", [spec_entry("a" * 32), spec_entry("b" * 32)])
     text = text.replace('"num_specs": 2', '"num_specs": 3, "versions": ["9.9"], "num_specs_by_stack": {"e4s": 1}')

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import cachetui.core.load.cache as cache_module
+import cachetui.core.load.cache_file as cache_file
 from cachetui.core.load import LoadOptions, load_corpus, sample_path
 from cachetui.core.load.cache import CACHE_FORMAT, CorpusCache, cache_key
 from cachetui.core.load.cache_file import BufferFile, map_buffers
@@ -287,6 +288,36 @@ def test_a_write_that_fails_in_the_writing_thread_fails_the_write() -> None:
     with pytest.raises(OSError, match="No space left"), BufferFile(Full()) as file:
         for name in "abcd":
             file.put(name, np.arange(1000, dtype=np.int64))
+        file.close(CACHE_FORMAT, bytes(32), {})
+
+
+def test_what_was_written_is_synced_as_the_file_grows_and_a_failed_sync_fails_the_write(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writing thread syncs each SYNC_BYTES it wrote (so the commit's own sync has only the rest to wait for),
+    on the file's descriptor; the file is whole; a sync that fails is a write that fails."""
+    synced: list[tuple[int, int]] = []  # (descriptor, bytes in the file then)
+    monkeypatch.setattr(cache_file, "SYNC_BYTES", 8000)
+    monkeypatch.setattr(cache_file, "_DATA_SYNC", lambda fd: synced.append((fd, os.fstat(fd).st_size)))
+    columns = {name: np.arange(1000 * (i + 1), dtype=np.int64) for i, name in enumerate("abcd")}  # 80 kB in all
+    with (tmp_path / "file").open("wb") as handle, BufferFile(handle) as file:
+        for name, column in columns.items():
+            file.put(name, column)
+        file.close(CACHE_FORMAT, bytes(32), {})
+        descriptor = handle.fileno()
+    assert [fd for fd, _ in synced] == [descriptor] * 4  # 8, 16, 24 and 32 kB: once for each column
+    assert [size for _, size in synced] == sorted(size for _, size in synced) and synced[-1][1] >= 80_000
+    with (tmp_path / "file").open("rb") as handle:
+        _, buffers = map_buffers(handle, CACHE_FORMAT, bytes(32))
+        assert all((buffers[name] == column).all() for name, column in columns.items())
+
+    def failing(fd: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(cache_file, "_DATA_SYNC", failing)
+    with pytest.raises(OSError, match="Input/output"), (tmp_path / "other").open("wb") as handle, \
+            BufferFile(handle) as file:
+        for name, column in columns.items():
+            file.put(name, column)
         file.close(CACHE_FORMAT, bytes(32), {})
 
 

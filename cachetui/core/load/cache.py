@@ -26,6 +26,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -36,7 +37,7 @@ import numpy as np
 from cachetui.core.load.cache_file import CACHE_FORMAT, BufferFile, Damaged, map_buffers
 from cachetui.core.load.cache_layout import from_buffers, to_buffers
 from cachetui.core.load.cache_names import cache_stem, default_cache_dir
-from cachetui.core.load.code_digest import code_digest, loading_modules, source_digest
+from cachetui.core.load.code_digest import code_digest, digest_beside, loading_modules, source_digest
 from cachetui.core.load.private_dir import (
     NotPrivate,
     PrivateFile,
@@ -64,9 +65,20 @@ class CorpusCache:
         self.directory = directory or default_cache_dir()
         self.refused: str | None = None
         self.damaged: str | None = None  # "<file>: <what was wrong>", when a cache file could not be trusted
+        self._digest: threading.Thread | None = None  # the code's digest, worked out beside a load (will_write)
 
     def name_for(self, roots: list[str], max_bytes: int) -> str:
         return f"{cache_stem(roots, max_bytes)}.map"
+
+    def will_write(self) -> None:
+        """Said by a load that found no file to reuse: what a file's key needs is worked out beside the load (and
+        waited for as its file is closed, written or not: nothing of it outlives the load)."""
+        self._digest = digest_beside(self.directory)
+
+    def _digested(self) -> None:
+        digest, self._digest = self._digest, None
+        if digest is not None:
+            digest.join()
 
     def read(self, name: str) -> Snapshot | None:
         """The stored snapshot, mapped; None when missing, not private, damaged or from other code."""
@@ -194,7 +206,10 @@ class CacheWriter:
 
     def close(self) -> None:
         """The writing thread stopped, an uncommitted file removed, the directory closed."""
-        self._resources.close()
+        try:
+            self._resources.close()
+        finally:
+            self._cache._digested()
 
 
 def _lock(fd: int) -> bool:

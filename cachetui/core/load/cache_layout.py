@@ -124,7 +124,7 @@ def to_buffers(snapshot: Snapshot) -> tuple[Iterator[tuple[str, np.ndarray]], Ca
             yield "doc.stop", np.fromiter((d.stop for d in documents), dtype=np.int64, count=len(documents))
         data, offsets, ascii["hashes"] = encoded(corpus.hashes)
         yield from (("hashes.data", data), ("hashes.offsets", offsets))
-        distinct = distinct_count(data, offsets)
+        distinct = distinct_count(data, offsets) if UNIQUE_HASHES not in corpus.memo else None  # a build counted
         if distinct is not None:  # the meta's count, without a set of half a million strings
             corpus.memoised(UNIQUE_HASHES, lambda: distinct)
         for name, values in _strings(snapshot, table):

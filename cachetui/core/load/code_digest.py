@@ -18,6 +18,7 @@ import json
 import os
 import re
 import sys
+import threading
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -38,6 +39,7 @@ _MEMO = "code-digest.json"
 
 
 _WORKED_OUT: list[str] = []  # this process's digest, once worked out
+_WORKING = threading.Lock()  # held while it is worked out: asked again meanwhile (`digest_beside`), it is waited for
 
 
 def code_digest(directory: Path) -> str:
@@ -46,9 +48,23 @@ def code_digest(directory: Path) -> str:
     Worked out once per process, for whichever cache asks first: the code a process runs does not change
     under it, and a test's many cache directories each working it out again would cost every test a scan.
     """
-    if not _WORKED_OUT:
-        _WORKED_OUT.append(remembered_digest(Path(cachetui.core.__file__).parent, directory))
-    return _WORKED_OUT[0]
+    with _WORKING:
+        if not _WORKED_OUT:
+            _WORKED_OUT.append(remembered_digest(Path(cachetui.core.__file__).parent, directory))
+        return _WORKED_OUT[0]
+
+
+def digest_beside(directory: Path) -> threading.Thread | None:
+    """`code_digest` worked out in a thread (None: it is known), for a load that writes a cache file once it is done.
+
+    With nothing remembered (a first load, a new version), it reads ~70 modules: left to the writing of the file,
+    that was done while only this process had work left, the parsers' processes having finished.
+    """
+    if _WORKED_OUT:
+        return None
+    thread = threading.Thread(target=code_digest, args=(directory,), name="code digest", daemon=True)
+    thread.start()
+    return thread
 
 
 def _base() -> str:

@@ -138,6 +138,8 @@ class _Load:
             snapshot = cache.read(name)
             if cache.damaged is not None:  # said once: the file is rebuilt by this load
                 self.report.add(Problem(cache.damaged, CACHE_REBUILT, Severity.WARNING))
+            if snapshot is None:
+                cache.will_write()
         site = SitePass([s.path for s in self.sources if isinstance(s, SiteDocuments)], snapshot, self.report)
         groups = [locate(g, self.net) for g in self._groups()]
         if snapshot is not None and site.all_reused() and _groups_reused(groups, snapshot) and not snapshot.undated:

@@ -17,7 +17,7 @@ from operator import attrgetter, itemgetter
 import numpy as np
 
 from cachetui.core.model.arrays import IdArray, IndexArray, expand_ranges, gathered, joined, offsets_of, owners
-from cachetui.core.model.corpus import BUILD_PROVENANCE, RAW_VARIANTS, Corpus, MultiColumn, Vocabulary
+from cachetui.core.model.corpus import BUILD_PROVENANCE, RAW_VARIANTS, UNIQUE_HASHES, Corpus, MultiColumn, Vocabulary
 from cachetui.core.model.dependencies import VOCABS as DEPENDENCY_VOCABS
 from cachetui.core.model.dependencies import DependencyBuilder
 from cachetui.core.model.documents import DOCUMENT_STRINGS, DocumentTable
@@ -64,9 +64,16 @@ class BuilderPart:
 
 
 class CorpusBuilder:
-    """Add documents (or merge parts), then `finish()` into a Corpus."""
+    """Add documents (or merge parts), then `finish()` into a Corpus.
 
-    def __init__(self) -> None:
+    `distinct`: count the distinct hashes as they come, for the corpus's `unique_hashes` (a builder whose
+    documents leave as parts, never finished, need not).
+    """
+
+    def __init__(self, *, distinct: bool = True) -> None:
+        # Counted as batches and parts come, while other processes still parse: counted after the last part (over
+        # the file's encoded hashes), a whole site's were sorted while only this process had work left.
+        self._distinct: set[str] | None = set() if distinct else None
         names = (*REGISTRY.single(), *_stored(), *DEPENDENCY_VOCABS, BUILD_PROVENANCE)
         self.vocab: dict[str, Vocabulary] = {name: Vocabulary() for name in names}
         self.vocab[BUILD_PROVENANCE].intern("")  # id 0: the source records no provenance
@@ -106,7 +113,10 @@ class CorpusBuilder:
         def joined(name: str) -> list:
             return list(chain.from_iterable(map(attrgetter(name), columns)))
 
-        self.hashes.extend(joined("hashes"))
+        hashes = joined("hashes")
+        self.hashes.extend(hashes)
+        if self._distinct is not None:
+            self._distinct.update(hashes)
         self.sizes.append(np.asarray(joined("sizes"), dtype=np.int64))
         provenance = list(chain.from_iterable(c.build_provenance_or_unknown() for c in columns))
         self.build_provenance.append(self.vocab[BUILD_PROVENANCE].ids_of(provenance))
@@ -171,6 +181,8 @@ class CorpusBuilder:
         self.docs.extend((path, package, tag, title, generation, first + start, stop + start)
                          for path, package, tag, title, generation, first, stop in part.docs)
         self.hashes.extend(part.hashes)
+        if self._distinct is not None:
+            self._distinct.update(part.hashes)
         self.sizes.append(part.sizes)
         self.build_provenance.append(np.zeros(len(part.hashes), dtype=np.int32))  # parts are site documents: none
         self.pushed.append(np.full(len(part.hashes), UNKNOWN_PUSHED, dtype=np.int64))
@@ -239,6 +251,9 @@ class CorpusBuilder:
             build_provenance=build_provenance,
             pushed=pushed,
         )
+        if self._distinct is not None:
+            corpus.memo[UNIQUE_HASHES] = len(self._distinct)
+            self._distinct = set()  # its strings are the corpus's: the set is not kept beside them
         for facet, derivation in REGISTRY.derived():  # worked out over the corpus built so far
             vocabulary = self.vocab.setdefault(facet, Vocabulary())
             for value in derivation.values:

@@ -78,7 +78,7 @@ def _columns(entries: list[SpecEntry]) -> SpecColumns | None:
     hashes, versions, compilers, platforms, oss, targets, variants, stacks, sizes = zip(*map(astuple, entries))
     if not all(versions) or not all_valid_hashes(hashes) or len(set(hashes)) != len(hashes):
         return None  # a hash not as Spack writes one, or listed twice
-    sizes_read = _sizes(sizes) if set(sizes) != {"-"} else [UNKNOWN_SIZE] * len(hashes)
+    sizes_read = _sizes(sizes)
     if sizes_read is None:
         return None
     return SpecColumns(list(hashes), [v[0] for v in versions], list(map(normalise_compiler, compilers)),
@@ -86,6 +86,12 @@ def _columns(entries: list[SpecEntry]) -> SpecColumns | None:
 
 
 def _sizes(sizes: tuple[Any, ...]) -> list[int] | None:
+    """Each size, `-` as unknown; None when one is not a size (the general path says which)."""
+    kinds = set(map(type, sizes))
+    if kinds == {int}:  # the usual document: every size known, checked without a step per spec in Python
+        return list(sizes) if 0 <= min(sizes) and max(sizes) < MAX_SIZE else None
+    if kinds == {str} and set(sizes) == {"-"}:
+        return [UNKNOWN_SIZE] * len(sizes)
     numeric = [size for size in sizes if size != "-"]
     if not all(type(size) is int and 0 <= size < MAX_SIZE for size in numeric):
         return None

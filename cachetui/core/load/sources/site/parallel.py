@@ -104,7 +104,7 @@ def _sharing(pool: ProcessPoolExecutor, pending: deque[tuple[list[Candidate], Fu
     The last few chunks are cut small first, so that this process and the workers end together:
     a worker holds two chunks at a time, and at the end this process waited ~0.15 s for them.
     """
-    here = CorpusBuilder()  # its parts' vocabularies: this load's own, as each worker's are its own
+    here = CorpusBuilder(distinct=False)  # its parts' vocabularies: this load's own, as each worker's are its own
     taken = 0  # chunks at the back of `pending` parsed here
     cut = False
     while pending:
@@ -140,7 +140,7 @@ def _cut_small(pool: ProcessPoolExecutor, pending: deque[tuple[list[Candidate], 
             try:
                 cut.append((piece, pool.submit(load_part, piece, max_bytes)))
             except (OSError, ValueError, RuntimeError):  # the pool broke: this process takes the piece
-                cut.append((piece, _done(_part(piece, max_bytes, CorpusBuilder()))))
+                cut.append((piece, _done(_part(piece, max_bytes, CorpusBuilder(distinct=False)))))
     return cut
 
 
@@ -186,7 +186,7 @@ def load_part(chunk: list[Candidate], max_bytes: int) -> Part:
     # and collecting them cost the workers ~15% of their time.
     gc.disable()
     if not _WORKER:
-        _WORKER.append(CorpusBuilder())
+        _WORKER.append(CorpusBuilder(distinct=False))
     return _part(chunk, max_bytes, _WORKER[0])
 
 

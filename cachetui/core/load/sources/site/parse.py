@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from cachetui.core.load.sources.site.frontmatter import FrontMatterError
-from cachetui.core.load.sources.yaml_aliases import SafeLoader, first_alias_line
 from cachetui.core.spack.words import one_line
+
+if TYPE_CHECKING:  # PyYAML is imported by the careful lane only: a site in the current shape never reads YAML
+    import yaml
 
 JSON_KEYS = frozenset({"meta", "spec_details"})  # the site writes these as JSON
 _KEY_LINE = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+|$)")
@@ -92,6 +92,10 @@ def _is_single_line(lines: list[str], i: int) -> bool:
 def _load_yaml(text: str, json_failures: dict[int, tuple[str, str]]) -> dict[str, Any]:
     if not text.strip():
         return {}
+    import yaml
+
+    from cachetui.core.load.sources.yaml_aliases import SafeLoader
+
     _refuse_aliases(text)
     try:
         data = yaml.load(text, Loader=SafeLoader)  # noqa: S506 - SafeLoader/CSafeLoader only
@@ -108,6 +112,10 @@ def _load_yaml(text: str, json_failures: dict[int, tuple[str, str]]) -> dict[str
 
 def _refuse_aliases(text: str) -> None:
     """Refuse YAML aliases outright: nothing on the site needs them, and they make expansion bombs."""
+    import yaml
+
+    from cachetui.core.load.sources.yaml_aliases import first_alias_line
+
     try:
         line = first_alias_line(text)
         if line is not None:
