@@ -24,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from benchmarks.harness import tree_parser  # noqa: E402
+from benchmarks.harness import checked_out, tree_parser  # noqa: E402
 
 _ROUND = """
 import sys, tempfile, time
@@ -76,14 +76,8 @@ def main() -> None:
         ((total, tail),) = measure(tree, args.rounds, (HERE.parent,))
         print(f"[{tree.name}] cold load {total:.2f} s, of which its tail after the last document {tail:.3f} s")
         return
-    with tempfile.TemporaryDirectory() as scratch:
-        before = Path(scratch) / "before"
-        subprocess.run(["git", "-C", str(HERE.parent), "worktree", "add", "--detach", str(before), args.before],
-                       check=True, capture_output=True)
-        try:
-            results = measure(tree, args.rounds, (before, HERE.parent))
-        finally:
-            subprocess.run(["git", "-C", str(HERE.parent), "worktree", "remove", "--force", str(before)], check=True)
+    with checked_out(args.before) as before:
+        results = measure(tree, args.rounds, (before, HERE.parent))
     for label, (total, tail) in zip((args.before, "working tree"), results):
         print(f"{label}: [{tree.name}] cold load {total:.2f} s, of which its tail after the last document {tail:.3f} s")
 

@@ -31,7 +31,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from benchmarks.harness import tree_parser  # noqa: E402
+from benchmarks.harness import checked_out, tree_parser  # noqa: E402
 
 WARM_CHECK_TARGET_S = 0.5
 COLD_CHECK_TARGET_RATIO = 1.3  # of the floor, as felt: a cold start should cost little more than reading the files
@@ -112,14 +112,8 @@ def main() -> None:
     if args.before is None:
         print(felt_line(args.tree.name, measure_felt(args.tree.resolve(), args.rounds)[0]))
         return
-    with tempfile.TemporaryDirectory() as scratch:
-        before = Path(scratch) / "before"
-        subprocess.run(["git", "-C", str(HERE.parent), "worktree", "add", "--detach", str(before), args.before],
-                       check=True, capture_output=True)
-        try:
-            results = measure_felt(args.tree.resolve(), args.rounds, (before, HERE.parent))
-        finally:
-            subprocess.run(["git", "-C", str(HERE.parent), "worktree", "remove", "--force", str(before)], check=True)
+    with checked_out(args.before) as before:
+        results = measure_felt(args.tree.resolve(), args.rounds, (before, HERE.parent))
     for label, result in zip((args.before, "working tree"), results):
         print(f"{label}: {felt_line(args.tree.name, result)}")
 

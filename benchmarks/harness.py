@@ -9,6 +9,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from cachetui.core.load.cache import CorpusCache
@@ -60,3 +62,16 @@ def tree_parser(doc: str) -> argparse.ArgumentParser:
     parser.add_argument("tree", type=Path)
     parser.add_argument("--rounds", type=int, default=3)
     return parser
+
+
+@contextmanager
+def checked_out(ref: str) -> Iterator[Path]:
+    """REF's code in a temporary git worktree (removed after), to run beside the working tree's in one run."""
+    with tempfile.TemporaryDirectory() as scratch:
+        before = Path(scratch) / "before"
+        subprocess.run(["git", "-C", str(HERE.parent), "worktree", "add", "--detach", str(before), ref],
+                       check=True, capture_output=True)
+        try:
+            yield before
+        finally:
+            subprocess.run(["git", "-C", str(HERE.parent), "worktree", "remove", "--force", str(before)], check=True)
