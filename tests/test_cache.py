@@ -381,3 +381,26 @@ def test_a_cold_load_works_out_the_code_digest_beside_it_and_waits_for_it_before
     assert worked_out == ["code digest"] and cold.cache_status == "miss"
     assert not any(thread.name == "code digest" for thread in threading.enumerate())
     assert load_corpus([tmp_path / "in"], cache=cache).cache_status == "hit" and worked_out == ["code digest"]
+
+
+def test_a_code_digest_that_cannot_be_worked_out_beside_the_load_leaves_only_the_file_unwritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A module the digest reads gone mid-load (a package upgraded under a running load): the thread says nothing
+    of its own, the load is whole, and only its cache file is not written (the next load reads the sources again)."""
+    import threading
+
+    from cachetui.core.load import code_digest as digests
+
+    def gone(core: Path, directory: Path) -> str:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    told: list[object] = []
+    monkeypatch.setattr(threading, "excepthook", told.append)
+    monkeypatch.setattr(digests, "_WORKED_OUT", [])
+    monkeypatch.setattr(digests, "remembered_digest", gone)
+    _tree(tmp_path / "in")
+    cache = CorpusCache(tmp_path / "cache")
+    corpus = load_corpus([tmp_path / "in"], cache=cache)
+    assert corpus.n_specs == 5 and told == []
+    assert load_corpus([tmp_path / "in"], cache=cache).cache_status == "miss"

@@ -126,21 +126,21 @@ class _Writer:
                     self._handle.write(data.data.cast("B") if isinstance(data, np.ndarray) else data)
                     unsynced += data.nbytes if isinstance(data, np.ndarray) else len(data)
                     if unsynced >= SYNC_BYTES:
-                        unsynced = self._synced()
+                        self._sync()
+                        unsynced = 0
                 except BaseException as exc:  # noqa: BLE001 - handed to the thread that puts, which raises it
                     self._error = exc
 
-    def _synced(self) -> int:
+    def _sync(self) -> None:
         """What was written so far, on disk: the commit's sync then has only the rest to wait for (a whole site's
         ~130 MB, left to it, were waited for once nothing else was left to do). Done here, while the thread that
-        puts makes the next buffers. Returns the bytes written since (none)."""
+        puts makes the next buffers."""
         self._handle.flush()
         try:
             fd = self._handle.fileno()
         except (OSError, ValueError):  # not a file (a test's buffer): nothing to sync
-            return 0
+            return
         _DATA_SYNC(fd)
-        return 0
 
     def close(self, *, raising: bool = True) -> None:
         """Once all that was put is written (or failed)."""

@@ -62,9 +62,16 @@ def digest_beside(directory: Path) -> threading.Thread | None:
     """
     if _WORKED_OUT:
         return None
-    thread = threading.Thread(target=code_digest, args=(directory,), name="code digest", daemon=True)
+    thread = threading.Thread(target=_worked_out, args=(directory,), name="code digest", daemon=True)
     thread.start()
     return thread
+
+
+def _worked_out(directory: Path) -> None:
+    try:
+        code_digest(directory)
+    except Exception:  # noqa: BLE001 - asked again where the file's key is made, and its failure handled there
+        pass
 
 
 def _base() -> str:
