@@ -26,7 +26,7 @@ from cachetui.core.model.dependency_columns import DependencyColumns
 from cachetui.core.model.documents import DOCUMENT_STRINGS, DocumentTable
 from cachetui.core.model.mapped import MappedVocabulary
 from cachetui.core.model.problems import Problem, Severity
-from cachetui.core.model.tables import StringTable, distinct_count, encoded
+from cachetui.core.model.tables import StringTable, encoded
 
 # Which vocabulary each dependency column's ids point into (None: not ids; an offsets column is CSR).
 _DEP_IDS = {"hash": "dep_hash", "virtuals": "dep_virtuals", "name_of": "dep_name", "version_of": "dep_version",
@@ -124,9 +124,6 @@ def to_buffers(snapshot: Snapshot) -> tuple[Iterator[tuple[str, np.ndarray]], Ca
             yield "doc.stop", np.fromiter((d.stop for d in documents), dtype=np.int64, count=len(documents))
         data, offsets, ascii["hashes"] = encoded(corpus.hashes)
         yield from (("hashes.data", data), ("hashes.offsets", offsets))
-        distinct = distinct_count(data, offsets) if UNIQUE_HASHES not in corpus.memo else None  # a build counted
-        if distinct is not None:  # the meta's count, without a set of half a million strings
-            corpus.memoised(UNIQUE_HASHES, lambda: distinct)
         for name, values in _strings(snapshot, table):
             data, offsets, ascii[name] = encoded(values)
             yield from ((f"{name}.data", data), (f"{name}.offsets", offsets))

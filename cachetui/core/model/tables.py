@@ -138,7 +138,7 @@ def _decode(data: bytes) -> str:
         return data.decode("utf-8", "replace")
 
 
-# Odd 64-bit multipliers that mix a string's 8-byte words into one key (distinct_count).
+# Odd 64-bit multipliers that mix a string's 8-byte words into one key (hash_keys).
 _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
 
 
@@ -170,41 +170,9 @@ def hash_keys(strings: Sequence[str]) -> np.ndarray:
 HASH_BYTES = 32  # a Spack hash: 32 base32 characters
 
 
-def _words(data: np.ndarray, offsets: IndexArray) -> np.ndarray | None:
-    """The strings' bytes as rows of 8-byte words, when every string has one width, a multiple of 8; else None."""
-    n = len(offsets) - 1
-    width = int(offsets[1] - offsets[0]) if n > 0 else 0
-    if width == 0 or width % 8 or int(offsets[-1]) != n * width or not bool((np.diff(offsets) == width).all()):
-        return None
-    return data[: n * width].view(np.uint64).reshape(n, width // 8)
-
-
 def _mixed(words: np.ndarray) -> np.ndarray:
     """Each row of words mixed into one 64-bit key."""
     key = words[:, 0] * _MIX[0]
     for j in range(1, words.shape[1]):
         key ^= words[:, j] * _MIX[j % len(_MIX)]
     return key
-
-
-def distinct_count(data: np.ndarray, offsets: IndexArray) -> int | None:
-    """How many distinct strings an encoded table holds, worked out over its bytes when every string has one width,
-    a multiple of 8 (a spec hash's 32); None otherwise, and then they are counted as strings.
-
-    Each string's 8-byte words are mixed into one 64-bit key and the keys sorted; strings whose keys are equal
-    are then compared whole, so the count is exact: should two different strings share a key, None. Half a
-    million hashes are counted so in a fraction of the time a set of them takes to build.
-    """
-    n = len(offsets) - 1
-    if n <= 0:
-        return 0
-    words = _words(data, offsets)
-    if words is None:
-        return None
-    key = _mixed(words)
-    order = np.argsort(key)
-    same = key[order[1:]] == key[order[:-1]]
-    if bool(same.any()) and not bool((words[order[1:][same]] == words[order[:-1][same]]).all()):
-        return None
-    return n - int(same.sum())
-
