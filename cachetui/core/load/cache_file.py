@@ -132,9 +132,8 @@ class _Writer:
                     self._error = exc
 
     def _sync(self) -> None:
-        """What was written so far, on disk: the commit's sync then has only the rest to wait for (a whole site's
-        ~130 MB, left to it, were waited for once nothing else was left to do). Done here, while the thread that
-        puts makes the next buffers."""
+        """What was written so far, on disk, while the thread that puts makes the next buffers: the commit's sync,
+        when nothing else is left to do, then waits only for the rest of a file that is ~130 MB for a whole site."""
         self._handle.flush()
         try:
             fd = self._handle.fileno()

@@ -57,8 +57,8 @@ def code_digest(directory: Path) -> str:
 def digest_beside(directory: Path) -> threading.Thread | None:
     """`code_digest` worked out in a thread (None: it is known), for a load that writes a cache file once it is done.
 
-    With nothing remembered (a first load, a new version), it reads ~70 modules: left to the writing of the file,
-    that was done while only this process had work left, the parsers' processes having finished.
+    With nothing remembered (a first load, a new version), it reads ~70 modules: done beside the load, not when the
+    file is written, when the parsers' processes have finished and only this one has work left.
     """
     if _WORKED_OUT:
         return None

@@ -71,8 +71,8 @@ class CorpusBuilder:
     """
 
     def __init__(self, *, distinct: bool = True) -> None:
-        # Counted as batches and parts come, while other processes still parse: counted after the last part (over
-        # the file's encoded hashes), a whole site's were sorted while only this process had work left.
+        # Counted as batches and parts come, while other processes still parse, not after the last part, when only
+        # this process has work left and everything it does adds to the load in full.
         self._distinct: set[str] | None = set() if distinct else None
         names = (*REGISTRY.single(), *_stored(), *DEPENDENCY_VOCABS, BUILD_PROVENANCE)
         self.vocab: dict[str, Vocabulary] = {name: Vocabulary() for name in names}
