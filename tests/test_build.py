@@ -139,3 +139,25 @@ def test_distinct_hashes_are_counted_as_documents_and_parts_come(hash_sets: list
     corpus = corpus_builder.finish()
     assert corpus.memo[UNIQUE_HASHES] == len(set(corpus.hashes)) == len(set().union(*hash_sets))
     assert parts_builder._distinct is None
+
+
+@given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=6))
+def test_provenance_and_push_times_are_kept_whichever_documents_of_a_batch_record_them(
+        records: list[tuple[bool, bool]]) -> None:
+    """A batch of documents none of which records build provenance or push times (a site's) is laid out without a
+    step per spec; one that mixes them keeps each spec's own, and unknown where its document records none."""
+    from cachetui.core.model.corpus import BUILD_PROVENANCE
+    from cachetui.core.model.records import UNKNOWN_PUSHED, ParsedDocument, RawSpec, SpecColumns
+
+    builder, expected = build.CorpusBuilder(), []
+    for i, (provenance, pushed) in enumerate(records):
+        hashes = [chr(97 + i) * 31 + letter for letter in "ab"]
+        columns = SpecColumns.from_rows([RawSpec(h, "1.0", "gcc@13", "linux", "rhel8", "zen4", (), (), 1) for h in hashes])
+        columns.build_provenance = [f"{h}-built" for h in hashes] if provenance else None
+        columns.pushed = [1_700_000_000 + k for k in range(2)] if pushed else None
+        builder.add(ParsedDocument(f"/d{i}", f"pkg{i}", "develop", f"pkg{i}", "current", columns))
+        expected += [(f"{h}-built" if provenance else "", 1_700_000_000 + k if pushed else UNKNOWN_PUSHED)
+                     for k, h in enumerate(hashes)]
+    corpus = builder.finish()
+    texts = corpus.vocab[BUILD_PROVENANCE].values
+    assert [(texts[p], int(t)) for p, t in zip(corpus.build_provenance.tolist(), corpus.pushed)] == expected

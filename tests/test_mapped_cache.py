@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import cachetui.core.load.cache as cache_module
 import cachetui.core.load.cache_file as cache_file
@@ -276,6 +278,18 @@ def test_a_stamp_past_int64_is_kept_wrapped_and_never_matches_the_file_again() -
     values, known = _stamps([(10, 20, 30, inode), None], 4)
     assert known.tolist() == [1, 0]
     assert values.tolist()[:3] == [10, 20, 30] and values.tolist()[3] != inode
+
+
+@given(st.lists(st.one_of(st.none(), st.tuples(*[st.integers(0, 2**64 - 1)] * 4)), max_size=6))
+def test_stamps_are_stored_flat_with_which_are_known(stamps: list[tuple[int, ...] | None]) -> None:
+    """Every stamp known (a listing as a load takes it, read without a step per row) or not, within int64 or past it:
+    each known row kept as it is (or wrapped, past int64), each unknown one as zeros marked unknown."""
+    from cachetui.core.load.cache_layout import _stamps
+
+    values, known = _stamps(stamps, 4)
+    assert known.tolist() == [int(s is not None) for s in stamps]
+    rows = values.view(np.uint64).reshape(-1, 4).tolist()
+    assert rows == [list(s) if s is not None else [0] * 4 for s in stamps]
 
 
 def test_a_write_that_fails_in_the_writing_thread_fails_the_write() -> None:

@@ -12,6 +12,7 @@ import pytest
 import cachetui.core.load.sources.site.parallel as parallel
 import cachetui.core.load.sources.site.walk as walk
 from cachetui.core.load import LoadOptions, load_corpus
+from cachetui.core.load.cache import CorpusCache
 from cachetui.core.query.query import Query, all_facet_counts
 from tests.conftest import listing, spec_entry
 
@@ -132,3 +133,39 @@ def test_workers_that_cannot_be_spawned_leave_the_parsing_here(tmp_path: Path, m
     monkeypatch.setattr(parallel, "ProcessPoolExecutor", Refusing)
     assert parallel._start_pool(2) is None
     assert _fingerprint(load_corpus([tmp_path], LoadOptions(workers=2))) == _fingerprint(load_corpus([tmp_path], LoadOptions(workers=1)))
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_forked_and_spawned_workers_give_what_one_process_gives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  method: str) -> None:
+    _tree(tmp_path, 3 * 16 + 5)
+    chosen: list[str] = []
+    monkeypatch.setattr(parallel, "start_method", lambda: chosen.append(method) or method)
+    assert _fingerprint(load_corpus([tmp_path], LoadOptions(workers=2))) == _fingerprint(load_corpus([tmp_path], LoadOptions(workers=1)))
+    assert chosen == [method]
+
+
+def test_workers_are_forked_only_by_a_process_of_one_thread_on_linux(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forking a threaded process can deadlock its child (a lock another thread held stays held there): the app
+    loads from a thread, so its workers are spawned; the CLI, one thread, forks them (no Python start, no imports)."""
+    monkeypatch.setattr(parallel.sys, "platform", "linux")
+    monkeypatch.setattr(parallel.threading, "active_count", lambda: 1)
+    assert parallel.start_method() == "fork"
+    monkeypatch.setattr(parallel.threading, "active_count", lambda: 2)
+    assert parallel.start_method() == "spawn"
+    monkeypatch.setattr(parallel.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(parallel.sys, "platform", "darwin")  # forking there is unsafe with the system's own threads
+    assert parallel.start_method() == "spawn"
+
+
+def test_a_cold_load_starts_its_own_thread_only_once_its_workers_are(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The code digest is worked out in a thread beside a cold load; started before the workers, it would leave a
+    one-threaded CLI unable to fork them."""
+    _tree(tmp_path / "site", 3 * 16 + 5)
+    order: list[str] = []
+    start_method, will_write = parallel.start_method, CorpusCache.will_write
+    monkeypatch.setattr(parallel, "start_method", lambda: order.append("workers") or start_method())
+    monkeypatch.setattr(CorpusCache, "will_write", lambda self: order.append("digest") or will_write(self))
+    corpus = load_corpus([tmp_path / "site"], LoadOptions(workers=2), cache=CorpusCache(tmp_path / "cache"))
+    assert order == ["workers", "digest"] and corpus.n_specs == 3 * (3 * 16 + 5)

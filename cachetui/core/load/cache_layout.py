@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import fields
 from functools import cached_property
 from itertools import chain
-from typing import Any
+from operator import attrgetter
+from typing import Any, cast
 
 import numpy as np
 
@@ -130,7 +131,7 @@ def to_buffers(snapshot: Snapshot) -> tuple[Iterator[tuple[str, np.ndarray]], Ca
         yield "candidates.explicit", np.fromiter((c.explicit for c in snapshot.candidates), dtype=np.uint8,
                                                  count=len(snapshot.candidates))
         yield from zip(("candidates.signature", "candidates.known"),
-                       _stamps([snapshot.stamps.get(c.path) for c in snapshot.candidates], 4))
+                       _stamps(list(map(snapshot.stamps.get, map(_PATH, snapshot.candidates))), 4))
         yield from zip(("directories.signature", "directories.known"),
                        _stamps(list(snapshot.directories.values()), 2))
 
@@ -164,9 +165,16 @@ def _strings(snapshot: Snapshot, table: DocumentTable | None) -> Iterator[tuple[
     yield "directories", list(snapshot.directories)
 
 
+_PATH = attrgetter("path")
+
+
 def _stamps(stamps: Sequence[tuple[int, ...] | None], width: int) -> tuple[np.ndarray, np.ndarray]:
-    known = np.fromiter((s is not None for s in stamps), dtype=np.uint8, count=len(stamps))
-    rows = [s or (0,) * width for s in stamps]
+    rows: Sequence[tuple[int, ...]]
+    if None in stamps:  # a file or directory that could not be stat'ed: kept as zeros, marked unknown
+        known = np.fromiter((s is not None for s in stamps), dtype=np.uint8, count=len(stamps))
+        rows = [s or (0,) * width for s in stamps]
+    else:  # the usual listing, every stamp known: no step per row in Python
+        known, rows = np.ones(len(stamps), dtype=np.uint8), cast("Sequence[tuple[int, ...]]", stamps)
     try:  # one flat pass: quicker than numpy reading 50,000 tuples as rows
         values = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=width * len(rows))
     except OverflowError:  # an inode of 2**63 or more (some network file systems) does not fit an int64:

@@ -138,8 +138,6 @@ class _Load:
             snapshot = cache.read(name)
             if cache.damaged is not None:  # said once: the file is rebuilt by this load
                 self.report.add(Problem(cache.damaged, CACHE_REBUILT, Severity.WARNING))
-            if snapshot is None:
-                cache.will_write()
         site = SitePass([s.path for s in self.sources if isinstance(s, SiteDocuments)], snapshot, self.report)
         groups = [locate(g, self.net) for g in self._groups()]
         if snapshot is not None and site.all_reused() and _groups_reused(groups, snapshot) and not snapshot.undated:
@@ -147,7 +145,10 @@ class _Load:
         from cachetui.core.model.build import CorpusBuilder
 
         builder = CorpusBuilder()
-        site.load_into(builder, self.max_bytes, self.workers, self.progress)
+        # The code's digest is worked out beside a cold load (it keys the file written at its end), in a thread
+        # started once the parsers are: a process of one thread forks them.
+        beside = cache.will_write if cache is not None and name is not None and snapshot is None else _nothing
+        site.load_into(builder, self.max_bytes, self.workers, self.progress, beside)
         cacheable = self._add_groups(builder, groups, snapshot)
         self.report.extend(self.net.problems)
         status = _status(cache, snapshot, site, groups)
@@ -260,6 +261,10 @@ def _cache_write(cache: CorpusCache, name: str, site: SitePass,
             file.complete(_snapshot(site, corpus, dated, {}))
 
     return write
+
+
+def _nothing() -> None:
+    pass
 
 
 def _finished(corpus: Corpus, status: str, groups: list[Located]) -> Corpus:

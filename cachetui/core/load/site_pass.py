@@ -7,7 +7,7 @@ one are decided here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from cachetui.core.load.progress import DOCUMENTS, Progress
@@ -84,8 +84,11 @@ class SitePass:
             for path in self.reused:
                 yield path, _reused_result(snapshot, path)
 
-    def load_into(self, builder: CorpusBuilder, max_bytes: int, workers: int | None, progress: Progress | None) -> None:
-        """Unchanged files from the cached corpus, the rest parsed (in parts); problems reported in file order."""
+    def load_into(self, builder: CorpusBuilder, max_bytes: int, workers: int | None, progress: Progress | None,
+                  started: Callable[[], None] = lambda: None) -> None:
+        """Unchanged files from the cached corpus, the rest parsed (in parts); problems reported in file order.
+
+        `started`: called once the parsers' processes are (see `parallel.load_into`)."""
         from cachetui.core.load.sources.site.parallel import load_into, workers_for
 
         for path, result in self._reused_results():
@@ -97,7 +100,7 @@ class SitePass:
         if workers is None and not self.walked:  # a cold walk: its parsers may start before it does
             workers = workers_for(expected_documents(self.roots))
         done = len(self.reused)
-        for chunk, summaries in load_into(builder, to_parse, max_bytes, workers, self._before_reading):
+        for chunk, summaries in load_into(builder, to_parse, max_bytes, workers, self._before_reading, started):
             self.results.update(zip((c.path for c in chunk), summaries))
             if self.snapshot is None:  # cold: each file's stamp as its reader took it
                 self.listing.stamps.update((c.path, r.stamp) for c, r in zip(chunk, summaries))

@@ -97,7 +97,7 @@ class CorpusBuilder:
 
     def add(self, doc: ParsedDocument) -> None:
         start = self._n_specs
-        self._n_specs += len(doc.columns)
+        self._n_specs += len(doc.columns.hashes)
         self.docs.append((doc.path, doc.package, doc.tag, doc.title, doc.generation, start, self._n_specs))
         self._pending.append(doc)
         if self._n_specs - len(self.hashes) >= BATCH_SPECS:
@@ -117,13 +117,21 @@ class CorpusBuilder:
         self.hashes.extend(hashes)
         if self._distinct is not None:
             self._distinct.update(hashes)
+        n_specs = len(hashes)
         self.sizes.append(np.asarray(joined("sizes"), dtype=np.int64))
-        provenance = list(chain.from_iterable(c.build_provenance_or_unknown() for c in columns))
-        self.build_provenance.append(self.vocab[BUILD_PROVENANCE].ids_of(provenance))
-        self.pushed.append(np.fromiter(chain.from_iterable(c.pushed_or_unknown() for c in columns), dtype=np.int64,
-                                       count=sum(map(len, columns))))
+        # A site's documents record neither (a whole batch of them, the usual one, needs no step per spec)
+        if any(c.build_provenance is not None for c in columns):
+            provenance = list(chain.from_iterable(c.build_provenance_or_unknown() for c in columns))
+            self.build_provenance.append(self.vocab[BUILD_PROVENANCE].ids_of(provenance))
+        else:
+            self.build_provenance.append(np.zeros(n_specs, dtype=np.int32))  # id 0: none recorded
+        if any(c.pushed is not None for c in columns):
+            self.pushed.append(np.fromiter(chain.from_iterable(c.pushed_or_unknown() for c in columns),
+                                           dtype=np.int64, count=n_specs))
+        else:
+            self.pushed.append(np.full(n_specs, UNKNOWN_PUSHED, dtype=np.int64))
         tag_ids = np.fromiter((self.vocab["tag"].intern(doc.tag) for doc in docs), dtype=np.int32, count=len(docs))
-        self.single["tag"].append(np.repeat(tag_ids, [len(c) for c in columns]))
+        self.single["tag"].append(np.repeat(tag_ids, list(map(len, map(attrgetter("hashes"), columns)))))
         for facet, name in REGISTRY.read():
             self.single[facet].append(self.vocab[facet].ids_of(joined(name)))
         self.single["compiler_name"].append(self._compiler_name_ids()[self.single["compiler"][-1]])

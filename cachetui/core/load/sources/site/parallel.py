@@ -1,9 +1,12 @@
 """Load files into column parts, in worker processes when there are enough of them to pay for it.
 
-Workers are spawned, not forked: the app loads from a thread, and forking a
-threaded process can deadlock. Spawning costs a fraction of a second, so small
-trees (the sample, one package) stay in-process. This process is one of the N that
-parse: it walks the tree, then parses the chunks no worker has started yet.
+Workers are forked when this process has one thread (the CLI, on Linux): a forked worker has the
+parsers imported already and starts parsing at once, where a spawned one first starts Python and
+imports them (~0.3 CPU s, measured with `benchmarks/felt.py`), and no resource-tracker process is
+started. Anywhere else they are spawned: the app loads from a thread, and forking a threaded process
+can deadlock (a lock another thread held is held forever in the child). Starting workers costs a
+fraction of a second, so small trees (the sample, one package) stay in-process. This process is one
+of the N that parse: it walks the tree, then parses the chunks no worker has started yet.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import gc
 import multiprocessing
 import os
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -52,11 +56,14 @@ Loaded = tuple[list[Candidate], list[FileResult]]
 
 
 def load_into(builder: CorpusBuilder, candidates: Iterable[Candidate], max_bytes: int, workers: int | None,
-              before: Callable[[list[Candidate]], None] = lambda chunk: None) -> Iterator[Loaded]:
+              before: Callable[[list[Candidate]], None] = lambda chunk: None,
+              started: Callable[[], None] = lambda: None) -> Iterator[Loaded]:
     """Load the candidates' documents into `builder`, a chunk at a time; yield each chunk and its results, in order.
 
     `candidates` may be a walk still in progress: chunks go to the workers as the walk finds them,
-    so walking and parsing overlap. `before` sees each chunk before any of its files is read.
+    so walking and parsing overlap. `before` sees each chunk before any of its files is read. `started` is
+    called once the workers are (or none will be): a thread of the caller's started there, not before,
+    leaves the workers free to be forked.
     The results keep each file's problems and inputs, not its document (that is in the builder).
     With `workers` processes (None: decided by how many files there are), chunks are built into
     columns in `workers - 1` other processes and in this one once the walk is done, and merged here.
@@ -67,6 +74,7 @@ def load_into(builder: CorpusBuilder, candidates: Iterable[Candidate], max_bytes
         workers = default_workers(sum(map(len, first)))
         chunks = chain(first, chunks)
     pool = _start_pool(workers)
+    started()
     if pool is None:
         yield from _in_process(chunks, max_bytes, builder, before)
         return
@@ -205,7 +213,7 @@ def _start_pool(workers: int) -> ProcessPoolExecutor | None:
         return None
     try:
         with _stderr_with_a_descriptor():
-            pool = ProcessPoolExecutor(max_workers=workers - 1, mp_context=multiprocessing.get_context("spawn"))
+            pool = ProcessPoolExecutor(max_workers=workers - 1, mp_context=multiprocessing.get_context(start_method()))
     except (OSError, ValueError, RuntimeError):
         return None
     _widen_pipes(pool)
@@ -217,6 +225,12 @@ def _start_pool(workers: int) -> ProcessPoolExecutor | None:
         pool.shutdown(wait=False, cancel_futures=True)
         return None
     return pool
+
+
+def start_method() -> str:
+    """How workers start: forked in a process of one thread on Linux, spawned anywhere else (see the module's
+    docstring). Asked as the pool is made, so a thread that ended by then counts for nothing."""
+    return "fork" if sys.platform == "linux" and threading.active_count() == 1 else "spawn"
 
 
 def _started() -> None:

@@ -148,21 +148,22 @@ def _by_package(
 
     tags, files = _split(cache, report, visited, directories)
     yield from files
-    packages: dict[str, dict[str, str]] = {}  # tag, in display order -> package -> its directory
+    packages: dict[str, list[str]] = {}  # package -> its directory in each tag, the tags in display order
     for tag in sort_tags(tags):
-        packages[tag], files = _split(tags[tag], report, visited, directories)
+        in_tag, files = _split(tags[tag], report, visited, directories)
         yield from files
-    for package in sorted(set().union(*packages.values())):
-        for in_tag in packages.values():
-            if package in in_tag:  # as _depth_first would walk it, without a generator for each of 50,000
-                for entry in _entries(in_tag[package], report, visited, directories):
-                    if entry.name[:1] == ".":
-                        continue
-                    if not _is_dir(entry):
-                        yield _candidate(entry)
-                    else:
-                        yield from (_by_package if entry.name == SITE_CACHE else _depth_first)(
-                            entry.path, report, visited, directories)
+        for package, directory in in_tag.items():
+            packages.setdefault(package, []).append(directory)
+    for package in sorted(packages):
+        for directory in packages[package]:  # as _depth_first would walk it, without a generator for each of 50,000
+            for entry in _entries(directory, report, visited, directories):
+                if entry.name[:1] == ".":
+                    continue
+                if not _is_dir(entry):
+                    yield _candidate(entry)
+                else:
+                    yield from (_by_package if entry.name == SITE_CACHE else _depth_first)(
+                        entry.path, report, visited, directories)
 
 
 def _split(directory: str, report: LoadReport, visited: set[tuple[int, int]],
