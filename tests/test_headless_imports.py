@@ -85,3 +85,23 @@ def test_a_warm_check_imports_no_parser_builder_or_provenance(tmp_path: Path, pr
     assert {"msgspec", "cachetui.core.model.build"} <= cold  # the cold load parses and builds: the check can fail
     warm = _imported_by(["check", "--json", source], tmp_path / "warm.json", tmp_path)
     assert sorted(name for name in warm if name.split(".")[0] in MISS_ONLY or name.startswith(MISS_ONLY)) == []
+
+
+_THREADS = """
+import os, sys
+import cachetui.core.model.corpus  # numpy, as a load imports it
+print(len(os.listdir("/proc/self/task")), os.environ["OPENBLAS_NUM_THREADS"])
+"""
+
+
+@pytest.mark.parametrize(("asked", "expected"), [(None, "1 1"), ("2", "2 2")])  # (its caller's thread and one more)
+def test_numpy_starts_no_thread_of_its_own_unless_the_user_asks(asked: str | None, expected: str) -> None:
+    """numpy's OpenBLAS would start a thread per core that spins ~0.1 CPU s (cachetui does no linear algebra); a
+    process of one thread is also what lets a command fork its parsing worker. A user's own setting stands.
+    (The process's threads are counted in /proc: Linux, as CI.)"""
+    env = {key: value for key, value in os.environ.items() if key != "OPENBLAS_NUM_THREADS"}
+    if asked is not None:
+        env["OPENBLAS_NUM_THREADS"] = asked
+    done = subprocess.run([sys.executable, "-c", _THREADS], capture_output=True, text=True, env=env, timeout=120,
+                          check=True)
+    assert done.stdout.split() == expected.split()

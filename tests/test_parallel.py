@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -169,3 +170,29 @@ def test_a_cold_load_starts_its_own_thread_only_once_its_workers_are(tmp_path: P
     monkeypatch.setattr(CorpusCache, "will_write", lambda self: order.append("digest") or will_write(self))
     corpus = load_corpus([tmp_path / "site"], LoadOptions(workers=2), cache=CorpusCache(tmp_path / "cache"))
     assert order == ["workers", "digest"] and corpus.n_specs == 3 * (3 * 16 + 5)
+
+
+def test_problems_come_in_file_order_whichever_process_read_each_file(tmp_path: Path) -> None:
+    """Only the results with something to say cross between processes beside the stamps; the report still lists
+    every file's problems in the order of the walk."""
+    _tree(tmp_path, 5 * 16)
+    for i in range(0, 5 * 16, 7):  # a broken file in every chunk, read here or in a worker
+        (tmp_path / "_cache" / "develop" / f"pkg{i % 40}" / f"broken{i}.md").write_text("---\ntitle: [x\n---\n")
+    shared, alone = (load_corpus([tmp_path], LoadOptions(workers=n)) for n in (2, 1))
+    reasons = [(p.path, p.reason) for p in alone.report.problems]
+    assert [(p.path, p.reason) for p in shared.report.problems] == reasons and len(reasons) > 5
+    assert shared.report.files_seen == alone.report.files_seen == 5 * 16 + 1 + len(range(0, 5 * 16, 7))
+
+
+def test_a_chunks_results_keep_every_stamp_and_only_the_results_with_more_to_say() -> None:
+    from cachetui.core.load.sources.site.loader import ChunkResults, FileResult
+    from cachetui.core.model.problems import Problem
+
+    results = ChunkResults()
+    plain, broken, failed = (FileResult(stamp=(1, 2, 3, 4)), FileResult(problems=[Problem("b", "bad")]),
+                             FileResult(io_error=True))
+    for result in (plain, broken, plain, failed):
+        results.add(result)
+    again = pickle.loads(pickle.dumps(results))
+    assert again.stamps == [(1, 2, 3, 4), None, (1, 2, 3, 4), None]
+    assert sorted(again.notable) == [1, 3] and again.notable[1].problems[0].reason == "bad" and again.notable[3].io_error

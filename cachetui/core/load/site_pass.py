@@ -8,6 +8,7 @@ one are decided here.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from cachetui.core.load.progress import DOCUMENTS, Progress
@@ -27,6 +28,9 @@ if TYPE_CHECKING:  # imported where a miss uses them: a warm start imports no pa
     from cachetui.core.model.build import CorpusBuilder
 
 
+_PATH = attrgetter("path")
+
+
 class SitePass:
     """The site documents of one load: walked (or the cached listing reused), parsed unless unchanged.
 
@@ -36,7 +40,7 @@ class SitePass:
     def __init__(self, roots: list[str], snapshot: Snapshot | None, report: LoadReport) -> None:
         self.snapshot = snapshot
         self.report = report
-        self.results: dict[str, FileResult] = {}
+        self.results: dict[str, FileResult] = {}  # the files whose results have more to say than their stamps
         self.walked = snapshot is not None
         self.unchanged = False
         self.roots = roots
@@ -94,22 +98,27 @@ class SitePass:
         for path, result in self._reused_results():
             if result.document is not None:
                 builder.add(result.document)
-            self.results[path] = _summary(result)
+            if result.problems or result.inputs or result.io_error:
+                self.results[path] = _summary(result)
         to_parse = self._walked() if not self.walked else \
             [c for c in self.listing.candidates if c.path not in self.reused]
         if workers is None and not self.walked:  # a cold walk: its parsers may start before it does
             workers = workers_for(expected_documents(self.roots))
         done = len(self.reused)
-        for chunk, summaries in load_into(builder, to_parse, max_bytes, workers, self._before_reading, started):
-            self.results.update(zip((c.path for c in chunk), summaries))
+        for chunk, results in load_into(builder, to_parse, max_bytes, workers, self._before_reading, started):
+            self.results.update((chunk[i].path, result) for i, result in results.notable.items())
             if self.snapshot is None:  # cold: each file's stamp as its reader took it
-                self.listing.stamps.update((c.path, r.stamp) for c, r in zip(chunk, summaries))
+                self.listing.stamps.update(zip(map(_PATH, chunk), results.stamps))
             done += len(chunk)
             if progress is not None:
                 progress(done, len(self.listing.candidates) if self.walked else None, DOCUMENTS)
-        for candidate in self.listing.candidates:
-            self.report.files_seen += 1
-            self.report.extend(self.results[candidate.path].problems)
+        self.report.files_seen += len(self.listing.candidates)
+        if self.results:  # their problems, in file order
+            found = self.results
+            for candidate in self.listing.candidates:
+                said = found.get(candidate.path)
+                if said is not None:
+                    self.report.extend(said.problems)
 
     def _walked(self) -> Iterator[Candidate]:
         yield from self._walk

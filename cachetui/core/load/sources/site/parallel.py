@@ -2,11 +2,11 @@
 
 Workers are forked when this process has one thread (the CLI, on Linux): a forked worker has the
 parsers imported already and starts parsing at once, where a spawned one first starts Python and
-imports them (~0.3 CPU s, measured with `benchmarks/felt.py`), and no resource-tracker process is
-started. Anywhere else they are spawned: the app loads from a thread, and forking a threaded process
-can deadlock (a lock another thread held is held forever in the child). Starting workers costs a
-fraction of a second, so small trees (the sample, one package) stay in-process. This process is one
-of the N that parse: it walks the tree, then parses the chunks no worker has started yet.
+imports them (a few tenths of a CPU second), and no resource-tracker process is started. Anywhere
+else they are spawned: the app loads from a thread, and forking a threaded process can deadlock (a
+lock another thread held is held forever in the child). Starting workers costs a fraction of a
+second, so small trees (the sample, one package) stay in-process. This process is one of the N that
+parse: it walks the tree, then parses the chunks no worker has started yet.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ try:
 except ImportError:  # not on Windows
     fcntl = None  # type: ignore[assignment]
 
-from cachetui.core.load.sources.site.loader import Candidate, FileResult, load_file
+from cachetui.core.load.sources.site.loader import Candidate, ChunkResults, load_file
 from cachetui.core.model.build import BuilderPart, CorpusBuilder
 
 PARALLEL_MIN_FILES = 10_000  # measured: at 3,000 files (scale M) spawning costs more than it saves
@@ -51,8 +51,8 @@ def default_workers(n_files: int) -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
-Part = tuple[list[FileResult], BuilderPart]
-Loaded = tuple[list[Candidate], list[FileResult]]
+Part = tuple[ChunkResults, BuilderPart]
+Loaded = tuple[list[Candidate], ChunkResults]
 
 
 def load_into(builder: CorpusBuilder, candidates: Iterable[Candidate], max_bytes: int, workers: int | None,
@@ -64,7 +64,8 @@ def load_into(builder: CorpusBuilder, candidates: Iterable[Candidate], max_bytes
     so walking and parsing overlap. `before` sees each chunk before any of its files is read. `started` is
     called once the workers are (or none will be): a thread of the caller's started there, not before,
     leaves the workers free to be forked.
-    The results keep each file's problems and inputs, not its document (that is in the builder).
+    The results keep each file's stamp, and problems and inputs where it has them, not its document (that is in
+    the builder).
     With `workers` processes (None: decided by how many files there are), chunks are built into
     columns in `workers - 1` other processes and in this one once the walk is done, and merged here.
     """
@@ -166,9 +167,9 @@ def _in_process(chunks: Iterator[list[Candidate]], max_bytes: int, builder: Corp
 
 
 def _merged(builder: CorpusBuilder, chunk: list[Candidate], future: Future[Part]) -> Loaded:
-    summaries, part = future.result()
+    results, part = future.result()
     builder.merge(part)
-    return chunk, summaries
+    return chunk, results
 
 
 def _chunks(candidates: Iterable[Candidate]) -> Iterator[list[Candidate]]:
@@ -177,15 +178,15 @@ def _chunks(candidates: Iterable[Candidate]) -> Iterator[list[Candidate]]:
         yield chunk
 
 
-def _load_chunk(chunk: list[Candidate], max_bytes: int, builder: CorpusBuilder) -> list[FileResult]:
-    summaries = []
+def _load_chunk(chunk: list[Candidate], max_bytes: int, builder: CorpusBuilder) -> ChunkResults:
+    results = ChunkResults()
     for candidate in chunk:
         result = load_file(candidate, max_bytes)
         if result.document is not None:
             builder.add(result.document)
         result.document = None  # it is in the builder now
-        summaries.append(result)
-    return summaries
+        results.add(result)
+    return results
 
 
 def load_part(chunk: list[Candidate], max_bytes: int) -> Part:
@@ -199,8 +200,8 @@ def load_part(chunk: list[Candidate], max_bytes: int) -> Part:
 
 
 def _part(chunk: list[Candidate], max_bytes: int, builder: CorpusBuilder) -> Part:
-    summaries = _load_chunk(chunk, max_bytes, builder)
-    return summaries, builder.part()
+    results = _load_chunk(chunk, max_bytes, builder)
+    return results, builder.part()
 
 
 # A worker's builder lives across its parts, and so do its vocabularies (see CorpusBuilder.part).
