@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from itertools import groupby
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -152,7 +154,8 @@ def test_provenance_and_push_times_are_kept_whichever_documents_of_a_batch_recor
     builder, expected = build.CorpusBuilder(), []
     for i, (provenance, pushed) in enumerate(records):
         hashes = [chr(97 + i) * 31 + letter for letter in "ab"]
-        columns = SpecColumns.from_rows([RawSpec(h, "1.0", "gcc@13", "linux", "rhel8", "zen4", (), (), 1) for h in hashes])
+        columns = SpecColumns.from_rows([RawSpec(h, "1.0", "gcc@13", "linux", "rhel8", "zen4", (), (), 1)
+                                         for h in hashes])
         columns.build_provenance = [f"{h}-built" for h in hashes] if provenance else None
         columns.pushed = [1_700_000_000 + k for k in range(2)] if pushed else None
         builder.add(ParsedDocument(f"/d{i}", f"pkg{i}", "develop", f"pkg{i}", "current", columns))
@@ -161,3 +164,37 @@ def test_provenance_and_push_times_are_kept_whichever_documents_of_a_batch_recor
     corpus = builder.finish()
     texts = corpus.vocab[BUILD_PROVENANCE].values
     assert [(texts[p], int(t)) for p, t in zip(corpus.build_provenance.tolist(), corpus.pushed)] == expected
+
+
+_ROWS = st.lists(st.tuples(st.sampled_from(["/a", "/b", "/c"]), st.sampled_from(["p", "q", "r"]),
+                           st.sampled_from(["develop", "v1", "v2"]), st.integers(0, 9)), max_size=12)
+
+
+@given(_ROWS, st.permutations(["develop", "v1", "v2"]))
+def test_documents_are_put_in_display_order_as_a_stable_sort_would(rows: list[tuple[str, str, str, int]],
+                                                                   tags: list[str]) -> None:
+    """Keys compared in C, documents already in order left as they are: the order `sorted` gives with the key
+    (package, tag in display order, path), ties (the same file twice) as they came."""
+    rank = {tag: i for i, tag in enumerate(tags)}
+    docs = [(path, package, tag, package, "current", i, i + 1) for i, (path, package, tag, _) in enumerate(rows)]
+    assert build._in_display_order(docs, rank) == sorted(docs, key=lambda row: (row[1], rank[row[2]], row[0]))
+
+
+@given(_ROWS)
+def test_a_package_repeated_in_a_tag_is_said_for_each_later_document_with_the_first_ones_path(
+        rows: list[tuple[str, str, str, int]]) -> None:
+    docs = sorted((path, package, tag, package, "current", 0, 1) for path, package, tag, _ in rows)
+    docs = sorted(docs, key=lambda row: (row[1], row[2]))
+    report = LoadReport()
+    documents, packages, ranges = build._lay_out(docs, np.ones(len(docs), dtype=np.int64), report)
+    expected, first = [], None
+    for path, package, tag, *_ in docs:  # the rule, one document at a time
+        if first is not None and first[:2] == (package, tag):
+            expected.append((path, f"{package} in tag {tag} also comes from {first[2]}"))
+        else:
+            first = (package, tag, path)
+    assert [(p.path, p.reason) for p in report.problems] == expected
+    runs = [(package, len(list(run))) for package, run in groupby(row[1] for row in docs)]
+    starts = [sum(n for _, n in runs[:k]) for k in range(len(runs))]
+    assert packages == [package for package, _ in runs]
+    assert ranges == [(start, start + n) for start, (_, n) in zip(starts, runs)]
