@@ -103,3 +103,20 @@ def test_a_mutated_document_is_read_alike_or_declined(data: st.DataObject) -> No
         else:
             text[at:at] = what
     assert _same(Path("_cache/develop/pkg/specs.md"), bytes(text)) in (True, None)
+
+
+@given(st.lists(st.lists(st.sampled_from(["e4s", "radiuss", "root", "ml"]), max_size=3), max_size=8))
+def test_stacks_are_counted_as_counter_counts_them_with_or_without_its_loop_in_c(stacks: list[list[str]]) -> None:
+    from collections import Counter
+    from itertools import chain
+
+    from cachetui.core.load.sources.site.listing import count_elements, counted_in_python
+
+    expected = Counter(chain.from_iterable(stacks))
+    for count in (count_elements, counted_in_python):
+        found: dict[str, int] = {}
+        count(found, chain.from_iterable(stacks))
+        assert found == expected
+        more = {"ml": 2}  # counts are added to what is there
+        count(more, chain.from_iterable(stacks))
+        assert more == expected + Counter({"ml": 2})

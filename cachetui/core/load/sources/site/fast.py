@@ -33,7 +33,7 @@ _KEY_LINES = {"title": 2, "layout": 3, "categories": 4, "meta": 5, "spec_details
 
 _DETAILS = msgspec.json.Decoder(list[SpecEntry])
 _META = msgspec.json.Decoder(Meta)
-astuple = msgspec.structs.astuple  # fields in declaration order: hash, versions, compiler, ... size
+astuple = msgspec.structs.astuple  # fields in declaration order: compiler, hash, os, ... versions
 
 
 def fast_document(path: str, data: bytes) -> ParsedDocument | None:
@@ -75,7 +75,7 @@ def _utf8(data: bytes) -> bool:
 
 def _columns(entries: list[SpecEntry]) -> SpecColumns | None:
     """The entries column by column, or None when one needs the general path's care (and its warnings)."""
-    hashes, versions, compilers, platforms, oss, targets, variants, stacks, sizes = zip(*map(astuple, entries))
+    compilers, hashes, oss, platforms, sizes, stacks, targets, variants, versions = zip(*map(astuple, entries))
     if not all(versions) or not all_valid_hashes(hashes) or len(set(hashes)) != len(hashes):
         return None  # a hash not as Spack writes one, or listed twice
     sizes_read = _sizes(sizes)
