@@ -361,8 +361,8 @@ BLOCKERS = {
     "felt_cold_ratio": (
         "The row above gives the cold check's CPU seconds, and the felt line how busy the two cores were on "
         "average. One core still waits at the start (Python's start and the imports, before the worker is "
-        "spawned) and at the end, while this process finishes the model's columns, encodes the strings and "
-        "syncs the cache file (~130 MB at L, written from a thread of its own as the columns are made). The "
+        "forked) and at the end, while this process finishes the model's columns, encodes the strings and "
+        "syncs the cache file (~140 MB at L, written from a thread of its own as the columns are made). The "
         "floor is one process, busy throughout; a busy machine costs the two-process load more than it."
     ),
     "serve_pss_mb": (

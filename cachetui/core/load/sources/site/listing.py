@@ -25,8 +25,8 @@ def counted_in_python(mapping: dict[str, int], elements: Iterable[str]) -> None:
         mapping[element] = mapping.get(element, 0) + 1
 
 
-# Counter's own counting loop, in C, without Counter's Python layers (a third of the time): a whole site checks
-# 50,000 summaries. Private to `collections`, so taken only where it is there.
+# Counter's own counting loop, in C, without Counter's Python layers around it: a whole site checks 50,000
+# summaries. Private to `collections`, so taken only where it is there.
 count_elements: Callable[[dict[str, int], Iterable[str]], None] = getattr(collections, "_count_elements",
                                                                           counted_in_python)
 
