@@ -98,7 +98,7 @@ class SitePass:
         for path, result in self._reused_results():
             if result.document is not None:
                 builder.add(result.document)
-            if result.problems or result.inputs or result.io_error:
+            if result.notable:
                 self.results[path] = _summary(result)
         to_parse = self._walked() if not self.walked else \
             [c for c in self.listing.candidates if c.path not in self.reused]

@@ -48,6 +48,12 @@ class FileResult:
         # By position: 50,000 of these come back from the workers; the dataclass way pickles field by name.
         return FileResult, (self.document, self.problems, self.inputs, self.io_error, self.stamp)
 
+    @property
+    def notable(self) -> bool:
+        """Whether it says more than the file's stamp (and its document): problems, other files read, an I/O
+        failure. Only such results are kept, by path, beside a corpus."""
+        return bool(self.problems or self.inputs or self.io_error)
+
 
 @dataclass(slots=True)
 class ChunkResults:
@@ -63,7 +69,7 @@ class ChunkResults:
 
     def add(self, result: FileResult) -> None:
         """The next file's result, its document already taken."""
-        if result.problems or result.inputs or result.io_error:
+        if result.notable:
             self.notable[len(self.stamps)] = result
         self.stamps.append(result.stamp)
 
