@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py $(BENCH_ARGS)
 	$(BIN)/python benchmarks/cold_tail.py benchmarks/corpora/L --rounds 5
 	$(BIN)/python benchmarks/cold_parts.py benchmarks/corpora/L --rounds 3
+	$(BIN)/python benchmarks/blas_threads.py benchmarks/corpora/L --rounds 5
 	$(BIN)/python benchmarks/pty_keys.py
 	$(BIN)/python benchmarks/dependency_queries.py
 	$(BIN)/python benchmarks/table_plan.py

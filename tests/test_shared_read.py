@@ -3,6 +3,7 @@ for the first, then takes the warm cache it wrote."""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -76,3 +77,25 @@ def test_no_lock_is_kept_in_a_cache_directory_others_can_write(tmp_path: Path) -
     with CorpusCache(shared).locked("sources"):
         pass
     assert list(shared.iterdir()) == []
+
+
+def test_a_lock_is_let_go_of_as_its_load_ends_though_a_forked_worker_holds_its_descriptor(tmp_path: Path) -> None:
+    """A command forks its parsing worker during the load: the worker holds a copy of every descriptor, the lock's
+    too, until it exits. The lock is let go of when the load ends all the same, and the next load does not wait."""
+    cache = CorpusCache(tmp_path / "cache")
+    read_end, write_end = os.pipe()
+    with cache.locked("sources"):
+        child = os.fork()
+        if child == 0:  # the worker: alive until the test closes the pipe
+            os.close(write_end)
+            os.read(read_end, 1)
+            os._exit(0)
+    said: list[str] = []
+    try:
+        with cache.locked("sources", waiting=lambda: said.append("waiting"), patience=5):
+            said.append("read")
+    finally:
+        os.close(write_end)
+        os.waitpid(child, 0)
+        os.close(read_end)
+    assert said == ["read"]

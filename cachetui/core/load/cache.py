@@ -133,7 +133,8 @@ class CorpusCache:
             yield
         finally:
             if fd is not None:
-                os.close(fd)  # and the lock with it
+                _unlock(fd)
+                os.close(fd)
 
     @contextmanager
     def writing(self, name: str) -> Iterator[CacheWriter]:
@@ -221,6 +222,15 @@ def _lock(fd: int) -> bool:
     except OSError:  # ENOLCK and the like: the load goes on alone
         return True
     return True
+
+
+def _unlock(fd: int) -> None:
+    """The lock let go of now, not when the last copy of its descriptor closes: a parsing worker forked during the
+    load holds a copy until it exits."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    except OSError:
+        pass
 
 
 def cache_key(name: str, directory: Path) -> bytes:
