@@ -20,6 +20,7 @@ from cachetui.app.dialogs.copy_menu import CopyMenu
 from cachetui.app.widgets import provenance_follower
 from cachetui.app.widgets.browser_body import BrowserBody
 from cachetui.app.widgets.detail_pane import DetailPane, DetailRows, detail_lines
+from cachetui.app.widgets.facet_panel import FacetPanel
 from cachetui.app.widgets.spec_detail import spec_detail
 from cachetui.app.widgets.spec_table import SpecTable
 from cachetui.core.load import BinaryProvenance, Provenance, Signature, load_corpus
@@ -247,6 +248,10 @@ def test_a_verified_section_at_120x40(snap_compare) -> None:  # noqa: ANN001
         os.utime(written, (PINNED, PINNED))
 
     async def run_before(pilot: Pilot) -> None:
+        await wait_loaded(pilot)
+        # The push dates are read after the load, and the facets asked again once they are in: the snapshot shows
+        # the Pushed facet, so it waits for it (it raced the snapshot when the load came sooner)
+        await wait_for(pilot, lambda: any(e.facet == "pushed" for e in pilot.app.screen.query_one(FacetPanel).entries))
         await wait_loaded(pilot)
         await _rest_on(pilot, "old")
 
