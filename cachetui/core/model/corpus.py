@@ -50,11 +50,12 @@ def arch_triple(platform: str, os: str, target: str) -> str:
 class Vocabulary:
     """Interned strings of one facet: id <-> value."""
 
-    __slots__ = ("values", "ids")
+    __slots__ = ("values", "ids", "_growing")
 
     def __init__(self) -> None:
         self.values: list[str] = []
         self.ids: dict[str, int] = {}
+        self._growing = True  # the last batch held a value never seen: the next one likely does too
 
     def intern(self, value: str) -> int:
         found = self.ids.get(value)
@@ -66,13 +67,17 @@ class Vocabulary:
     def ids_of(self, values: list[str]) -> np.ndarray:
         """Ids of many values as an int32 array: lookups in C, Python only for each value never seen before."""
         ids = self.ids
-        if len(values) > 1:  # (one value: itemgetter gives it bare, not in a tuple)
-            try:  # all known, the usual batch once a load is under way: a third quicker than dict.get one by one
+        # All known, the usual batch once a site's load is under way: looked up at once, quicker than dict.get one
+        # by one. Not tried while the vocabulary grows (a mirror's parameter texts): it would stop at the first new
+        # value, and the lookups up to it would be made again below. (One value: itemgetter gives it bare.)
+        if len(values) > 1 and not self._growing:
+            try:
                 return np.fromiter(itemgetter(*values)(ids), dtype=np.int32, count=len(values))
             except KeyError:
                 pass  # a value never seen: found below, with the rest
         found = np.fromiter(map(ids.get, values, repeat(-1)), dtype=np.int32, count=len(values))
-        if len(found) and found.min() < 0:  # new values: each distinct one interned once, in order, in C
+        self._growing = bool(len(found)) and found.min() < 0
+        if self._growing:  # new values: each distinct one interned once, in order, in C
             new = list(dict.fromkeys(compress(values, (found < 0).tolist())))  # a mirror's is a hundred thousand
             start = len(self.values)
             ids.update(zip(new, range(start, start + len(new))))

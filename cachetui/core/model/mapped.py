@@ -21,6 +21,7 @@ class MappedVocabulary(Vocabulary):
         self._table = table
         self._values: list[str] | None = None
         self._ids: dict[str, int] | None = None
+        self._growing = False  # a whole load's values already
 
     @property
     def values(self) -> list[str]:
